@@ -1,0 +1,7 @@
+//! Format-neutral types every store produces and every view consumes.
+
+pub mod message;
+pub mod session;
+
+pub use message::{Entry, ImageRef, Message, Role, ToolCall, Transcript, Window, round_starts};
+pub use session::{SessionSummary, StoreKind, from_millis, parse_time, rfc3339};

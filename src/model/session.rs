@@ -1,0 +1,250 @@
+//! The format-neutral session summary: one row of the list, one object of `list --json`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+/// Which agent's store a session lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    Loop,
+    Loom,
+    Harness,
+}
+
+impl StoreKind {
+    pub const ALL: [StoreKind; 3] = [StoreKind::Loop, StoreKind::Loom, StoreKind::Harness];
+
+    /// The `format` string of the CLI contract (`loop`, `loom`, `harness`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Loop => "loop",
+            StoreKind::Loom => "loom",
+            StoreKind::Harness => "harness",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StoreKind> {
+        StoreKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything the list shows about one session, derived by a store's cheap listing pass.
+///
+/// The first fields are exactly the keys of `list --json` (see `to_json`); the rest serve the
+/// browser (search text, sort keys, badges).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionSummary {
+    pub store: StoreKind,
+    pub id: String,
+    pub title: String,
+    pub summary: String,
+    pub cwd: Option<String>,
+    pub created_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    /// Message count as the format's contract defines it.
+    pub messages: u64,
+    /// When pinned; `Some` means pinned. Pinned rows sort by this, newest first.
+    pub pinned_at: Option<DateTime<Utc>>,
+    /// Pinned although no parsable pin time exists (e.g. Loop's non-canonical `pinnedAt`).
+    pub pinned_flag: bool,
+    pub unread: bool,
+    pub archived: bool,
+    /// `FORMAT:ID` of the parent session.
+    pub forked_from: Option<String>,
+    pub path: PathBuf,
+    pub error: Option<String>,
+    /// Text of the first real user message (search input), empty when unknown.
+    pub first_prompt: String,
+    /// False when the session has no user message (hidden by default as "empty").
+    pub has_user_message: bool,
+    /// Model label (`provider/id`, loom's tag), when the store records one.
+    pub model: Option<String>,
+    /// Short warnings shown beside the row: "cwd missing", "2 unreadable lines", ...
+    pub badges: Vec<String>,
+    /// Writers must refuse this session (error rows, id mismatches, non-standard names).
+    pub read_only: bool,
+}
+
+impl SessionSummary {
+    /// A blank summary for `id` at `path`; stores fill in what they read.
+    pub fn new(store: StoreKind, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        let id = id.into();
+        SessionSummary {
+            store,
+            title: id.clone(),
+            id,
+            summary: String::new(),
+            cwd: None,
+            created_at: None,
+            updated_at: None,
+            messages: 0,
+            pinned_at: None,
+            pinned_flag: false,
+            unread: false,
+            archived: false,
+            forked_from: None,
+            path: path.into(),
+            error: None,
+            first_prompt: String::new(),
+            has_user_message: false,
+            model: None,
+            badges: Vec::new(),
+            read_only: false,
+        }
+    }
+
+    /// A row for a session that could not be read: `error` set, read-only, always listed.
+    pub fn error_row(
+        store: StoreKind,
+        id: impl Into<String>,
+        path: impl Into<PathBuf>,
+        why: impl Into<String>,
+    ) -> Self {
+        let mut s = SessionSummary::new(store, id, path);
+        s.error = Some(why.into());
+        s.read_only = true;
+        s
+    }
+
+    /// `FORMAT:ID`.
+    pub fn reference(&self) -> String {
+        format!("{}:{}", self.store, self.id)
+    }
+
+    pub fn pinned(&self) -> bool {
+        self.pinned_at.is_some() || self.pinned_flag
+    }
+
+    /// Hidden by default as an empty session (no user message). Error rows are never empty.
+    pub fn is_empty(&self) -> bool {
+        self.error.is_none() && !self.has_user_message
+    }
+
+    /// Last activity used for ordering: `updated_at`, else `created_at`.
+    pub fn last_activity(&self) -> Option<DateTime<Utc>> {
+        self.updated_at.or(self.created_at)
+    }
+
+    /// The project label: basename of the cwd.
+    pub fn project(&self) -> &str {
+        match &self.cwd {
+            Some(c) => c
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(c),
+            None => "",
+        }
+    }
+
+    /// The `list --json` object: exactly the contract's keys, in its order.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("ref".into(), self.reference().into());
+        m.insert("format".into(), self.store.as_str().into());
+        m.insert("id".into(), self.id.clone().into());
+        m.insert("title".into(), self.title.clone().into());
+        m.insert("summary".into(), self.summary.clone().into());
+        m.insert("cwd".into(), opt(self.cwd.clone()));
+        m.insert("created_at".into(), opt(self.created_at.map(rfc3339)));
+        m.insert("updated_at".into(), opt(self.updated_at.map(rfc3339)));
+        m.insert("messages".into(), self.messages.into());
+        m.insert("pinned".into(), self.pinned().into());
+        m.insert("unread".into(), self.unread.into());
+        m.insert("archived".into(), self.archived.into());
+        m.insert("forked_from".into(), opt(self.forked_from.clone()));
+        m.insert(
+            "path".into(),
+            self.path.to_string_lossy().into_owned().into(),
+        );
+        m.insert("error".into(), opt(self.error.clone()));
+        serde_json::Value::Object(m)
+    }
+}
+
+fn opt(v: Option<String>) -> serde_json::Value {
+    v.map(serde_json::Value::from)
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// RFC 3339 in UTC with a `Z`, whole seconds unless the time has a fraction.
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// Parse any RFC 3339 / ISO-8601 time the stores write into UTC.
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    // Python's isoformat without offset, or a space separator.
+    chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f"))
+        .ok()
+        .map(|n| n.and_utc())
+}
+
+/// Milliseconds since the epoch (pi-ai timestamps) to UTC.
+pub fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_has_exactly_the_contract_keys_in_order() {
+        let s = SessionSummary::new(StoreKind::Loom, "20260314-091502", "/x/y.jsonl");
+        let v = s.to_json();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "ref",
+                "format",
+                "id",
+                "title",
+                "summary",
+                "cwd",
+                "created_at",
+                "updated_at",
+                "messages",
+                "pinned",
+                "unread",
+                "archived",
+                "forked_from",
+                "path",
+                "error"
+            ]
+        );
+        assert_eq!(v["ref"], "loom:20260314-091502");
+    }
+
+    #[test]
+    fn times_parse_from_every_store_style() {
+        let a = parse_time("2026-03-14T09:15:02+01:00").unwrap();
+        assert_eq!(rfc3339(a), "2026-03-14T08:15:02Z");
+        let b = parse_time("2026-03-14T09:35:01.870Z").unwrap();
+        assert_eq!(rfc3339(b), "2026-03-14T09:35:01.870Z");
+        assert!(parse_time("yesterday").is_none());
+    }
+
+    #[test]
+    fn project_is_cwd_basename() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "x", "/p");
+        s.cwd = Some("/home/u/projects/acme-api/".into());
+        assert_eq!(s.project(), "acme-api");
+    }
+}

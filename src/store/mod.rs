@@ -1,0 +1,80 @@
+//! Session stores: one module per agent format behind the `Store` trait, plus the shared
+//! write primitives (atomic replace, sidecars, leases) every writer uses.
+
+pub mod atomic;
+pub mod harness_store;
+pub mod lease;
+pub mod loom_store;
+pub mod loop_store;
+pub mod registry;
+pub mod sidecar;
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::error::Result;
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+
+pub use registry::{Roots, Stores};
+
+/// A session found by discovery, before anything inside it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub id: String,
+    /// The session's file or directory.
+    pub path: PathBuf,
+    /// Modification time, used to read likely-recent sessions first.
+    pub mtime: Option<SystemTime>,
+}
+
+/// How much of the history to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// The whole stored history.
+    All,
+    /// Only the last N rounds (a round = a user message and everything up to the next one),
+    /// read without parsing the rest where the format allows.
+    LastRounds(usize),
+}
+
+/// One agent's session store. Readers never write; writers follow the format contract.
+pub trait Store: Send + Sync {
+    fn kind(&self) -> StoreKind;
+
+    /// The `sessions/` directory this store reads.
+    fn sessions_dir(&self) -> &Path;
+
+    /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
+    fn discover(&self) -> Vec<Candidate>;
+
+    /// The listing pass for one candidate. Never fails: problems become an error row.
+    /// `None` means "not a session after all" (unsupported format/version: skipped silently).
+    fn summarize(&self, candidate: &Candidate) -> Option<SessionSummary>;
+
+    /// Discover and summarize everything (the CLI's `list`).
+    fn list(&self) -> Vec<SessionSummary> {
+        self.discover()
+            .iter()
+            .filter_map(|c| self.summarize(c))
+            .collect()
+    }
+
+    /// Read the stored history (validated per contract).
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript>;
+
+    /// Replay the context window the agent would resume with.
+    fn window(&self, id: &str) -> Result<Window>;
+
+    /// The stored records, pretty-printed where they are JSON.
+    fn raw(&self, id: &str) -> Result<String>;
+
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()>;
+    /// Mark read (`false`) or unread (`true`).
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()>;
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()>;
+    fn rename(&self, id: &str, title: &str) -> Result<()>;
+    /// Fork into a new session of this store; `at` cuts before stored message `at` where the
+    /// format allows. Returns the new id.
+    fn fork(&self, id: &str, at: Option<usize>) -> Result<String>;
+    fn delete(&self, id: &str) -> Result<()>;
+}

@@ -1,0 +1,250 @@
+//! The set of stores spool reads: where their roots are, listing order and filters over all
+//! of them, and resolving a `REF` (`format:id`, id, or unique prefix) to one session.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use super::{Store, harness_store::HarnessStore, loom_store::LoomStore, loop_store::LoopStore};
+use crate::error::{Error, Result};
+use crate::model::{SessionSummary, StoreKind};
+
+/// The three store roots (the agent directories, each holding `sessions/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Roots {
+    pub loop_dir: PathBuf,
+    pub loom_dir: PathBuf,
+    pub harness_dir: PathBuf,
+}
+
+impl Roots {
+    /// Defaults of the CLI contract: `$LOOP_DATA_DIR` or `~/.loop`, `~/.loom`,
+    /// `~/.agent-harness/memory`, with `~` = `$HOME`.
+    pub fn from_env() -> Roots {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let loop_dir = std::env::var_os("LOOP_DATA_DIR")
+            .filter(|v| !v.is_empty())
+            .map(|v| absolute(Path::new(&v)))
+            .unwrap_or_else(|| home.join(".loop"));
+        Roots {
+            loop_dir,
+            loom_dir: home.join(".loom"),
+            harness_dir: home.join(".agent-harness").join("memory"),
+        }
+    }
+
+    /// The same directory for all three (the demo store).
+    pub fn all_in(dir: &Path) -> Roots {
+        Roots {
+            loop_dir: dir.join("loop"),
+            loom_dir: dir.join("loom"),
+            harness_dir: dir.join("harness"),
+        }
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Filters of `list` (and the browser's toggles).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Show everything (archived and empty included).
+    pub all: bool,
+    /// Show only archived sessions.
+    pub archived: bool,
+    /// Include empty sessions.
+    pub empty: bool,
+    pub format: Option<StoreKind>,
+    /// Only sessions whose cwd is this directory.
+    pub cwd: Option<String>,
+}
+
+impl Filter {
+    /// Whether a row passes. Error rows always pass the archived/empty rules.
+    pub fn accepts(&self, s: &SessionSummary) -> bool {
+        if let Some(f) = self.format
+            && s.store != f
+        {
+            return false;
+        }
+        if let Some(cwd) = &self.cwd
+            && !same_dir(s.cwd.as_deref(), cwd)
+        {
+            return false;
+        }
+        if s.error.is_some() || self.all {
+            return true;
+        }
+        if self.archived != s.archived {
+            return false;
+        }
+        self.empty || !s.is_empty()
+    }
+}
+
+fn same_dir(a: Option<&str>, b: &str) -> bool {
+    let Some(a) = a else { return false };
+    let norm = |p: &str| {
+        std::fs::canonicalize(p)
+            .map(|c| c.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| p.trim_end_matches('/').to_string())
+    };
+    a.trim_end_matches('/') == b.trim_end_matches('/') || norm(a) == norm(b)
+}
+
+/// The list order of the contract: pinned first (newest pin first), then by last activity,
+/// newest first; ties by id descending so the order is total and stable.
+pub fn list_order(a: &SessionSummary, b: &SessionSummary) -> Ordering {
+    b.pinned()
+        .cmp(&a.pinned())
+        .then_with(|| b.pinned_at.cmp(&a.pinned_at))
+        .then_with(|| b.last_activity().cmp(&a.last_activity()))
+        .then_with(|| b.id.cmp(&a.id))
+        .then_with(|| a.store.cmp(&b.store))
+}
+
+/// All configured stores.
+pub struct Stores {
+    pub stores: Vec<Box<dyn Store>>,
+}
+
+impl Stores {
+    pub fn open(roots: &Roots) -> Stores {
+        Stores {
+            stores: vec![
+                Box::new(LoopStore::new(&roots.loop_dir)),
+                Box::new(LoomStore::new(&roots.loom_dir)),
+                Box::new(HarnessStore::new(&roots.harness_dir)),
+            ],
+        }
+    }
+
+    /// Add extra roots (from the config file) for a store kind.
+    pub fn add(&mut self, kind: StoreKind, root: &Path) {
+        let s: Box<dyn Store> = match kind {
+            StoreKind::Loop => Box::new(LoopStore::new(root)),
+            StoreKind::Loom => Box::new(LoomStore::new(root)),
+            StoreKind::Harness => Box::new(HarnessStore::new(root)),
+        };
+        self.stores.push(s);
+    }
+
+    /// Every session of every store, in list order (unfiltered).
+    pub fn list_all(&self) -> Vec<SessionSummary> {
+        let mut all: Vec<SessionSummary> = self.stores.iter().flat_map(|s| s.list()).collect();
+        all.sort_by(list_order);
+        all
+    }
+
+    /// The store that holds `summary` (by kind and path prefix).
+    pub fn store_for(&self, summary: &SessionSummary) -> &dyn Store {
+        self.stores
+            .iter()
+            .filter(|s| s.kind() == summary.store)
+            .find(|s| summary.path.starts_with(s.sessions_dir()))
+            .or_else(|| self.stores.iter().find(|s| s.kind() == summary.store))
+            .map(|b| b.as_ref())
+            .expect("every kind has a store")
+    }
+
+    /// Resolve `REF` against the listing: `format:id`, bare id, or a unique prefix of either.
+    pub fn resolve(&self, reference: &str) -> Result<SessionSummary> {
+        resolve_in(&self.list_all(), reference)
+    }
+}
+
+/// Resolve a reference among `sessions`: exact `format:id` or id wins over prefixes.
+pub fn resolve_in(sessions: &[SessionSummary], reference: &str) -> Result<SessionSummary> {
+    if reference.is_empty() {
+        return Err(Error::Usage("empty session reference".into()));
+    }
+    let exact: Vec<&SessionSummary> = sessions
+        .iter()
+        .filter(|s| s.reference() == reference || s.id == reference)
+        .collect();
+    let found = if exact.is_empty() {
+        sessions
+            .iter()
+            .filter(|s| s.reference().starts_with(reference) || s.id.starts_with(reference))
+            .collect()
+    } else {
+        exact
+    };
+    match found.as_slice() {
+        [] => Err(Error::NotFound(reference.to_string())),
+        [one] => Ok((*one).clone()),
+        many => Err(Error::Ambiguous {
+            reference: reference.to_string(),
+            candidates: many.iter().map(|s| s.reference()).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn row(kind: StoreKind, id: &str, hour: u32) -> SessionSummary {
+        let mut s = SessionSummary::new(kind, id, format!("/s/{id}"));
+        s.updated_at = Some(
+            chrono::Utc
+                .with_ymd_and_hms(2026, 3, 1, hour, 0, 0)
+                .unwrap(),
+        );
+        s.has_user_message = true;
+        s
+    }
+
+    #[test]
+    fn pinned_first_then_newest() {
+        let mut a = row(StoreKind::Loop, "a", 1);
+        let b = row(StoreKind::Loom, "b", 5);
+        let mut c = row(StoreKind::Harness, "c", 3);
+        a.pinned_at = c.updated_at;
+        c.pinned_at = b.updated_at;
+        let mut v = [a, b, c];
+        v.sort_by(list_order);
+        let ids: Vec<_> = v.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["c", "a", "b"]);
+    }
+
+    #[test]
+    fn filters_hide_archived_and_empty_but_never_errors() {
+        let f = Filter::default();
+        let mut arch = row(StoreKind::Loop, "a", 1);
+        arch.archived = true;
+        let mut empty = row(StoreKind::Loop, "e", 1);
+        empty.has_user_message = false;
+        let err = SessionSummary::error_row(StoreKind::Loom, "x", "/x", "bad");
+        assert!(!f.accepts(&arch));
+        assert!(!f.accepts(&empty));
+        assert!(f.accepts(&err));
+        let only_arch = Filter {
+            archived: true,
+            ..Filter::default()
+        };
+        assert!(only_arch.accepts(&arch));
+        assert!(!only_arch.accepts(&row(StoreKind::Loop, "n", 1)));
+    }
+
+    #[test]
+    fn resolve_exact_prefix_ambiguous_unknown() {
+        let v = vec![
+            row(StoreKind::Loop, "abc1", 1),
+            row(StoreKind::Loom, "abc2", 1),
+        ];
+        assert_eq!(resolve_in(&v, "loom:abc2").unwrap().id, "abc2");
+        assert_eq!(resolve_in(&v, "abc1").unwrap().id, "abc1");
+        assert_eq!(resolve_in(&v, "loop:a").unwrap().id, "abc1");
+        assert!(matches!(
+            resolve_in(&v, "abc"),
+            Err(Error::Ambiguous { .. })
+        ));
+        assert!(matches!(resolve_in(&v, "zzz"), Err(Error::NotFound(_))));
+    }
+}
