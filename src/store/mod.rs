@@ -77,4 +77,18 @@ pub trait Store: Send + Sync {
     /// format allows. Returns the new id.
     fn fork(&self, id: &str, at: Option<usize>) -> Result<String>;
     fn delete(&self, id: &str) -> Result<()>;
+
+    /// Undo a recent delete where the store keeps a trash (loom). Others refuse.
+    fn undo_delete(&self, id: &str) -> Result<()> {
+        Err(crate::error::Error::Refused(format!(
+            "{} sessions cannot be restored after delete ({id})",
+            self.kind()
+        )))
+    }
+
+    /// Whether another process holds the session right now (harness lease probe, loom open
+    /// handle). Read-only; used before resume and shown on demand.
+    fn in_use(&self, _id: &str) -> bool {
+        false
+    }
 }
