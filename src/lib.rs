@@ -8,3 +8,7 @@ pub mod error;
 pub mod model;
 pub mod store;
 pub mod text;
+
+pub mod app;
+pub mod search;
+pub mod ui;

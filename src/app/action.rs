@@ -1,0 +1,210 @@
+//! Every state change of the browser is one `Action`; `App::update` returns `Effect`s that the
+//! run loop carries out (loading, store writes, resume, quitting).
+
+use std::sync::Arc;
+
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+use crate::search::Key;
+
+/// What the user (through the keymap) or a background thread asks the app to do.
+#[derive(Clone, Debug)]
+pub enum Action {
+    // ---- navigation --------------------------------------------------------------------
+    /// Move the selection (list) or scroll (pane) one line down.
+    Down,
+    /// Move the selection (list) or scroll (pane) one line up.
+    Up,
+    /// Jump to the first row / the top of the pane.
+    Top,
+    /// Jump to the last row / the bottom of the pane.
+    Bottom,
+    /// One page down.
+    PageDown,
+    /// One page up.
+    PageUp,
+    /// Half a page down (Ctrl-d).
+    HalfPageDown,
+    /// Half a page up (Ctrl-u).
+    HalfPageUp,
+    /// Open the selected session in the pane and focus it (Enter).
+    Open,
+    /// Switch focus between the list and the pane (Tab).
+    ToggleFocus,
+    /// Leave the current mode: close help, clear search, go back from the pane.
+    Back,
+    /// Cycle the pane view: transcript, context window, raw records.
+    CycleView,
+    /// Expand or collapse tool results and thinking in the pane.
+    ToggleExpand,
+    /// Make the sidebar narrower.
+    ShrinkSidebar,
+    /// Make the sidebar wider.
+    GrowSidebar,
+    /// Show or hide the help overlay.
+    ToggleHelp,
+    /// Quit the browser.
+    Quit,
+
+    // ---- search ------------------------------------------------------------------------
+    /// Focus the search bar.
+    FocusSearch,
+    /// Type one character into the search bar.
+    SearchInput(char),
+    /// Delete the last character of the query.
+    SearchBackspace,
+    /// Paste text into the query (bracketed paste).
+    Paste(String),
+    /// Keep the query and go back to the list (Enter in the search bar).
+    SearchAccept,
+
+    // ---- filters -----------------------------------------------------------------------
+    /// Toggle the archived view (`.`).
+    ToggleArchived,
+    /// Toggle showing empty sessions (`E`).
+    ToggleEmpty,
+    /// Toggle "current directory's project only" (`c`).
+    ToggleCwd,
+    /// Cycle the store filter: all, loop, loom, harness (`F`).
+    CycleStore,
+
+    // ---- session actions: returned as `Effect::Session` for the run loop to perform ------
+    /// Run an operation on the selected session.
+    Session(SessionOp),
+
+    // ---- mouse -------------------------------------------------------------------------
+    /// Wheel scroll at a screen position (positive = down).
+    Scroll { col: u16, row: u16, lines: i32 },
+    /// Click at a screen position.
+    Click { col: u16, row: u16 },
+
+    // ---- internal: produced by the run loop and the loaders, never bound to keys -------
+    /// The terminal size changed.
+    Resize(u16, u16),
+    /// A batch of summaries from a store's listing (new or re-summarized rows).
+    Rows(Vec<SessionSummary>),
+    /// Sessions that disappeared from a store.
+    Removed(Vec<Key>),
+    /// Listing progress of store number `store`.
+    Progress {
+        store: usize,
+        kind: StoreKind,
+        done: usize,
+        total: usize,
+        finished: bool,
+    },
+    /// An answer from the pane loader; dropped when `token` is not the newest request.
+    Loaded { token: u64, content: Loaded },
+    /// The session shown in the pane changed on disk.
+    SessionChanged(Key),
+    /// A session operation finished; `message` goes to the status line.
+    OpDone { message: String },
+    /// Tick the search matcher (once per frame).
+    Tick,
+}
+
+/// Payload of a pane load.
+#[derive(Clone, Debug)]
+pub enum Loaded {
+    Transcript(Arc<Transcript>),
+    Window(Arc<Window>),
+    Raw(Arc<String>),
+    Failed(String),
+}
+
+/// Operations on a session that write to a store or leave the browser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SessionOp {
+    /// Resume the session with its agent (`r`).
+    Resume,
+    /// Fork the session (`f`).
+    Fork,
+    /// Pin or unpin (`p`).
+    TogglePin,
+    /// Mark read or unread (`u`).
+    ToggleUnread,
+    /// Archive or unarchive (`a`).
+    ToggleArchive,
+    /// Export to markdown (`e`).
+    Export,
+    /// Delete (`d`), after confirmation by the handler.
+    Delete,
+    /// Rename (`R`).
+    Rename,
+    /// Undo the last delete (`U`).
+    UndoDelete,
+}
+
+impl SessionOp {
+    pub const ALL: [SessionOp; 9] = [
+        SessionOp::Resume,
+        SessionOp::Fork,
+        SessionOp::TogglePin,
+        SessionOp::ToggleUnread,
+        SessionOp::ToggleArchive,
+        SessionOp::Export,
+        SessionOp::Delete,
+        SessionOp::Rename,
+        SessionOp::UndoDelete,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SessionOp::Resume => "resume",
+            SessionOp::Fork => "fork",
+            SessionOp::TogglePin => "pin",
+            SessionOp::ToggleUnread => "unread",
+            SessionOp::ToggleArchive => "archive",
+            SessionOp::Export => "export",
+            SessionOp::Delete => "delete",
+            SessionOp::Rename => "rename",
+            SessionOp::UndoDelete => "undo-delete",
+        }
+    }
+}
+
+/// Which pane view to load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum View {
+    #[default]
+    Transcript,
+    Window,
+    Raw,
+}
+
+impl View {
+    pub fn next(self) -> View {
+        match self {
+            View::Transcript => View::Window,
+            View::Window => View::Raw,
+            View::Raw => View::Transcript,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Transcript => "transcript",
+            View::Window => "window",
+            View::Raw => "raw",
+        }
+    }
+}
+
+/// What the run loop must do after an update.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Load `view` of `summary` (for `Span::LastRounds(rounds)` when `rounds` is `Some`),
+    /// answering with `Action::Loaded { token, .. }`.
+    Load {
+        token: u64,
+        summary: Box<SessionSummary>,
+        view: View,
+        rounds: Option<usize>,
+    },
+    /// Perform `op` on the session (the seam to the store writers and resume).
+    Session {
+        op: SessionOp,
+        summary: Box<SessionSummary>,
+    },
+    /// Leave the browser.
+    Quit,
+}

@@ -1,0 +1,244 @@
+//! The session list: rows by identity, filters, list order, fuzzy search, and a selection
+//! that stays on the same session (store, id) while rows stream in or re-sort.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::{SessionSummary, StoreKind};
+use crate::search::{Key, Search};
+use crate::store::registry::{Filter, list_order};
+
+/// Rows, their filtered order, the search and the selection.
+pub struct List {
+    rows: HashMap<Key, SessionSummary>,
+    /// Keys that pass the filter, in list order (the list when there is no query).
+    sorted: Vec<Key>,
+    pub filter: Filter,
+    search: Search,
+    /// Re-inject every filtered row into the matcher at the next tick (a row changed or the
+    /// filter changed: nucleo items are immutable, so a rebuild is the honest update).
+    search_dirty: bool,
+    /// The selected session, by identity.
+    pub selected: Option<Key>,
+    /// Its row number in the current view.
+    pub cursor: usize,
+    /// First row drawn.
+    pub offset: usize,
+    /// After a query change the best match is selected until the user moves.
+    follow_top: bool,
+}
+
+impl List {
+    pub fn new(filter: Filter, notify: Arc<dyn Fn() + Sync + Send>) -> List {
+        List {
+            rows: HashMap::new(),
+            sorted: Vec::new(),
+            filter,
+            search: Search::new(notify),
+            search_dirty: false,
+            selected: None,
+            cursor: 0,
+            offset: 0,
+            follow_top: false,
+        }
+    }
+
+    pub fn get(&self, key: &Key) -> Option<&SessionSummary> {
+        self.rows.get(key)
+    }
+
+    pub fn selected_summary(&self) -> Option<&SessionSummary> {
+        self.selected.as_ref().and_then(|k| self.rows.get(k))
+    }
+
+    pub fn total_rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn query(&self) -> &str {
+        self.search.query()
+    }
+
+    fn searching(&self) -> bool {
+        !self.search.query().trim().is_empty()
+    }
+
+    /// Rows in the current view (filtered, and matched when a query is set).
+    pub fn len(&self) -> usize {
+        if self.searching() {
+            self.search.matched_count()
+        } else {
+            self.sorted.len()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Keys of view rows `start..start+n` (only the visible range is read from the matcher).
+    pub fn keys(&self, start: usize, n: usize) -> Vec<Key> {
+        if self.searching() {
+            self.search.matched_keys(start..start + n)
+        } else {
+            let end = (start + n).min(self.sorted.len());
+            self.sorted[start.min(end)..end].to_vec()
+        }
+    }
+
+    fn position(&self, key: &Key) -> Option<usize> {
+        if self.searching() {
+            self.search.position(key)
+        } else {
+            self.sorted.iter().position(|k| k == key)
+        }
+    }
+
+    /// Char indices of `title` to highlight for the current query.
+    pub fn highlight(&mut self, title: &str) -> Vec<usize> {
+        self.search.highlight(title)
+    }
+
+    /// Insert or replace summaries. Returns the keys that were already present (re-summarized).
+    pub fn upsert(&mut self, batch: Vec<SessionSummary>) -> Vec<Key> {
+        let mut updated = Vec::new();
+        for s in batch {
+            let key = (s.store, s.id.clone());
+            let passes = self.filter.accepts(&s);
+            match self.rows.insert(key.clone(), s) {
+                Some(_) => {
+                    updated.push(key);
+                    self.search_dirty = true;
+                }
+                None if passes && !self.search_dirty => {
+                    if let Some(s) = self.rows.get(&key) {
+                        self.search.push(s);
+                    }
+                }
+                None => {}
+            }
+        }
+        self.resort();
+        updated
+    }
+
+    pub fn remove(&mut self, keys: &[Key]) {
+        for k in keys {
+            self.rows.remove(k);
+        }
+        self.search_dirty = true;
+        self.resort();
+    }
+
+    /// Re-apply filter and order, then put the cursor back on the selected session.
+    pub fn resort(&mut self) {
+        let mut v: Vec<&SessionSummary> = self
+            .rows
+            .values()
+            .filter(|s| self.filter.accepts(s))
+            .collect();
+        v.sort_by(|a, b| list_order(a, b));
+        self.sorted = v.into_iter().map(|s| (s.store, s.id.clone())).collect();
+        self.repin();
+    }
+
+    pub fn set_filter(&mut self, f: Filter) {
+        self.filter = f;
+        self.search_dirty = true;
+        self.resort();
+    }
+
+    pub fn set_query(&mut self, q: &str) {
+        self.search.set_query(q);
+        self.follow_top = true;
+        self.cursor = 0;
+        self.offset = 0;
+        self.repin();
+    }
+
+    /// Feed pending changes to the matcher and take its newest results. Returns whether
+    /// the matcher is still running.
+    pub fn tick(&mut self, timeout_ms: u64) -> bool {
+        if self.search_dirty {
+            self.search.clear();
+            for k in &self.sorted {
+                if let Some(s) = self.rows.get(k) {
+                    self.search.push(s);
+                }
+            }
+            self.search_dirty = false;
+        }
+        let (changed, running) = self.search.tick(timeout_ms);
+        if changed {
+            self.repin();
+        }
+        running
+    }
+
+    /// Keep the selection on its session; fall back to the same row number when it left the
+    /// view.
+    pub fn repin(&mut self) {
+        let n = self.len();
+        if n == 0 {
+            self.cursor = 0;
+            if !self.searching() {
+                self.selected = None;
+            }
+            return;
+        }
+        if self.follow_top {
+            self.cursor = 0;
+            self.selected = self.keys(0, 1).pop();
+            return;
+        }
+        match self.selected.as_ref().and_then(|k| self.position(k)) {
+            Some(p) => self.cursor = p,
+            None => {
+                self.cursor = self.cursor.min(n - 1);
+                self.selected = self.keys(self.cursor, 1).pop();
+            }
+        }
+    }
+
+    /// Move the cursor by `delta` rows (clamped) and select that row.
+    pub fn move_by(&mut self, delta: isize) {
+        let n = self.len();
+        if n == 0 {
+            return;
+        }
+        self.follow_top = false;
+        let c = (self.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+        self.select_row(c);
+    }
+
+    pub fn select_row(&mut self, row: usize) {
+        let n = self.len();
+        if n == 0 {
+            return;
+        }
+        self.follow_top = false;
+        self.cursor = row.min(n - 1);
+        self.selected = self.keys(self.cursor, 1).pop();
+    }
+
+    /// Scroll so the cursor is inside a window of `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let h = height.max(1);
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + h {
+            self.offset = self.cursor + 1 - h;
+        }
+        self.offset = self.offset.min(self.len().saturating_sub(h));
+    }
+
+    /// Cycle the store filter: all → loop → loom → harness → all.
+    pub fn next_store(f: Option<StoreKind>) -> Option<StoreKind> {
+        match f {
+            None => Some(StoreKind::Loop),
+            Some(StoreKind::Loop) => Some(StoreKind::Loom),
+            Some(StoreKind::Loom) => Some(StoreKind::Harness),
+            Some(StoreKind::Harness) => None,
+        }
+    }
+}

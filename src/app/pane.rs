@@ -1,0 +1,146 @@
+//! The pane: which session and view it shows, the newest load request (token), scrolling,
+//! and the wrapped-line cache (rebuilt only when the content, expansion or width changes).
+
+use std::sync::Arc;
+
+use super::action::{Loaded, View};
+use super::doc::{self, DocLine};
+use crate::model::{Transcript, Window};
+use crate::search::Key;
+
+/// Rounds read first, and added each time the user scrolls to the top.
+pub const ROUND_PAGE: usize = 20;
+
+/// What the pane holds.
+#[derive(Clone, Debug, Default)]
+pub enum Content {
+    #[default]
+    Empty,
+    Transcript(Arc<Transcript>),
+    Window(Arc<Window>),
+    Raw(Arc<String>),
+    Failed(String),
+}
+
+/// Pane state.
+#[derive(Default)]
+pub struct Pane {
+    pub key: Option<Key>,
+    pub view: View,
+    pub content: Content,
+    /// A request is outstanding (the newest one has this token).
+    pub loading: bool,
+    pub token: u64,
+    /// Rounds requested for the transcript view.
+    pub rounds: usize,
+    /// Tool results and thinking expanded.
+    pub expanded: bool,
+    /// First wrapped line shown.
+    pub scroll: usize,
+    /// Stick to the bottom (new output scrolls into view).
+    pub follow: bool,
+    lines: Vec<DocLine>,
+    wrapped: Vec<DocLine>,
+    wrapped_width: usize,
+    dirty: bool,
+}
+
+impl Pane {
+    /// Point the pane at another session (content is dropped; a load follows).
+    pub fn show(&mut self, key: Key) {
+        self.key = Some(key);
+        self.content = Content::Empty;
+        self.rounds = ROUND_PAGE;
+        self.scroll = 0;
+        self.follow = true;
+        self.lines.clear();
+        self.wrapped.clear();
+        self.dirty = true;
+    }
+
+    /// Take a loader answer. Older rounds arriving on top keep the same text in view.
+    pub fn accept(&mut self, content: Loaded) {
+        self.loading = false;
+        let before = self.wrapped.len();
+        let from_bottom = before.saturating_sub(self.scroll);
+        self.content = match content {
+            Loaded::Transcript(t) => Content::Transcript(t),
+            Loaded::Window(w) => Content::Window(w),
+            Loaded::Raw(r) => Content::Raw(r),
+            Loaded::Failed(e) => Content::Failed(e),
+        };
+        self.dirty = true;
+        if !self.follow && self.wrapped_width > 0 {
+            let w = self.wrapped_width;
+            self.layout(w);
+            self.scroll = self.wrapped.len().saturating_sub(from_bottom);
+        }
+    }
+
+    /// Whether older rounds exist that are not loaded.
+    pub fn has_more_above(&self) -> bool {
+        matches!(&self.content, Content::Transcript(t) if t.first_round > 0)
+    }
+
+    pub fn set_expanded(&mut self, on: bool) {
+        self.expanded = on;
+        self.dirty = true;
+    }
+
+    /// Wrap for `width` (cached) and clamp the scroll for a viewport of `height` rows.
+    pub fn layout(&mut self, width: usize) {
+        if self.dirty {
+            self.lines = match &self.content {
+                Content::Empty => Vec::new(),
+                Content::Transcript(t) => doc::transcript(t, self.expanded),
+                Content::Window(w) => doc::window(w, self.expanded),
+                Content::Raw(r) => doc::raw(r),
+                Content::Failed(e) => vec![vec![(
+                    doc::Tone::Error,
+                    format!("could not load: {}", crate::text::one_line(e)),
+                )]],
+            };
+            self.wrapped_width = 0;
+            self.dirty = false;
+        }
+        if self.wrapped_width != width {
+            self.wrapped = doc::wrap(&self.lines, width);
+            self.wrapped_width = width;
+        }
+    }
+
+    pub fn total_lines(&self) -> usize {
+        self.wrapped.len()
+    }
+
+    fn max_scroll(&self, height: usize) -> usize {
+        self.wrapped.len().saturating_sub(height)
+    }
+
+    /// Clamp the scroll for a viewport of `height`; stick to the bottom when following.
+    pub fn clamp(&mut self, height: usize) {
+        let max = self.max_scroll(height);
+        if self.follow || self.scroll > max {
+            self.scroll = max;
+        }
+    }
+
+    /// Scroll by `delta` lines; scrolling up leaves follow mode, reaching the bottom enters it.
+    pub fn scroll_by(&mut self, delta: isize, height: usize) {
+        let max = self.max_scroll(height);
+        let cur = if self.follow {
+            max
+        } else {
+            self.scroll.min(max)
+        };
+        self.scroll = (cur as isize + delta).clamp(0, max as isize) as usize;
+        self.follow = self.scroll >= max;
+    }
+
+    /// The visible slice of wrapped lines.
+    pub fn visible(&self, height: usize) -> &[DocLine] {
+        let start = self.scroll.min(self.wrapped.len());
+        let end = (start + height).min(self.wrapped.len());
+        &self.wrapped[start..end]
+    }
+}

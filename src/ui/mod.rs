@@ -1,0 +1,90 @@
+//! Drawing: `draw(frame, app, theme)` paints the sidebar, pane, status bar and help from the
+//! app state. Widgets only read state (the matcher is borrowed mutably for highlights).
+
+pub mod help;
+pub mod pane;
+pub mod sidebar;
+pub mod status;
+pub mod theme;
+
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use crate::app::App;
+pub use theme::Theme;
+
+/// Paint one frame.
+pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
+    let size = frame.area();
+    if app.size != (size.width, size.height) {
+        app.size = (size.width, size.height);
+        app.layout();
+    }
+    let a = app.areas();
+    frame.render_widget(Block::new().style(theme.base), size);
+    sidebar::draw_search(frame, app, theme, a.search);
+    sidebar::draw_list(frame, app, theme, a.list);
+    if a.divider.width > 0 {
+        frame.render_widget(
+            Block::new()
+                .borders(Borders::LEFT)
+                .border_style(theme.border),
+            a.divider,
+        );
+    }
+    pane::draw(frame, app, theme, a.header, a.body);
+    status::draw(frame, app, theme, a.status);
+    if app.help {
+        help::draw(frame, app, theme, size);
+    }
+}
+
+/// Cut `s` to at most `width` display columns, ending with `…` when cut.
+pub fn fit(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// Spans for `text` with the chars at `hl` (char indices, sorted) in `hit` style.
+pub fn highlighted(text: &str, hl: &[usize], base: Style, hit: Style) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_hit = false;
+    let mut it = hl.iter().peekable();
+    for (i, c) in text.chars().enumerate() {
+        let h = if it.peek() == Some(&&i) {
+            it.next();
+            true
+        } else {
+            false
+        };
+        if h != cur_hit && !cur.is_empty() {
+            let st = if cur_hit { hit } else { base };
+            spans.push(Span::styled(std::mem::take(&mut cur), st));
+        }
+        cur_hit = h;
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        spans.push(Span::styled(cur, if cur_hit { hit } else { base }));
+    }
+    spans
+}

@@ -1,0 +1,123 @@
+//! The pane: a header about the session and the visible slice of its transcript, window or
+//! raw records (wrapped lines come from the app's cache; only the visible slice is drawn).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::{Theme, fit};
+use crate::app::pane::Content;
+use crate::app::{App, Focus, View};
+use crate::model::rfc3339;
+use crate::text::one_line;
+
+pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {
+    if header.width == 0 {
+        return;
+    }
+    draw_header(frame, app, theme, header);
+    if body.height == 0 {
+        return;
+    }
+    let p = &app.pane;
+    if p.key.is_none() {
+        return;
+    }
+    if matches!(p.content, Content::Empty) {
+        let msg = if p.loading { " loading…" } else { "" };
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), body);
+        return;
+    }
+    let lines: Vec<Line> = p
+        .visible(body.height as usize)
+        .iter()
+        .map(|l| {
+            Line::from(
+                l.iter()
+                    .map(|(t, s)| Span::styled(s.clone(), theme.tone(*t)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
+    let w = area.width as usize;
+    let focus_style = if app.focus == Focus::Pane {
+        theme.title
+    } else {
+        theme.border
+    };
+    let block = Block::new()
+        .borders(Borders::BOTTOM)
+        .border_style(focus_style);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(s) = app.pane_summary() else {
+        let msg = if app.list.is_empty() {
+            ""
+        } else {
+            "no session selected"
+        };
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
+        return;
+    };
+    let views = [View::Transcript, View::Window, View::Raw]
+        .iter()
+        .flat_map(|v| {
+            let st = if *v == app.pane.view {
+                theme.matched
+            } else {
+                theme.dim
+            };
+            [Span::styled(v.label(), st), Span::raw(" ")]
+        })
+        .collect::<Vec<_>>();
+    let views_w: usize = views.iter().map(|s| s.width()).sum();
+    let title = fit(&one_line(&s.title), w.saturating_sub(views_w + 1));
+    let pad = w.saturating_sub(title.chars().count() + views_w);
+    let mut l0 = vec![Span::styled(title, theme.title), Span::raw(" ".repeat(pad))];
+    l0.extend(views);
+
+    let mut l1 = vec![
+        Span::styled(format!("{} ", s.store), theme.store(s.store)),
+        Span::styled(one_line(&s.id), theme.base),
+    ];
+    if let Some(m) = &s.model {
+        l1.push(Span::styled(format!(" · {}", one_line(m)), theme.dim));
+    }
+    if let Some(f) = &s.forked_from {
+        l1.push(Span::styled(
+            format!(" · forked from {}", one_line(f)),
+            theme.dim,
+        ));
+    }
+    let cwd = s.cwd.as_deref().map(one_line).unwrap_or_else(|| "-".into());
+    let l2 = Line::styled(fit(&format!("cwd {cwd}"), w), theme.dim);
+    let t = |x: Option<chrono::DateTime<chrono::Utc>>| x.map(rfc3339).unwrap_or_else(|| "-".into());
+    let mut l3 = format!(
+        "created {} · updated {} · {} messages",
+        t(s.created_at),
+        t(s.updated_at),
+        s.messages
+    );
+    if let Content::Transcript(tr) = &app.pane.content
+        && tr.first_round > 0
+    {
+        l3.push_str(&format!(
+            " · rounds {}–{}",
+            tr.first_round + 1,
+            tr.total_rounds
+        ));
+    }
+    let l3 = match &s.error {
+        Some(e) => Line::styled(fit(&format!("error: {}", one_line(e)), w), theme.error),
+        None => Line::styled(fit(&l3, w), theme.dim),
+    };
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(l0), Line::from(l1), l2, l3]),
+        inner,
+    );
+}

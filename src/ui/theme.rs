@@ -1,0 +1,131 @@
+//! Colours: a dark default, a light theme, and a monochrome one when `NO_COLOR` is set
+//! (modifiers only). Widgets ask the theme for styles by role, never hard-code colours.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::app::doc::Tone;
+use crate::model::StoreKind;
+
+/// Every style the widgets use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Theme {
+    pub base: Style,
+    pub dim: Style,
+    pub title: Style,
+    pub selected: Style,
+    pub matched: Style,
+    pub unread: Style,
+    pub pin: Style,
+    pub error: Style,
+    pub warn: Style,
+    pub border: Style,
+    pub status: Style,
+    pub user: Style,
+    pub assistant: Style,
+    pub tool: Style,
+    pub virt: Style,
+    pub heading: Style,
+    pub stores: [Style; 3],
+}
+
+impl Theme {
+    pub fn dark() -> Theme {
+        let fg = |c| Style::new().fg(c);
+        Theme {
+            base: Style::new(),
+            dim: fg(Color::DarkGray),
+            title: Style::new().add_modifier(Modifier::BOLD),
+            selected: Style::new().bg(Color::Rgb(40, 44, 52)),
+            matched: fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            unread: fg(Color::Cyan),
+            pin: fg(Color::Magenta),
+            error: fg(Color::Red),
+            warn: fg(Color::Yellow),
+            border: fg(Color::DarkGray),
+            status: Style::new().bg(Color::Rgb(30, 30, 30)).fg(Color::Gray),
+            user: fg(Color::Green).add_modifier(Modifier::BOLD),
+            assistant: fg(Color::Blue).add_modifier(Modifier::BOLD),
+            tool: fg(Color::Cyan),
+            virt: fg(Color::Magenta).add_modifier(Modifier::ITALIC),
+            heading: Style::new().add_modifier(Modifier::BOLD),
+            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Yellow)],
+        }
+    }
+
+    pub fn light() -> Theme {
+        let fg = |c| Style::new().fg(c);
+        Theme {
+            dim: fg(Color::Gray),
+            selected: Style::new().bg(Color::Rgb(220, 226, 236)),
+            matched: fg(Color::Red).add_modifier(Modifier::BOLD),
+            unread: fg(Color::Blue),
+            status: Style::new().bg(Color::Rgb(230, 230, 230)).fg(Color::Black),
+            assistant: fg(Color::Blue).add_modifier(Modifier::BOLD),
+            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Magenta)],
+            ..Theme::dark()
+        }
+    }
+
+    /// `NO_COLOR`: no colours at all, structure shown by modifiers.
+    pub fn mono() -> Theme {
+        let plain = Style::new();
+        let bold = plain.add_modifier(Modifier::BOLD);
+        Theme {
+            base: plain,
+            dim: plain.add_modifier(Modifier::DIM),
+            title: bold,
+            selected: plain.add_modifier(Modifier::REVERSED),
+            matched: bold.add_modifier(Modifier::UNDERLINED),
+            unread: bold,
+            pin: bold,
+            error: bold,
+            warn: bold,
+            border: plain,
+            status: plain.add_modifier(Modifier::REVERSED),
+            user: bold,
+            assistant: bold,
+            tool: plain,
+            virt: plain.add_modifier(Modifier::ITALIC),
+            heading: bold,
+            stores: [plain; 3],
+        }
+    }
+
+    /// The theme named in the config (`dark`, `light`), or mono when `no_color`.
+    pub fn named(name: &str, no_color: bool) -> Theme {
+        if no_color {
+            return Theme::mono();
+        }
+        match name {
+            "light" => Theme::light(),
+            _ => Theme::dark(),
+        }
+    }
+
+    /// Whether `NO_COLOR` asks for no colour (set and not empty).
+    pub fn no_color_env() -> bool {
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+    }
+
+    pub fn tone(&self, t: Tone) -> Style {
+        match t {
+            Tone::Plain => self.base,
+            Tone::Dim => self.dim,
+            Tone::User => self.user,
+            Tone::Assistant => self.assistant,
+            Tone::Tool => self.tool,
+            Tone::Error => self.error,
+            Tone::Virtual => self.virt,
+            Tone::Warn => self.warn,
+            Tone::Heading => self.heading,
+        }
+    }
+
+    pub fn store(&self, k: StoreKind) -> Style {
+        match k {
+            StoreKind::Loop => self.stores[0],
+            StoreKind::Loom => self.stores[1],
+            StoreKind::Harness => self.stores[2],
+        }
+    }
+}
