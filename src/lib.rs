@@ -10,5 +10,9 @@ pub mod store;
 pub mod text;
 
 pub mod app;
+pub mod browser;
+pub mod config;
+pub mod loader;
 pub mod search;
+pub mod tui;
 pub mod ui;

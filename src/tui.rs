@@ -1,0 +1,190 @@
+//! The terminal guard. It owns every mode it turns on (raw mode, alternate screen, mouse
+//! capture, bracketed paste) and one function, `restore`, undoes them all; `Drop`, the panic
+//! hook and the SIGTERM/SIGHUP handler all call it. It also owns the input thread, which can
+//! be paused so a child process (resume) gets the keyboard.
+
+use std::io::{self, Stdout, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::terminal::{
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+/// Whether the modes are on (so `restore` is idempotent and cheap to call from anywhere).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Turn every mode on.
+fn enter() -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste,
+        cursor::Hide
+    )
+}
+
+/// Undo every mode `enter` turned on. Safe to call more than once and from any thread.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    // Best effort: each step runs even if an earlier one failed.
+    let _ = execute!(out, EndSynchronizedUpdate);
+    let _ = execute!(out, DisableBracketedPaste);
+    let _ = execute!(out, DisableMouseCapture);
+    let _ = execute!(out, LeaveAlternateScreen);
+    let _ = execute!(out, cursor::Show);
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Restore the terminal before the panic message is printed, then run the previous hook
+/// (color-eyre's, when installed first).
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+}
+
+/// On SIGTERM / SIGHUP: restore the terminal and exit with 128 + signal.
+fn install_signal_handler() -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP])?;
+    thread::Builder::new()
+        .name("spool-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                restore();
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}
+
+/// Terminal input arrives on this channel as raw crossterm events.
+pub trait InputSink: Send + 'static {
+    fn send(&self, e: crossterm::event::Event) -> bool;
+}
+
+impl<T: From<crossterm::event::Event> + Send + 'static> InputSink for Sender<T> {
+    fn send(&self, e: crossterm::event::Event) -> bool {
+        Sender::send(self, T::from(e)).is_ok()
+    }
+}
+
+/// The guard: the ratatui terminal, plus the input thread's pause switch.
+pub struct Tui {
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    paused: Arc<AtomicBool>,
+    parked: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Tui {
+    /// Take over the terminal and start the input thread feeding `sink`.
+    pub fn new(sink: impl InputSink) -> io::Result<Tui> {
+        install_panic_hook();
+        install_signal_handler()?;
+        enter()?;
+        let terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
+            Ok(t) => t,
+            Err(e) => {
+                restore();
+                return Err(e);
+            }
+        };
+        let paused = Arc::new(AtomicBool::new(false));
+        let parked = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (p, k, s) = (paused.clone(), parked.clone(), stop.clone());
+        thread::Builder::new()
+            .name("spool-input".into())
+            .spawn(move || input_loop(sink, p, k, s))?;
+        Ok(Tui {
+            terminal,
+            paused,
+            parked,
+            stop,
+        })
+    }
+
+    /// Draw one frame inside a synchronized update (no flicker on terminals that support it).
+    pub fn draw(&mut self, f: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+        execute!(io::stdout(), BeginSynchronizedUpdate)?;
+        let r = self.terminal.draw(f).map(|_| ());
+        execute!(io::stdout(), EndSynchronizedUpdate)?;
+        r
+    }
+
+    /// Give the terminal to `run` (a child process): input paused, modes off; then take it
+    /// back and repaint from scratch.
+    pub fn suspend<R>(&mut self, run: impl FnOnce() -> R) -> io::Result<R> {
+        self.paused.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.parked.load(Ordering::SeqCst) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(5));
+        }
+        restore();
+        let r = run();
+        enter()?;
+        self.terminal.clear()?;
+        self.paused.store(false, Ordering::SeqCst);
+        Ok(r)
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        restore();
+    }
+}
+
+fn input_loop(
+    sink: impl InputSink,
+    paused: Arc<AtomicBool>,
+    parked: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        if paused.load(Ordering::SeqCst) {
+            parked.store(true, Ordering::SeqCst);
+            thread::sleep(Duration::from_millis(10));
+            continue;
+        }
+        parked.store(false, Ordering::SeqCst);
+        // Short polls so a pause request is honoured quickly and no key is read for us
+        // while a child process owns the terminal.
+        match crossterm::event::poll(Duration::from_millis(30)) {
+            // A pause may have been asked for while polling: leave the key to the child.
+            Ok(true) if paused.load(Ordering::SeqCst) => {}
+            Ok(true) => match crossterm::event::read() {
+                Ok(e) => {
+                    if !sink.send(e) {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(false) => {}
+            Err(_) => return,
+        }
+    }
+}
