@@ -161,10 +161,7 @@ impl Store for HarnessStore {
         let warnings = self.warnings(id, &summary, &parsed);
         let all = render::entries(&parsed.map);
         let (entries, first_round, total_rounds) = match span {
-            Span::All => {
-                let total = render::last_rounds(all.clone(), usize::MAX).2;
-                (all, 0, total)
-            }
+            Span::All => render::last_rounds(all, usize::MAX),
             Span::LastRounds(n) => render::last_rounds(all, n),
         };
         Ok(Transcript {

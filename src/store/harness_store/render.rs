@@ -172,7 +172,8 @@ pub fn last_rounds(entries: Vec<Entry>, n: usize) -> (Vec<Entry>, usize, usize) 
     if first == 0 {
         return (entries, 0, total);
     }
-    let cut = starts[first];
+    // `n == 0` asks for no rounds: nothing is kept.
+    let cut = starts.get(first).copied().unwrap_or(entries.len());
     (entries.into_iter().skip(cut).collect(), first, total)
 }
 

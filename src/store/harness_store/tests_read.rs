@@ -282,6 +282,8 @@ fn example_c_transcript_marker_after_three_entries() {
         json!({"command": "pytest -q"})
     );
     assert_eq!(m[2].text, "Wrote 2214 bytes to cli.py");
+    let none = store.transcript(C, Span::LastRounds(0)).unwrap();
+    assert_eq!((none.first_round, none.entries.len()), (2, 0));
     let more = store.transcript(C, Span::LastRounds(5)).unwrap();
     assert_eq!((more.first_round, more.entries.len()), (0, 7));
 }
