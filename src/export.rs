@@ -75,7 +75,7 @@ pub fn window_markdown(w: &Window) -> String {
         w.estimated_tokens()
     );
     if let Some(n) = &w.system_note {
-        let _ = writeln!(out, "> system prompt: {n}\n");
+        let _ = writeln!(out, "> {n}\n");
     }
     for warn in &w.warnings {
         let _ = writeln!(out, "> {warn}\n");
