@@ -20,6 +20,8 @@ mod write;
 mod tests_cases;
 #[cfg(test)]
 mod tests_read;
+#[cfg(test)]
+mod tests_write;
 
 use std::path::{Path, PathBuf};
 
