@@ -347,3 +347,12 @@ fn delete_purges_expired_trash() {
     s.delete(C_ID).unwrap();
     assert!(!old.exists() && fresh.exists());
 }
+
+#[test]
+fn go_escaping_of_html_and_line_separators() {
+    let v = serde_json::json!({"c": "a<b>&\u{2028}\u{2029}é\n"});
+    assert_eq!(
+        super::fork::go_escape(&v.to_string()),
+        r#"{"c":"a\u003cb\u003e\u0026\u2028\u2029é\n"}"#
+    );
+}
