@@ -14,19 +14,19 @@ use crate::model::{Entry, rfc3339};
 
 pub const A: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/loom/20260314-091502.jsonl"
+    "/tests/fixtures/loom/sessions/20260314-091502.jsonl"
 ));
 pub const B: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/loom/20260314-141500.jsonl"
+    "/tests/fixtures/loom/sessions/20260314-141500.jsonl"
 ));
 pub const C: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/loom/20260314-162041.jsonl"
+    "/tests/fixtures/loom/sessions/20260314-162041.jsonl"
 ));
 pub const A_SIDECAR: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/loom/20260314-091502.sidecar.json"
+    "/tests/fixtures/loom/sessions/.spool/20260314-091502.json"
 ));
 pub const A_ID: &str = "20260314-091502";
 pub const B_ID: &str = "20260314-141500";
