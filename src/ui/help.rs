@@ -30,9 +30,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect) {
             if let Some((keys, desc)) = rows.get(c * per_col + r) {
                 let k = fit(keys, key_w);
                 spans.push(Span::styled(format!("{k:<key_w$} "), theme.matched));
-                let d = fit(desc, col_w.saturating_sub(key_w + 1));
-                let dw = col_w.saturating_sub(key_w + 1);
-                spans.push(Span::styled(format!("{d:<dw$}"), theme.base));
+                // One column of space after each description keeps the columns apart.
+                let dw = col_w.saturating_sub(key_w + 2);
+                let d = fit(desc, dw);
+                spans.push(Span::styled(format!("{d:<dw$} "), theme.base));
             }
         }
         lines.push(Line::from(spans));
