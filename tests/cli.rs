@@ -289,3 +289,75 @@ fn demo_store_lists_and_shows() {
     let first = rows[0]["ref"].as_str().unwrap();
     h.ok(&["--demo", "show", first]);
 }
+
+#[test]
+fn show_last_reads_only_the_last_rounds() {
+    let h = Home::with_fixtures();
+    let v: serde_json::Value =
+        serde_json::from_str(&h.ok(&["show", "loop:3f6b", "--last", "1", "--json"])).unwrap();
+    let idx: Vec<u64> = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(idx, [4, 5]);
+    // Damage round 0: the last-round page must not read it, the full view must notice.
+    let msgs = h.loop_dir().join(
+        "sessions/767af75ec9c3c6ac7b4a00e5/3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c/messages.jsonl",
+    );
+    let mut bytes = std::fs::read(&msgs).unwrap();
+    bytes[0] = b'X';
+    std::fs::write(&msgs, bytes).unwrap();
+    h.ok(&["show", "loop:3f6b", "--last", "1", "--json"]);
+    assert_eq!(
+        h.run(&["show", "loop:3f6b", "--json"]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn show_window_replays_each_store() {
+    let h = Home::with_fixtures();
+    // loom example A: [SYS, summary, u, a, t, a, "ok, fix it"] plus the reopened notice.
+    let w: serde_json::Value =
+        serde_json::from_str(&h.ok(&["show", "loom:20260314-091502", "--window", "--json"]))
+            .unwrap();
+    let msgs = w["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 8);
+    assert!(
+        msgs[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[Context summary - ")
+    );
+    assert_eq!(msgs[1]["virtual"], true);
+    assert!(
+        msgs[7]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[Session 20260314-091502 reopened.")
+    );
+    // loom example C: the orphaned call is dropped, leaving [SYS, u].
+    let w: serde_json::Value =
+        serde_json::from_str(&h.ok(&["show", "loom:20260314-162041", "--window", "--json"]))
+            .unwrap();
+    let roles: Vec<&str> = w["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(&roles[..2], ["system", "user"]);
+    assert!(!roles[2..].contains(&"assistant"));
+    // Loop example 1: no repairs, six messages after the reconstructed system prompt (if any).
+    let w: serde_json::Value =
+        serde_json::from_str(&h.ok(&["show", "loop:3f6b", "--window", "--json"])).unwrap();
+    let stored: Vec<&serde_json::Value> = w["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["virtual"] == false)
+        .collect();
+    assert_eq!(stored.len(), 6);
+}
