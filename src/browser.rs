@@ -3,7 +3,6 @@
 //! the app's effects are carried out here: loads go to the loader, session operations to an
 //! `ActionHandler` (the seam to the store writers and resume).
 
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -83,31 +82,18 @@ impl ActionHandler for StoreOps {
     }
 }
 
-/// Run the configured resume command in the session's cwd with the terminal handed over.
+/// Resume in the agent: the pre-flight checks and the shell-free command of
+/// `resume::plan`, run in the session's cwd with the terminal (and the input thread) handed
+/// over, then the browser restored as it was.
 fn resume(s: &SessionSummary, cx: &mut OpContext<'_>) -> String {
-    let Some(tpl) = cx.config.resume.for_store(s.store) else {
-        return format!(
-            "no resume command configured for {} ([resume] in the config)",
-            s.store
-        );
+    let plan = match crate::resume::plan(s, cx.stores.store_for(s), &cx.config.resume.commands()) {
+        Ok(p) => p,
+        Err(e) => return e.to_string(),
     };
-    if cx.stores.store_for(s).in_use(&s.id) {
-        return format!("session {} is in use by another process", s.reference());
-    }
-    let cmd = tpl.replace("{id}", &s.id);
-    let mut c = Command::new("sh");
-    c.arg("-c").arg(&cmd);
-    if let Some(d) = s
-        .cwd
-        .as_deref()
-        .filter(|d| std::path::Path::new(d).is_dir())
-    {
-        c.current_dir(d);
-    }
-    match cx.tui.suspend(|| c.status()) {
-        Ok(Ok(st)) if st.success() => format!("resumed {}", s.reference()),
-        Ok(Ok(st)) => format!("`{cmd}` exited with {st}"),
-        Ok(Err(e)) => format!("could not run `{cmd}`: {e}"),
+    match cx.tui.suspend(|| plan.run()) {
+        Ok(Ok(0)) => format!("back from {}", s.reference()),
+        Ok(Ok(code)) => format!("`{}` exited with status {code}", plan.argv[0]),
+        Ok(Err(e)) => e.to_string(),
         Err(e) => format!("terminal error after resume: {e}"),
     }
 }

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use crate::app::Keymap;
 use crate::error::{Error, Result};
 use crate::model::StoreKind;
+use crate::resume::ResumeCommands;
 use crate::store::registry::{Filter, Stores};
 
 /// The parsed settings.
@@ -56,6 +57,16 @@ impl Resume {
             StoreKind::Loop => self.loop_.as_deref(),
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
+        }
+    }
+
+    /// The commands to use: the file's entries over the built-in defaults.
+    pub fn commands(&self) -> ResumeCommands {
+        let d = ResumeCommands::default();
+        ResumeCommands {
+            loop_cmd: self.loop_.clone().or(d.loop_cmd),
+            loom_cmd: self.loom.clone().or(d.loom_cmd),
+            harness_cmd: self.harness.clone().or(d.harness_cmd),
         }
     }
 }

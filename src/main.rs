@@ -4,8 +4,8 @@
 use clap::Parser;
 
 use spool::cli::{Cli, StoreArgs};
+use spool::config::Config;
 use spool::error::Error;
-use spool::resume::ResumeCommands;
 use spool::store::{Roots, Stores};
 
 fn main() {
@@ -26,13 +26,19 @@ fn run(cli: Cli) -> Result<i32, Error> {
     } else {
         None
     };
+    let config = Config::load(cli.stores.config.as_deref())?;
     let roots = roots(&cli.stores, demo.as_ref().map(|d| d.roots()));
-    let stores = Stores::open(&roots);
+    let mut stores = Stores::open(&roots);
+    if demo.is_none() {
+        config.add_roots(&mut stores);
+    }
     match cli.command {
-        Some(cmd) => spool::cli::run(cmd, &stores, &ResumeCommands::default()),
-        None => Err(Error::Usage(
-            "the browser is not built yet; use a subcommand (see spool --help)".into(),
-        )),
+        Some(cmd) => spool::cli::run(cmd, &stores, &config.resume.commands()),
+        None => {
+            color_eyre::install().map_err(|e| Error::Refused(e.to_string()))?;
+            spool::browser::run(stores, config).map_err(|e| Error::Refused(format!("{e:#}")))?;
+            Ok(0)
+        }
     }
 }
 
