@@ -41,7 +41,7 @@ impl Tmux {
         let pidfile = t.pidfile();
         let script = format!(
             "echo $$ > {pid}; env HOME={home} TERM=xterm-256color {bin} --demo; \
-             echo EXIT=$?; stty -a; sleep 60",
+             echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
             pid = pidfile.display(),
             home = home.display(),
             bin = BIN
@@ -136,7 +136,7 @@ fn browse_search_open_view_quit() {
     t.keys(&["v"]);
     t.wait_for("context window");
     t.keys(&["q"]);
-    let end = t.wait_for("EXIT=");
+    let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
     restored(&end);
 }
@@ -164,7 +164,7 @@ fn sigterm_restores_the_terminal() {
         .args(["-TERM", &child])
         .status()
         .unwrap();
-    let end = t.wait_for("EXIT=");
+    let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=143"), "{end}");
     restored(&end);
     let _ = Path::new(BIN);
