@@ -4,6 +4,7 @@
 //! format, `cli` the scriptable subcommands; the browser lives in `app` (state), `ui`
 //! (drawing) and `tui` (the terminal).
 
+pub mod corpus;
 pub mod error;
 pub mod model;
 pub mod store;
