@@ -327,6 +327,10 @@ def loop_header(spec, msgs, compactions, model, created, updated):
     h["permissionPreset"] = spec.get("permission", "workspace-write")
     if msgs and spec.get("layout") != "v2":
         h["promptTimings"] = prompt_timings(spec["key"], msgs)
+    elif msgs:
+        # Loop v2 wrote the obsolete runTimings; v3 readers ignore it.
+        h["runTimings"] = [{"userMessageIndex": t["userMessageIndex"], "startedAt": t["startedAt"],
+                            "finishedAt": t["finishedAt"]} for t in prompt_timings(spec["key"], msgs)]
     if spec.get("runtime_context") and msgs:
         h["runtimeContexts"] = [{"userTurn": 0, "content": spec["runtime_context"],
                                  "timestamp": msgs[0]["timestamp"] - 40, "placement": "user"}]
