@@ -4,8 +4,12 @@
 //! format, `cli` the scriptable subcommands; the browser lives in `app` (state), `ui`
 //! (drawing) and `tui` (the terminal).
 
+pub mod cli;
 pub mod corpus;
+pub mod demo;
 pub mod error;
+pub mod export;
 pub mod model;
+pub mod resume;
 pub mod store;
 pub mod text;

@@ -1,5 +1,52 @@
-//! The `spool` binary: parse the command line and hand off to the library.
+//! The `spool` binary: parse the command line, pick the stores, hand off to the CLI or the
+//! browser, and turn errors into one sentence on stderr with the contract's exit code.
+
+use clap::Parser;
+
+use spool::cli::{Cli, StoreArgs};
+use spool::error::Error;
+use spool::resume::ResumeCommands;
+use spool::store::{Roots, Stores};
 
 fn main() {
-    println!("spool");
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("spool: {}", spool::text::one_line(&e.to_string()));
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32, Error> {
+    // The demo copy lives until the process exits.
+    let demo = if cli.stores.demo {
+        Some(spool::demo::DemoStore::create()?)
+    } else {
+        None
+    };
+    let roots = roots(&cli.stores, demo.as_ref().map(|d| d.roots()));
+    let stores = Stores::open(&roots);
+    match cli.command {
+        Some(cmd) => spool::cli::run(cmd, &stores, &ResumeCommands::default()),
+        None => Err(Error::Usage(
+            "the browser is not built yet; use a subcommand (see spool --help)".into(),
+        )),
+    }
+}
+
+fn roots(args: &StoreArgs, demo: Option<Roots>) -> Roots {
+    let mut r = demo.unwrap_or_else(Roots::from_env);
+    let abs = |p: &std::path::PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
+    if let Some(p) = &args.loop_dir {
+        r.loop_dir = abs(p);
+    }
+    if let Some(p) = &args.loom_dir {
+        r.loom_dir = abs(p);
+    }
+    if let Some(p) = &args.harness_dir {
+        r.harness_dir = abs(p);
+    }
+    r
 }

@@ -212,7 +212,8 @@ impl Transcript {
 pub struct Window {
     pub summary: SessionSummary,
     pub messages: Vec<Message>,
-    /// How the system prompt shown was obtained ("reconstructed", "last logged ...").
+    /// A note on how the window was obtained (how its system prompt was found, what resume
+    /// restores besides the messages).
     pub system_note: Option<String>,
     pub warnings: Vec<String>,
 }

@@ -32,7 +32,9 @@ pub fn inject_fault(step: Step) {
     FAULT.with(|f| f.set(Some(step)));
 }
 
-fn step(s: Step) -> io::Result<()> {
+/// The fault seam itself, for writers outside this module that follow the same protocol
+/// (loom's fork writes a new log record by record).
+pub fn step(s: Step) -> io::Result<()> {
     if FAULT.with(|f| f.get()) == Some(s) {
         FAULT.with(|f| f.set(None));
         let code = if s == Step::Write {

@@ -135,7 +135,18 @@ impl Stores {
 
     /// Every session of every store, in list order (unfiltered).
     pub fn list_all(&self) -> Vec<SessionSummary> {
-        let mut all: Vec<SessionSummary> = self.stores.iter().flat_map(|s| s.list()).collect();
+        // Stores are independent: read them side by side.
+        let mut all: Vec<SessionSummary> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .stores
+                .iter()
+                .map(|s| scope.spawn(move || s.list()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
         all.sort_by(list_order);
         all
     }

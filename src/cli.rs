@@ -1,0 +1,507 @@
+//! The command line of `../shared/cli.md`: global store options and one subcommand per
+//! browser action, all over the same library calls the browser uses.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::error::{Error, Result};
+use crate::export::{self, Format};
+use crate::model::{SessionSummary, StoreKind};
+use crate::resume::{self, ResumeCommands};
+use crate::store::registry::Filter;
+use crate::store::{Span, Store, Stores};
+use crate::text;
+
+/// spool: browse, search, resume, fork, archive and export AI coding agents' sessions.
+#[derive(Debug, Parser)]
+#[command(name = "spool", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub stores: StoreArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Where the stores are (all commands).
+#[derive(Debug, Args, Clone, Default)]
+pub struct StoreArgs {
+    /// Loop agent directory (sessions under DIR/sessions/) [default: $LOOP_DATA_DIR or ~/.loop]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub loop_dir: Option<PathBuf>,
+    /// loom home (sessions under DIR/sessions/) [default: ~/.loom]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub loom_dir: Option<PathBuf>,
+    /// agent-harness memory directory (sessions under DIR/sessions/) [default: ~/.agent-harness/memory]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub harness_dir: Option<PathBuf>,
+    /// Settings file [default: <config dir>/spool/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Use a private temporary copy of the bundled demo store instead of your stores
+    #[arg(long, global = true)]
+    pub demo: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print sessions: pinned first, then by last activity
+    List(ListArgs),
+    /// Print a session's transcript, context window or stored records
+    Show(ShowArgs),
+    /// Export a session as Markdown, HTML or JSON
+    Export(ExportArgs),
+    /// Pin a session to the top of the list
+    Pin(RefArg),
+    /// Unpin a session
+    Unpin(RefArg),
+    /// Mark a session read
+    Read(RefArg),
+    /// Mark a session unread
+    Unread(RefArg),
+    /// Archive a session (hidden from the list until asked)
+    Archive(RefArg),
+    /// Restore an archived session
+    Unarchive(RefArg),
+    /// Set a session's title
+    Rename(RenameArgs),
+    /// Fork a session into a new one in the same store
+    Fork(ForkArgs),
+    /// Delete a session
+    Delete(DeleteArgs),
+    /// Restore a recently deleted session (loom keeps deletes in a trash for 10 minutes)
+    Undelete(RefArg),
+    /// Resume a session in its agent, in the session's directory
+    Resume(ResumeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// JSON Lines, one object per session
+    #[arg(long)]
+    pub json: bool,
+    /// Show everything, archived and empty sessions included
+    #[arg(long)]
+    pub all: bool,
+    /// Show only archived sessions
+    #[arg(long)]
+    pub archived: bool,
+    /// Include empty sessions (no user message)
+    #[arg(long)]
+    pub empty: bool,
+    /// Only this store: loop, loom or harness
+    #[arg(long, value_name = "F", value_parser = parse_kind)]
+    pub format: Option<StoreKind>,
+    /// Only sessions whose working directory is DIR
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Fuzzy filter over title, summary, project and first prompt
+    #[arg(long, value_name = "Q")]
+    pub query: Option<String>,
+    /// At most N sessions
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Session: FORMAT:ID, ID, or a unique prefix
+    pub reference: String,
+    /// The replayed context window the agent would resume with
+    #[arg(long, conflicts_with = "raw")]
+    pub window: bool,
+    /// The stored records
+    #[arg(long)]
+    pub raw: bool,
+    /// JSON output
+    #[arg(long, conflicts_with = "raw")]
+    pub json: bool,
+    /// Only the last N rounds (a user message and everything up to the next one)
+    #[arg(long, value_name = "N", conflicts_with_all = ["window", "raw"])]
+    pub last: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    pub reference: String,
+    /// Format
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub to: Format,
+    /// Write to PATH (never overwrites) instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RefArg {
+    /// Session: FORMAT:ID, ID, or a unique prefix
+    pub reference: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RenameArgs {
+    pub reference: String,
+    /// The new title
+    pub title: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    pub reference: String,
+    /// Copy only the messages before stored message N (a round boundary where the format
+    /// requires one)
+    #[arg(long, value_name = "N")]
+    pub at: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    pub reference: String,
+    /// Do not ask for confirmation
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    pub reference: String,
+    /// Print the command (shell-quoted, with its cd) instead of running it
+    #[arg(long)]
+    pub print: bool,
+}
+
+fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
+    StoreKind::parse(s).ok_or_else(|| format!("unknown format '{s}' (use loop, loom or harness)"))
+}
+
+/// Run one subcommand; returns the process exit code.
+pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> Result<i32> {
+    let mut out = std::io::stdout().lock();
+    match command {
+        Command::List(a) => list(&mut out, stores, &a)?,
+        Command::Show(a) => show(&mut out, stores, &a)?,
+        Command::Export(a) => export_cmd(&mut out, stores, &a)?,
+        Command::Pin(r) => act(stores, &r.reference, "pinned", |s, id| {
+            s.set_pinned(id, true)
+        })?,
+        Command::Unpin(r) => act(stores, &r.reference, "unpinned", |s, id| {
+            s.set_pinned(id, false)
+        })?,
+        Command::Read(r) => act(stores, &r.reference, "marked read", |s, id| {
+            s.set_unread(id, false)
+        })?,
+        Command::Unread(r) => act(stores, &r.reference, "marked unread", |s, id| {
+            s.set_unread(id, true)
+        })?,
+        Command::Archive(r) => act(stores, &r.reference, "archived", |s, id| {
+            s.set_archived(id, true)
+        })?,
+        Command::Unarchive(r) => act(stores, &r.reference, "unarchived", |s, id| {
+            s.set_archived(id, false)
+        })?,
+        Command::Rename(a) => act(stores, &a.reference, "renamed", |s, id| {
+            s.rename(id, &a.title)
+        })?,
+        Command::Undelete(r) => {
+            let (kind, id) = split_ref(&r.reference);
+            let store = stores
+                .stores
+                .iter()
+                .find(|s| kind.is_none_or(|k| s.kind() == k) && s.undo_delete(id).is_ok());
+            match store {
+                Some(s) => eprintln!("restored {}:{id}", s.kind()),
+                None => {
+                    return Err(Error::NotFound(format!(
+                        "{} (nothing recently deleted by that name)",
+                        r.reference
+                    )));
+                }
+            }
+        }
+        Command::Fork(a) => {
+            let s = stores.resolve(&a.reference)?;
+            let new_id = stores.store_for(&s).fork(&s.id, a.at)?;
+            writeln!(out, "{}:{new_id}", s.store).map_err(stdout_err)?;
+        }
+        Command::Delete(a) => delete(stores, &a)?,
+        Command::Resume(a) => {
+            let s = stores.resolve(&a.reference)?;
+            let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
+            if a.print {
+                writeln!(out, "{}", plan.shell_line()).map_err(stdout_err)?;
+            } else {
+                drop(out);
+                return plan.run();
+            }
+        }
+    }
+    out.flush().map_err(stdout_err)?;
+    Ok(0)
+}
+
+fn stdout_err(e: std::io::Error) -> Error {
+    Error::io("writing", "stdout", e)
+}
+
+fn split_ref(r: &str) -> (Option<StoreKind>, &str) {
+    match r.split_once(':') {
+        Some((k, id)) if StoreKind::parse(k).is_some() => (StoreKind::parse(k), id),
+        _ => (None, r),
+    }
+}
+
+fn act(
+    stores: &Stores,
+    reference: &str,
+    done: &str,
+    f: impl FnOnce(&dyn Store, &str) -> Result<()>,
+) -> Result<()> {
+    let s = stores.resolve(reference)?;
+    f(stores.store_for(&s), &s.id)?;
+    eprintln!("{done} {}", s.reference());
+    Ok(())
+}
+
+fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
+    let filter = Filter {
+        all: a.all,
+        archived: a.archived,
+        empty: a.empty,
+        format: a.format,
+        cwd: a.cwd.as_ref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned()
+        }),
+    };
+    let mut rows: Vec<SessionSummary> = stores
+        .list_all()
+        .into_iter()
+        .filter(|s| filter.accepts(s))
+        .collect();
+    if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        rows = query_filter(rows, q);
+    }
+    if let Some(n) = a.limit {
+        rows.truncate(n);
+    }
+    if a.json {
+        for r in &rows {
+            writeln!(out, "{}", json_line(&r.to_json())).map_err(stdout_err)?;
+        }
+    } else {
+        write_table(out, &rows).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over `search_text`), best first;
+/// equal scores keep list order.
+fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
+    use nucleo::pattern::{CaseMatching, Normalization, Pattern};
+    let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
+    let mut matcher = nucleo::Matcher::new(nucleo::Config::DEFAULT);
+    let mut buf = Vec::new();
+    let mut scored: Vec<(u32, usize, SessionSummary)> = rows
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let text = r.search_text();
+            let score = pattern.score(nucleo::Utf32Str::new(&text, &mut buf), &mut matcher)?;
+            Some((score, i, r))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, r)| r).collect()
+}
+
+/// Compact JSON with every character a terminal could act on escaped (serde_json leaves
+/// DEL, C1 controls and bidi overrides raw).
+pub fn json_line(v: &serde_json::Value) -> String {
+    escape_json_text(&v.to_string())
+}
+
+fn escape_json_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let risky = ('\u{7f}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
+                | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
+        if risky {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
+    let ref_w = rows
+        .iter()
+        .map(|r| r.reference().chars().count())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let proj = |r: &SessionSummary| text::truncate_chars(&text::one_line(r.project()), 20);
+    let proj_w = rows
+        .iter()
+        .map(|r| proj(r).chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    writeln!(
+        out,
+        "{:3} {:ref_w$}  {:16}  {:>5}  {:proj_w$}  TITLE",
+        "", "REF", "UPDATED", "MSGS", "PROJECT"
+    )?;
+    for r in rows {
+        let flags = format!(
+            "{}{}{}",
+            if r.error.is_some() {
+                '!'
+            } else if r.pinned() {
+                'P'
+            } else {
+                ' '
+            },
+            if r.unread { 'U' } else { ' ' },
+            if r.archived { 'A' } else { ' ' }
+        );
+        let updated = r
+            .last_activity()
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_else(|| "-".into());
+        let mut title = text::one_line(&r.title);
+        if let Some(e) = &r.error {
+            title = format!("{title}  [error: {}]", text::one_line(e));
+        }
+        writeln!(
+            out,
+            "{flags} {:ref_w$}  {updated:16}  {:>5}  {:proj_w$}  {title}",
+            r.reference(),
+            r.messages,
+            proj(r),
+        )?;
+    }
+    Ok(())
+}
+
+fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let store = stores.store_for(&s);
+    let body = if a.raw {
+        text::sanitize(&store.raw(&s.id)?)
+    } else if a.window {
+        let w = store.window(&s.id)?;
+        if a.json {
+            pretty_json(&w.to_json())
+        } else {
+            text::sanitize(&export::window_markdown(&w))
+        }
+    } else {
+        let span = a.last.map_or(Span::All, Span::LastRounds);
+        let t = store.transcript(&s.id, span)?;
+        if a.json {
+            pretty_json(&t.to_json())
+        } else {
+            text::sanitize(&export::markdown(&t))
+        }
+    };
+    out.write_all(body.as_bytes()).map_err(stdout_err)?;
+    if !body.ends_with('\n') {
+        writeln!(out).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+fn pretty_json(v: &serde_json::Value) -> String {
+    escape_json_text(&serde_json::to_string_pretty(v).expect("JSON value"))
+}
+
+fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let t = stores.store_for(&s).transcript(&s.id, Span::All)?;
+    let body = export::render(&t, a.to);
+    match &a.output {
+        Some(path) => {
+            export::write_new(path, &body)?;
+            eprintln!("exported {} to {}", s.reference(), path.display());
+        }
+        None => {
+            // To a terminal, session text is sanitised; to a pipe or file, exact.
+            let body = if std::io::stdout().is_terminal() {
+                text::sanitize(&body)
+            } else {
+                body
+            };
+            out.write_all(body.as_bytes()).map_err(stdout_err)?;
+        }
+    }
+    Ok(())
+}
+
+fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    if !a.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Error::Refused(format!(
+                "not deleting {} without confirmation; pass --yes",
+                s.reference()
+            )));
+        }
+        eprint!(
+            "Delete {} \"{}\"? [y/N] ",
+            s.reference(),
+            text::one_line(&s.title)
+        );
+        let mut answer = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut answer)
+            .map_err(|e| Error::io("reading", "stdin", e))?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Err(Error::Refused("delete cancelled".into()));
+        }
+    }
+    stores.store_for(&s).delete(&s.id)?;
+    eprintln!("deleted {}", s.reference());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_escape_terminal_controls() {
+        let v = serde_json::json!({"t": "a\u{1b}[2Jb\u{9b}c\u{202e}d"});
+        let s = json_line(&v);
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v, "escaping keeps the JSON value");
+    }
+
+    #[test]
+    fn cli_parses_contract_forms() {
+        use clap::Parser;
+        let c = Cli::try_parse_from([
+            "spool", "list", "--json", "--format", "loom", "--limit", "3",
+        ])
+        .unwrap();
+        assert!(matches!(
+            c.command,
+            Some(Command::List(ListArgs {
+                json: true,
+                limit: Some(3),
+                ..
+            }))
+        ));
+        let c = Cli::try_parse_from(["spool", "--demo", "show", "abc", "--last", "2"]).unwrap();
+        assert!(c.stores.demo);
+        assert!(Cli::try_parse_from(["spool", "list", "--format", "nope"]).is_err());
+        assert!(Cli::try_parse_from(["spool", "show", "x", "--raw", "--json"]).is_err());
+    }
+}

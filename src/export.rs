@@ -1,0 +1,491 @@
+//! Exports of a session: Markdown, standalone HTML and JSON renderings (pure functions over
+//! the model), and the never-overwriting 0600 file write.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::{Entry, Message, Role, SessionSummary, Transcript, Window, rfc3339};
+use crate::store::atomic;
+
+/// An export format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Markdown,
+    Html,
+    Json,
+}
+
+impl Format {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Json => "json",
+        }
+    }
+}
+
+const SHARE_WARNING: &str = "Exported by spool. This file contains the session's working \
+directory and tool output, which can disclose local data; review it before sharing.";
+
+/// Render a transcript in `format`.
+pub fn render(t: &Transcript, format: Format) -> String {
+    match format {
+        Format::Markdown => markdown(t),
+        Format::Html => html(t),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&t.to_json()).expect("JSON value");
+            s.push('\n');
+            s
+        }
+    }
+}
+
+/// The transcript as Markdown: title, metadata table, then every entry in order.
+pub fn markdown(t: &Transcript) -> String {
+    let mut out = header_markdown(&t.summary);
+    let _ = writeln!(out, "> {SHARE_WARNING}\n");
+    if t.first_round > 0 {
+        let _ = writeln!(
+            out,
+            "_Showing rounds {}–{} of {}._\n",
+            t.first_round + 1,
+            t.total_rounds,
+            t.total_rounds
+        );
+    }
+    for w in &t.warnings {
+        let _ = writeln!(out, "> warning: {w}\n");
+    }
+    for e in &t.entries {
+        entry_markdown(&mut out, e);
+    }
+    out
+}
+
+/// The replayed context window as Markdown, inserted messages marked.
+pub fn window_markdown(w: &Window) -> String {
+    let mut out = header_markdown(&w.summary);
+    let _ = writeln!(
+        out,
+        "**Context window** as the agent would resume it: {} messages, about {} tokens.\n",
+        w.messages.len(),
+        w.estimated_tokens()
+    );
+    if let Some(n) = &w.system_note {
+        let _ = writeln!(out, "> {n}\n");
+    }
+    for warn in &w.warnings {
+        let _ = writeln!(out, "> {warn}\n");
+    }
+    for m in &w.messages {
+        message_markdown(&mut out, m);
+    }
+    out
+}
+
+fn header_markdown(s: &SessionSummary) -> String {
+    let mut out = format!("# {}\n\n| | |\n|---|---|\n", s.title);
+    let mut row = |k: &str, v: &str| {
+        if !v.is_empty() {
+            let _ = writeln!(out, "| {k} | {} |", v.replace('|', "\\|"));
+        }
+    };
+    row("session", &s.reference());
+    row("cwd", s.cwd.as_deref().unwrap_or(""));
+    row("model", s.model.as_deref().unwrap_or(""));
+    row("created", &s.created_at.map(rfc3339).unwrap_or_default());
+    row("updated", &s.updated_at.map(rfc3339).unwrap_or_default());
+    row("messages", &s.messages.to_string());
+    row("forked from", s.forked_from.as_deref().unwrap_or(""));
+    if !s.summary.is_empty() {
+        row("summary", &crate::text::collapse_whitespace(&s.summary));
+    }
+    row("error", s.error.as_deref().unwrap_or(""));
+    out.push('\n');
+    out
+}
+
+fn entry_markdown(out: &mut String, e: &Entry) {
+    match e {
+        Entry::Message(m) => message_markdown(out, m),
+        Entry::Compaction { summary, timestamp } => {
+            let when = timestamp.map(|t| format!(" ({})", rfc3339(t)));
+            let _ = writeln!(
+                out,
+                "---\n\n**Context compacted here**{}\n\n{}\n\n---\n",
+                when.unwrap_or_default(),
+                quote(summary)
+            );
+        }
+        Entry::SystemPrompt { text, .. } => {
+            let _ = writeln!(
+                out,
+                "<details><summary>System prompt</summary>\n\n{}\n</details>\n",
+                fenced(text, "text")
+            );
+        }
+        Entry::Notice(n) => {
+            let _ = writeln!(out, "> {n}\n");
+        }
+    }
+}
+
+fn message_markdown(out: &mut String, m: &Message) {
+    let mut head = format!("## {}", role_label(&m.role));
+    if let Some(model) = &m.model {
+        let _ = write!(head, " · {model}");
+    }
+    if let Some(t) = m.timestamp {
+        let _ = write!(head, " · {}", rfc3339(t));
+    }
+    if m.is_virtual {
+        head.push_str(" · _inserted by replay_");
+    }
+    if m.is_error {
+        head.push_str(" · **error**");
+    }
+    let _ = writeln!(out, "{head}\n");
+    if let Some(n) = &m.note {
+        let _ = writeln!(out, "> {n}\n");
+    }
+    for th in &m.thinking {
+        let _ = writeln!(
+            out,
+            "<details><summary>Thinking</summary>\n\n{}\n</details>\n",
+            quote(th)
+        );
+    }
+    if m.role == Role::Tool {
+        let label = match (&m.tool_name, &m.tool_call_id) {
+            (Some(n), Some(id)) => format!("Result of `{n}` ({id})"),
+            (Some(n), None) => format!("Result of `{n}`"),
+            (None, Some(id)) => format!("Result ({id})"),
+            (None, None) => "Result".to_string(),
+        };
+        let _ = writeln!(out, "{label}\n\n{}", fenced(&m.text, "text"));
+    } else if !m.text.is_empty() {
+        let _ = writeln!(out, "{}\n", m.text);
+    }
+    for img in &m.images {
+        let _ = writeln!(out, "[image {}, {} bytes]\n", img.mime_type, img.bytes);
+    }
+    for c in &m.tool_calls {
+        let args = serde_json::to_string_pretty(&c.arguments).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "**Tool call** `{}` ({})\n\n{}",
+            c.name,
+            c.id,
+            fenced(&args, "json")
+        );
+    }
+}
+
+fn role_label(r: &Role) -> String {
+    match r {
+        Role::System => "System".into(),
+        Role::User => "User".into(),
+        Role::Assistant => "Assistant".into(),
+        Role::Tool => "Tool".into(),
+        Role::Other(s) => format!("Unknown role `{s}`"),
+    }
+}
+
+/// A fenced block whose fence is longer than any backtick run inside `body`.
+fn fenced(body: &str, lang: &str) -> String {
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let nl = if body.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{lang}\n{body}{nl}{fence}\n")
+}
+
+fn quote(s: &str) -> String {
+    s.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Escape text for HTML element content and attribute values.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;\
+padding:0 1rem;color:#1d1f21;background:#fdfdfd}@media(prefers-color-scheme:dark){body{color:#ddd;\
+background:#16181c}.msg{border-color:#333}pre{background:#22252b}}table{border-collapse:collapse}\
+td{padding:.1rem .8rem .1rem 0;vertical-align:top}.msg{border-left:4px solid #ccc;margin:1rem 0;\
+padding:.3rem 1rem}.user{border-color:#3b82f6}.assistant{border-color:#10b981}.tool{border-color:\
+#a855f7}.system{border-color:#888}.error{border-color:#ef4444}.virtual{border-style:dashed}\
+.role{font-weight:600}.meta{color:#888;font-size:.85em}pre{background:#f3f3f3;padding:.6rem;\
+overflow-x:auto;white-space:pre-wrap;word-break:break-word}.compact{text-align:center;color:#888;\
+border-top:1px dashed #888;margin:1.5rem 0;padding-top:.5rem}.warn{color:#b45309}";
+
+/// A standalone HTML page: inline CSS, no scripts, no external resources, every piece of
+/// session text escaped.
+pub fn html(t: &Transcript) -> String {
+    let s = &t.summary;
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n<table>\n",
+        escape_html(&s.title),
+        escape_html(&s.title)
+    );
+    let rows = [
+        ("session", s.reference()),
+        ("cwd", s.cwd.clone().unwrap_or_default()),
+        ("model", s.model.clone().unwrap_or_default()),
+        ("created", s.created_at.map(rfc3339).unwrap_or_default()),
+        ("updated", s.updated_at.map(rfc3339).unwrap_or_default()),
+        ("messages", s.messages.to_string()),
+        ("forked from", s.forked_from.clone().unwrap_or_default()),
+        ("summary", s.summary.clone()),
+    ];
+    for (k, v) in rows.iter().filter(|(_, v)| !v.is_empty()) {
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"meta\">{k}</td><td>{}</td></tr>",
+            escape_html(v)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</table>\n<p class=\"warn\">{}</p>",
+        escape_html(SHARE_WARNING)
+    );
+    for e in &t.entries {
+        match e {
+            Entry::Message(m) => message_html(&mut out, m),
+            Entry::Compaction { summary, .. } => {
+                let _ = writeln!(
+                    out,
+                    "<div class=\"compact\">context compacted here<pre>{}</pre></div>",
+                    escape_html(summary)
+                );
+            }
+            Entry::SystemPrompt { text, .. } => {
+                let _ = writeln!(
+                    out,
+                    "<details class=\"msg system\"><summary>System prompt</summary><pre>{}</pre></details>",
+                    escape_html(text)
+                );
+            }
+            Entry::Notice(n) => {
+                let _ = writeln!(out, "<p class=\"warn\">{}</p>", escape_html(n));
+            }
+        }
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn message_html(out: &mut String, m: &Message) {
+    let mut classes = vec!["msg", role_class(&m.role)];
+    if m.is_error {
+        classes.push("error");
+    }
+    if m.is_virtual {
+        classes.push("virtual");
+    }
+    let mut meta = Vec::new();
+    if let Some(model) = &m.model {
+        meta.push(model.clone());
+    }
+    if let Some(t) = m.timestamp {
+        meta.push(rfc3339(t));
+    }
+    if m.is_virtual {
+        meta.push("inserted by replay".into());
+    }
+    let _ = writeln!(
+        out,
+        "<div class=\"{}\"><div><span class=\"role\">{}</span> <span class=\"meta\">{}</span></div>",
+        classes.join(" "),
+        escape_html(&role_label(&m.role)),
+        escape_html(&meta.join(" · "))
+    );
+    if let Some(n) = &m.note {
+        let _ = writeln!(out, "<p class=\"warn\">{}</p>", escape_html(n));
+    }
+    for th in &m.thinking {
+        let _ = writeln!(
+            out,
+            "<details><summary>Thinking</summary><pre>{}</pre></details>",
+            escape_html(th)
+        );
+    }
+    if !m.text.is_empty() {
+        let _ = writeln!(out, "<pre>{}</pre>", escape_html(&m.text));
+    }
+    for img in &m.images {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">[image {}, {} bytes]</p>",
+            escape_html(&img.mime_type),
+            img.bytes
+        );
+    }
+    for c in &m.tool_calls {
+        let args = serde_json::to_string_pretty(&c.arguments).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">tool call <code>{}</code> ({})</p><pre>{}</pre>",
+            escape_html(&c.name),
+            escape_html(&c.id),
+            escape_html(&args)
+        );
+    }
+    out.push_str("</div>\n");
+}
+
+fn role_class(r: &Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+        Role::Other(_) => "other",
+    }
+}
+
+/// A file-name slug of a title: lowercase ASCII letters and digits joined by `-`, at most 60
+/// characters; "session" when nothing is left.
+pub fn slug(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.len() >= 60 {
+            break;
+        }
+    }
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        "session".into()
+    } else {
+        out
+    }
+}
+
+/// Write an export to `path`: created with O_EXCL and mode 0600, never overwriting; a failed
+/// write removes the partial file.
+pub fn write_new(path: &Path, content: &str) -> Result<()> {
+    let mut f = atomic::create_new(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::Refused(format!(
+                "{} already exists; exports never overwrite",
+                path.display()
+            ))
+        } else {
+            Error::io("creating", path, e)
+        }
+    })?;
+    let res = f.write_all(content.as_bytes()).and_then(|_| f.sync_all());
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(path);
+        return Err(Error::io("writing", path, e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{StoreKind, ToolCall};
+
+    fn sample() -> Transcript {
+        let mut s = SessionSummary::new(StoreKind::Loom, "20260314-091502", "/x.jsonl");
+        s.title = "Fix <script> & \"quotes\"".into();
+        let mut a = Message::new(Role::Assistant, "");
+        a.tool_calls.push(ToolCall {
+            id: "c1".into(),
+            name: "bash".into(),
+            arguments: serde_json::json!({"command": "echo ```"}),
+        });
+        let mut r = Message::new(Role::Tool, "</pre><img src=x onerror=alert(1)>");
+        r.tool_call_id = Some("c1".into());
+        Transcript {
+            summary: s,
+            entries: vec![
+                Entry::Message(Box::new(Message::new(Role::User, "hi <b>"))),
+                Entry::Message(Box::new(a)),
+                Entry::Message(Box::new(r)),
+                Entry::Compaction {
+                    summary: "S".into(),
+                    timestamp: None,
+                },
+            ],
+            total_rounds: 1,
+            first_round: 0,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn html_escapes_every_piece_of_text() {
+        let h = html(&sample());
+        assert!(!h.contains("<script>"));
+        assert!(!h.contains("<img"));
+        assert!(!h.contains("<b>"));
+        assert!(h.contains("&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(h.contains("Fix &lt;script&gt; &amp; &quot;quotes&quot;"));
+        assert!(!h.contains("<script"), "no scripts at all");
+        assert!(!h.contains("http"), "no external resources");
+    }
+
+    #[test]
+    fn markdown_fences_outgrow_backticks_in_content() {
+        let m = markdown(&sample());
+        assert!(m.contains("````json\n"), "{m}");
+        assert!(m.contains("**Context compacted here**"));
+        assert!(m.contains("Result (c1)"));
+    }
+
+    #[test]
+    fn json_export_is_show_json() {
+        let t = sample();
+        let v: serde_json::Value = serde_json::from_str(&render(&t, Format::Json)).unwrap();
+        assert_eq!(v["messages"].as_array().unwrap().len(), 3);
+        assert_eq!(v["session"]["ref"], "loom:20260314-091502");
+    }
+
+    #[test]
+    fn slug_is_filesystem_safe() {
+        assert_eq!(
+            slug("CI-only test failures from timezone"),
+            "ci-only-test-failures-from-timezone"
+        );
+        assert_eq!(slug("../../etc/passwd"), "etc-passwd");
+        assert_eq!(slug("日本語"), "session");
+    }
+
+    #[test]
+    fn write_new_never_overwrites_and_is_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.md");
+        write_new(&p, "one").unwrap();
+        assert!(write_new(&p, "two").is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "one");
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+}

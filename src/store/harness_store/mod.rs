@@ -1,0 +1,241 @@
+//! The agent-harness store: one pretty-printed JSON record per session in
+//! `<memory-dir>/sessions/<id>.json`, guarded by the harness's `<id>.lock` lease
+//! (contract: shared/formats/harness.md).
+
+mod json;
+mod record;
+mod render;
+mod write;
+
+#[cfg(test)]
+mod tests_malformed;
+#[cfg(test)]
+mod tests_read;
+#[cfg(test)]
+mod tests_write;
+
+use std::path::{Path, PathBuf};
+
+use super::{Candidate, Span, Store, lease, sidecar};
+use crate::error::{Error, Result};
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+
+pub use render::NOTICE;
+
+pub struct HarnessStore {
+    root: PathBuf,
+    sessions: PathBuf,
+}
+
+/// The harness's `_session_path` rule: the id must fully match `[A-Za-z0-9_-]+`.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl HarnessStore {
+    /// The store for the memory directory `root` (sessions under `root/sessions/`).
+    pub fn new(root: &Path) -> Self {
+        HarnessStore {
+            root: root.to_path_buf(),
+            sessions: root.join("sessions"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `sessions/<id>.json`, refusing ids the harness itself would refuse (no path tricks).
+    fn record_path(&self, id: &str) -> Result<PathBuf> {
+        if !valid_id(id) {
+            return Err(Error::NotFound(format!("harness:{id}")));
+        }
+        Ok(self.sessions.join(format!("{id}.json")))
+    }
+
+    fn lock_path(&self, id: &str) -> Result<PathBuf> {
+        if !valid_id(id) {
+            return Err(Error::NotFound(format!("harness:{id}")));
+        }
+        Ok(self.sessions.join(format!("{id}.lock")))
+    }
+
+    /// Read `id` for display: its row and its parsed record. Unreadable records and records
+    /// whose `messages`/`transcript` are not arrays are refused (the raw view still works).
+    fn open(&self, id: &str) -> Result<(SessionSummary, json::Parsed)> {
+        let path = self.record_path(id)?;
+        let loaded = match record::load(&path) {
+            Ok(l) => l,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotFound(format!("harness:{id}")));
+            }
+            Err(e) => return Err(Error::io("reading", &path, e)),
+        };
+        let summary = record::summarize(&self.sessions, id, &path, &loaded);
+        let parsed = loaded.parsed.map_err(|why| {
+            Error::Corrupt(format!(
+                "harness session {id} is an unreadable record: {why}"
+            ))
+        })?;
+        if let Some(why) = record::problem(&parsed.map, id)
+            && why.contains("array")
+        {
+            return Err(Error::Corrupt(format!(
+                "harness session {id} is malformed ({why}); use the raw view"
+            )));
+        }
+        Ok((summary, parsed))
+    }
+
+    /// Warnings shown with the transcript and the window.
+    fn warnings(&self, id: &str, s: &SessionSummary, p: &json::Parsed) -> Vec<String> {
+        let mut w = Vec::new();
+        if let Some(e) = &s.error {
+            w.push(format!("{e}: read-only"));
+        }
+        if p.non_finite {
+            w.push("record holds NaN/Infinity numbers: read-only".into());
+        }
+        if let Some(sw) = sidecar::read(&self.sessions, id).warning() {
+            w.push(sw);
+        }
+        w
+    }
+}
+
+impl Store for HarnessStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Harness
+    }
+
+    fn sessions_dir(&self) -> &Path {
+        &self.sessions
+    }
+
+    /// Regular `sessions/*.json` files with a valid id stem, newest mtime first. Dot-files,
+    /// temps, symlinks and other names are not sessions. Never creates anything.
+    fn discover(&self) -> Vec<Candidate> {
+        let Ok(rd) = std::fs::read_dir(&self.sessions) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Candidate> = rd
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let stem = name.strip_suffix(".json")?;
+                if name.starts_with('.') || !valid_id(stem) {
+                    return None;
+                }
+                // DirEntry::file_type does not follow symlinks.
+                if !e.file_type().ok()?.is_file() {
+                    return None;
+                }
+                Some(Candidate {
+                    id: stem.to_string(),
+                    path: e.path(),
+                    mtime: e.metadata().ok().and_then(|m| m.modified().ok()),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.id.cmp(&b.id)));
+        out
+    }
+
+    fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        Some(match record::load(&c.path) {
+            Ok(loaded) => record::summarize(&self.sessions, &c.id, &c.path, &loaded),
+            Err(e) => SessionSummary::error_row(
+                StoreKind::Harness,
+                c.id.clone(),
+                c.path.clone(),
+                format!("unreadable record: {e}"),
+            ),
+        })
+    }
+
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        let (summary, parsed) = self.open(id)?;
+        let warnings = self.warnings(id, &summary, &parsed);
+        let all = render::entries(&parsed.map);
+        let (entries, first_round, total_rounds) = match span {
+            Span::All => render::last_rounds(all, usize::MAX),
+            Span::LastRounds(n) => render::last_rounds(all, n),
+        };
+        Ok(Transcript {
+            summary,
+            entries,
+            total_rounds,
+            first_round,
+            warnings,
+        })
+    }
+
+    fn window(&self, id: &str) -> Result<Window> {
+        let (summary, parsed) = self.open(id)?;
+        let mut warnings = self.warnings(id, &summary, &parsed);
+        let map = &parsed.map;
+        if summary.archived {
+            warnings.push("archived: the harness refuses to resume it until unarchived".into());
+        }
+        if summary.badges.iter().any(|b| b == "running") {
+            warnings.push("running: another harness process holds the session".into());
+        }
+        let messages: &[serde_json::Value] = map
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        Ok(Window {
+            messages: render::window_messages(messages),
+            system_note: Some(render::resume_note(map)),
+            summary,
+            warnings,
+        })
+    }
+
+    /// The record pretty-printed as the harness writes it; records that cannot be
+    /// re-serialised faithfully (unparsable, non-finite numbers) are shown as stored.
+    fn raw(&self, id: &str) -> Result<String> {
+        let path = self.record_path(id)?;
+        let loaded = record::load(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound(format!("harness:{id}")),
+            _ => Error::io("reading", &path, e),
+        })?;
+        Ok(match loaded.parsed {
+            Ok(p) if !p.non_finite => json::py_dump(&serde_json::Value::Object(p.map)),
+            _ => String::from_utf8_lossy(&loaded.bytes).into_owned(),
+        })
+    }
+
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
+        self.write_pinned(id, pinned)
+    }
+
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
+        self.write_unread(id, unread)
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()> {
+        self.write_archived(id, archived)
+    }
+
+    fn rename(&self, id: &str, title: &str) -> Result<()> {
+        self.write_title(id, title)
+    }
+
+    fn fork(&self, id: &str, at: Option<usize>) -> Result<String> {
+        self.write_fork(id, at)
+    }
+
+    fn delete(&self, id: &str) -> Result<()> {
+        self.write_delete(id)
+    }
+
+    /// The read-only lease probe (never creates the lock file).
+    fn in_use(&self, id: &str) -> bool {
+        self.lock_path(id).is_ok_and(|p| lease::lease_held(&p))
+    }
+}

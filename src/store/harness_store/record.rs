@@ -1,0 +1,273 @@
+//! Loading one session record and deriving its listing row (contract sections 3, 6 and 7).
+
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::json::{self, Parsed};
+use crate::model::{SessionSummary, StoreKind, parse_time};
+use crate::store::{lease, sidecar};
+
+/// Records beyond this size are refused as unreadable rather than read into memory.
+const MAX_RECORD_BYTES: u64 = 512 * 1024 * 1024;
+
+/// A record file as read from disk.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The raw bytes (shown by `raw()` when the record cannot be re-serialised faithfully).
+    pub bytes: Vec<u8>,
+    /// The parsed object, or why it is unreadable.
+    pub parsed: Result<Parsed, String>,
+}
+
+/// Read `path` without following a symlink (discovery skips symlinks; a swap must not
+/// redirect us). I/O failures become the "unreadable record" reason.
+pub fn load(path: &Path) -> Result<Loaded, std::io::Error> {
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_RECORD_BYTES {
+        return Ok(Loaded {
+            bytes: Vec::new(),
+            parsed: Err(format!("file too large ({} bytes)", meta.len())),
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut bytes)?;
+    let parsed = json::parse_record(&bytes);
+    Ok(Loaded { bytes, parsed })
+}
+
+/// A string field (absent or another type → `None`).
+pub fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Value::as_str)
+}
+
+/// The full history: `transcript`, falling back to `messages` when missing.
+pub fn history(map: &Map<String, Value>) -> Option<&Vec<Value>> {
+    match map.get("transcript") {
+        Some(t) => t.as_array(),
+        None => map.get("messages").and_then(Value::as_array),
+    }
+}
+
+/// Why a parsed record is malformed (section 6), or `None` when it is usable. `stem` is the
+/// file name without `.json`.
+pub fn problem(map: &Map<String, Value>, stem: &str) -> Option<String> {
+    let Some(id) = map.get("id") else {
+        return Some("missing id".into());
+    };
+    let Some(id) = id.as_str() else {
+        return Some("id is not a string".into());
+    };
+    if !map.get("updated_at").is_some_and(Value::is_string) {
+        return Some("missing updated_at".into());
+    }
+    if id != stem {
+        return Some("id/file mismatch".into());
+    }
+    match map.get("messages") {
+        None => return Some("missing messages".into()),
+        Some(v) if !v.is_array() => return Some("messages is not an array".into()),
+        _ => {}
+    }
+    if map.get("transcript").is_some_and(|v| !v.is_array()) {
+        return Some("transcript is not an array".into());
+    }
+    None
+}
+
+/// The role of a stored entry (`None` for non-objects and entries without a string role).
+pub fn role(entry: &Value) -> Option<&str> {
+    entry.get("role").and_then(Value::as_str)
+}
+
+/// Display text of a `content` value: strings as is, null/missing empty, arrays of parts
+/// joined (text parts verbatim, `[image]` for anything else), other JSON raw.
+pub fn content_text(content: Option<&Value>) -> String {
+    match content {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .map(
+                |p| match (p.get("type").and_then(Value::as_str), p.get("text")) {
+                    (Some("text"), Some(Value::String(t))) => t.clone(),
+                    _ => "[image]".to_string(),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) => other.to_string(),
+    }
+}
+
+const USER_OPEN: &str = "<user_input>\n";
+const USER_CLOSE: &str = "\n</user_input>";
+
+/// Strip one `<user_input>\n … \n</user_input>` wrapper when both ends are present.
+pub fn unwrap_user(s: &str) -> &str {
+    if s.starts_with(USER_OPEN) && s.ends_with(USER_CLOSE) {
+        // The two ends may share the newline ("<user_input>\n</user_input>"): empty input.
+        return s
+            .get(USER_OPEN.len()..s.len() - USER_CLOSE.len())
+            .unwrap_or("");
+    }
+    s
+}
+
+/// Strip a `<tool_result name="X">\n … \n</tool_result>` wrapper, returning the tool name.
+pub fn unwrap_tool(s: &str) -> Option<(&str, &str)> {
+    const OPEN: &str = "<tool_result name=\"";
+    const CLOSE: &str = "\n</tool_result>";
+    let rest = s.strip_prefix(OPEN)?;
+    let end = rest.find("\">\n")?;
+    let name = &rest[..end];
+    let body_start = OPEN.len() + end + 3;
+    if !s.ends_with(CLOSE) {
+        return None;
+    }
+    let body = s.get(body_start..s.len() - CLOSE.len()).unwrap_or("");
+    Some((name, body))
+}
+
+/// The first user message of the history, unwrapped.
+pub fn first_user_text(map: &Map<String, Value>) -> Option<String> {
+    let first = history(map)?.iter().find(|e| role(e) == Some("user"))?;
+    Some(unwrap_user(&content_text(first.get("content"))).to_string())
+}
+
+/// Section 3's title chain: title → first user message (collapsed, 80 chars) → first line
+/// of summary → id.
+pub fn title(map: &Map<String, Value>, id: &str) -> String {
+    let t = str_field(map, "title").unwrap_or("").trim();
+    if !t.is_empty() {
+        return t.to_string();
+    }
+    if let Some(u) = first_user_text(map) {
+        let c: String = crate::text::collapse_whitespace(&u)
+            .chars()
+            .take(80)
+            .collect();
+        if !c.is_empty() {
+            return c;
+        }
+    }
+    let line = str_field(map, "summary")
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
+    if !line.is_empty() {
+        return line.to_string();
+    }
+    id.to_string()
+}
+
+/// Section 7's unread rule over the history and the sidecar's `read_transcript_len`.
+pub fn unread(history: &[Value], read_len: Option<u64>) -> bool {
+    let Some(n) = read_len else { return false };
+    let Ok(n) = usize::try_from(n) else {
+        return false;
+    };
+    if history.len() < n {
+        return false; // stale marker
+    }
+    history[n..]
+        .iter()
+        .any(|e| matches!(role(e), Some("assistant") | Some("tool")))
+}
+
+/// The listing row for the record at `path` (file stem `stem`). Never fails: problems become
+/// an error row holding whatever could be read.
+pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> SessionSummary {
+    let mut s = SessionSummary::new(StoreKind::Harness, stem, path);
+    let parsed = match &loaded.parsed {
+        Ok(p) => p,
+        Err(why) => {
+            s.error = Some(format!("unreadable record: {why}"));
+            s.read_only = true;
+            return s;
+        }
+    };
+    let map = &parsed.map;
+    if let Some(why) = problem(map, stem) {
+        s.error = Some(why);
+        s.read_only = true;
+        if let Some(inner) = str_field(map, "id").filter(|i| *i != stem) {
+            s.badges.push(format!("record id {inner}"));
+        }
+    }
+    s.title = title(map, stem);
+    s.summary = str_field(map, "summary").unwrap_or("").to_string();
+    s.cwd = str_field(map, "project_root").map(str::to_string);
+    match str_field(map, "updated_at").map(|u| (u, parse_time(u))) {
+        Some((_, Some(t))) => {
+            s.updated_at = Some(t);
+            s.created_at = str_field(map, "created_at").and_then(parse_time);
+        }
+        // Unparseable: sort last (no time at all, created_at included) and show it raw.
+        Some((raw, None)) => s.badges.push(format!("updated_at {raw:?}")),
+        None => {}
+    }
+    if let Some(h) = history(map) {
+        s.messages = h.iter().filter(|e| role(e) != Some("system")).count() as u64;
+        s.has_user_message = h.iter().any(|e| role(e) == Some("user"));
+    }
+    s.first_prompt = first_user_text(map).unwrap_or_default();
+    s.archived = map.get("archived").is_some_and(json::truthy);
+    s.forked_from = str_field(map, "branched_from")
+        .filter(|b| !b.is_empty())
+        .map(|b| format!("harness:{b}"));
+    s.model = str_field(map, "model").map(str::to_string);
+    if let Some(b) = status_badge(sessions, stem, map) {
+        s.badges.push(b);
+    }
+    if parsed.non_finite {
+        s.badges.push("non-finite numbers".into());
+    }
+    let side = sidecar::read(sessions, stem);
+    if let Some(w) = side.warning() {
+        s.badges.push(w);
+    }
+    if let Some(m) = side.map()
+        && let Some(p) = m.get("pinned_at").filter(|p| !p.is_null())
+    {
+        s.pinned_at = p.as_str().and_then(parse_time);
+        s.pinned_flag = s.pinned_at.is_none();
+    }
+    if let Some(h) = history(map) {
+        s.unread = unread(h, side.u64("read_transcript_len"));
+    }
+    s
+}
+
+/// The status badge: nothing for "saved" (the default), "running"/"interrupted" for "active"
+/// by a lease probe, any other status shown raw.
+pub fn status_badge(sessions: &Path, id: &str, map: &Map<String, Value>) -> Option<String> {
+    match map.get("status") {
+        None => None,
+        Some(Value::String(st)) if st == "saved" => None,
+        Some(Value::String(st)) if st == "active" => {
+            let lock = sessions.join(format!("{id}.lock"));
+            Some(
+                if lease::lease_held(&lock) {
+                    "running"
+                } else {
+                    "interrupted"
+                }
+                .into(),
+            )
+        }
+        Some(Value::String(st)) => Some(st.clone()),
+        Some(other) => Some(other.to_string()),
+    }
+}

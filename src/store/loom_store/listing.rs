@@ -1,0 +1,194 @@
+//! Discovery (section 1) and the listing row (sections 3 and 7): ids, the DECIDED sort key,
+//! derived title/summary/times, badges, and the sidecar's pin/archive/title/unread state.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
+
+use super::log::{Facts, Log};
+use crate::model::{SessionSummary, StoreKind, parse_time};
+use crate::store::Candidate;
+use crate::store::sidecar::{self, Sidecar};
+use crate::text::{collapse_whitespace, truncate_chars};
+
+/// Whether `id` is one loom creates: `^[0-9]{8}-[0-9]{6}(-[1-9][0-9]?)?$`.
+pub fn is_standard_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() < 15 || !digits(0..8) || b[8] != b'-' || !digits(9..15) {
+        return false;
+    }
+    match &b[15..] {
+        [] => true,
+        [b'-', d] => (b'1'..=b'9').contains(d),
+        [b'-', d, e] => (b'1'..=b'9').contains(d) && e.is_ascii_digit(),
+        _ => false,
+    }
+}
+
+/// The DECIDED sort key `(id[0..15], numeric suffix or 0)`; `None` for non-standard ids.
+pub fn sort_key(id: &str) -> Option<(&str, u32)> {
+    if !is_standard_id(id) {
+        return None;
+    }
+    let suffix = id.get(16..).and_then(|s| s.parse().ok()).unwrap_or(0);
+    Some((&id[..15], suffix))
+}
+
+/// Regular `*.jsonl` files directly in `sessions/` (no directories, symlinks or dot-files),
+/// newest first by the DECIDED key, ties and non-standard ids by mtime.
+pub fn discover(sessions: &Path) -> Vec<Candidate> {
+    let Ok(rd) = std::fs::read_dir(sessions) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Candidate> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let id = name.strip_suffix(".jsonl")?;
+            if id.is_empty() || name.starts_with('.') {
+                return None;
+            }
+            // DirEntry::file_type does not follow symlinks.
+            if !e.file_type().ok()?.is_file() {
+                return None;
+            }
+            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            Some(Candidate {
+                id: id.to_string(),
+                path: e.path(),
+                mtime,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let ka = sort_key(&a.id);
+        let kb = sort_key(&b.id);
+        // Standard ids first (Some > None), then newest key, then newest mtime.
+        kb.cmp(&ka)
+            .then_with(|| b.mtime.cmp(&a.mtime))
+            .then_with(|| b.id.cmp(&a.id))
+    });
+    out
+}
+
+/// The id read as local time (`YYYYMMDD-hhmmss`), the fallback for `started`.
+pub fn id_time(id: &str) -> Option<DateTime<Utc>> {
+    let naive = NaiveDateTime::parse_from_str(id.get(..15)?, "%Y%m%d-%H%M%S").ok()?;
+    Local
+        .from_local_datetime(&naive)
+        .earliest()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// The row for a log that was read, with its sidecar applied.
+pub fn summary(
+    id: &str,
+    path: &Path,
+    mtime: Option<SystemTime>,
+    log: &Log,
+    side: &Sidecar,
+) -> SessionSummary {
+    let f = &log.facts;
+    let mut s = SessionSummary::new(StoreKind::Loom, id, path);
+    let meta = f.meta.clone().unwrap_or_default();
+    s.created_at = parse_time(&meta.time).or_else(|| id_time(id));
+    s.cwd = non_empty(&meta.cwd);
+    s.model = non_empty(&meta.model);
+    s.forked_from = non_empty(&meta.forked_from).map(|p| format!("loom:{p}"));
+    s.messages = f.messages;
+    s.updated_at = f
+        .last_time
+        .or_else(|| mtime.map(DateTime::<Utc>::from))
+        .or(s.created_at);
+    s.summary = f.last_summary.clone().unwrap_or_default();
+    s.first_prompt = f
+        .first_real_user
+        .clone()
+        .or_else(|| f.first_user.clone())
+        .unwrap_or_default();
+    // The contract's "empty session" is message count == 0 (section 3).
+    s.has_user_message = f.messages > 0;
+    s.title = title(side, &s.first_prompt);
+    s.badges = badges(id, f, side);
+    s.read_only = !is_standard_id(id);
+    if f.long_lines > 0 {
+        s.error = Some("a line is longer than 16 MiB; loom cannot resume this session".into());
+    }
+    apply_sidecar(&mut s, f, side);
+    s
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+fn title(side: &Sidecar, first: &str) -> String {
+    if let Some(t) = side.str("title").filter(|t| !t.trim().is_empty()) {
+        return t.to_string();
+    }
+    let collapsed = collapse_whitespace(first);
+    if collapsed.is_empty() {
+        "(empty session)".to_string()
+    } else {
+        truncate_chars(&collapsed, 80)
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn badges(id: &str, f: &Facts, side: &Sidecar) -> Vec<String> {
+    let mut b = Vec::new();
+    if !is_standard_id(id) {
+        b.push("non-standard id".to_string());
+    }
+    if f.bad_lines > 0 {
+        b.push(plural(f.bad_lines, "unreadable line", "unreadable lines"));
+    }
+    if f.long_lines > 0 {
+        b.push("line over 16 MiB: not resumable".to_string());
+    }
+    if f.lossy_lines > 0 {
+        b.push(plural(
+            f.lossy_lines,
+            "line with invalid UTF-8",
+            "lines with invalid UTF-8",
+        ));
+    }
+    if f.meta_records > 1 {
+        b.push(format!("{} meta records (first used)", f.meta_records));
+    }
+    if let Some(w) = side.warning() {
+        b.push(w);
+    }
+    b
+}
+
+/// Pin, archive and unread from a valid sidecar (section 7).
+fn apply_sidecar(s: &mut SessionSummary, f: &Facts, side: &Sidecar) {
+    if let Some(p) = side.map().and_then(|m| m.get("pinned_at")) {
+        if let Some(t) = p.as_str().and_then(parse_time) {
+            s.pinned_at = Some(t);
+        } else if !p.is_null() {
+            s.pinned_flag = true;
+        }
+    }
+    s.archived = side
+        .map()
+        .and_then(|m| m.get("archived_at"))
+        .is_some_and(|v| !v.is_null());
+    s.unread = match side.u64("read_bytes") {
+        None => false,
+        // The log shrank (replaced): stale marker, not unread.
+        Some(b) if f.size < b => false,
+        Some(_) => f.reply_after_marker,
+    };
+}
+
+/// Sidecar state for `id` (read-only).
+pub fn sidecar_of(sessions: &Path, id: &str) -> Sidecar {
+    sidecar::read(sessions, id)
+}

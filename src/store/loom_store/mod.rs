@@ -1,0 +1,196 @@
+//! The loom store: one append-only JSONL event log per session in `<loom home>/sessions/`
+//! (contract: shared/formats/loom.md). loom has no pin/read/archive/title state, so spool
+//! keeps it in a sidecar; the only writes to logs are new files (fork) and moves to trash.
+//!
+//! Layout: `scan` splits and decodes lines, `log` folds one pass into events and listing
+//! facts, `listing` builds rows, `replay` mirrors loom's `/resume`, `view` renders, and
+//! `write`/`fork`/`trash` are the safe writers of section 8.
+
+mod convert;
+mod fork;
+mod listing;
+mod log;
+mod replay;
+mod scan;
+mod trash;
+mod view;
+mod write;
+
+#[cfg(test)]
+mod tests_cases;
+#[cfg(test)]
+mod tests_read;
+#[cfg(test)]
+mod tests_write;
+
+use std::path::{Path, PathBuf};
+
+use super::{Candidate, Span, Store};
+use crate::error::{Error, Result};
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+
+pub use listing::{is_standard_id, sort_key};
+pub use replay::{SUMMARY_PREFIX, reopened_notice};
+
+/// loom's sessions under `<loom home>/sessions/`.
+pub struct LoomStore {
+    root: PathBuf,
+    sessions: PathBuf,
+}
+
+impl LoomStore {
+    /// `loom_home` is `~/.loom` (or `--loom-dir`); nothing is created.
+    pub fn new(loom_home: &Path) -> Self {
+        LoomStore {
+            root: loom_home.to_path_buf(),
+            sessions: loom_home.join("sessions"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `sessions/<id>.jsonl` when it is a regular file directly in `sessions/`.
+    fn log_path(&self, id: &str) -> Result<PathBuf> {
+        if id.is_empty() || id.starts_with('.') || id.contains(['/', '\0']) {
+            return Err(Error::NotFound(format!("loom:{id}")));
+        }
+        let path = self.sessions.join(format!("{id}.jsonl"));
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_file() => Ok(path),
+            _ => Err(Error::NotFound(format!("loom:{id}"))),
+        }
+    }
+
+    /// The log of a session writers may act on: a loom-created id (section 8.1).
+    fn writable_path(&self, id: &str) -> Result<PathBuf> {
+        if !is_standard_id(id) {
+            return Err(Error::Refused(format!(
+                "loom session '{id}' does not have a loom-created id; spool only reads it"
+            )));
+        }
+        self.log_path(id)
+    }
+
+    /// Read a session once: its events (when `keep`) and its row.
+    fn load(
+        &self,
+        id: &str,
+        path: &Path,
+        keep: bool,
+    ) -> std::io::Result<(log::Log, SessionSummary)> {
+        let side = listing::sidecar_of(&self.sessions, id);
+        let file = log::open(path)?;
+        let mtime = file.metadata().ok().and_then(|m| m.modified().ok());
+        let log = log::read_from(file, side.u64("read_bytes"), keep)?;
+        let summary = listing::summary(id, path, mtime, &log, &side);
+        Ok((log, summary))
+    }
+
+    fn load_id(&self, id: &str) -> Result<(log::Log, SessionSummary)> {
+        let path = self.log_path(id)?;
+        self.load(id, &path, true)
+            .map_err(|e| Error::io("reading", &path, e))
+    }
+}
+
+impl Store for LoomStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Loom
+    }
+
+    fn sessions_dir(&self) -> &Path {
+        &self.sessions
+    }
+
+    fn discover(&self) -> Vec<Candidate> {
+        listing::discover(&self.sessions)
+    }
+
+    fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        Some(match self.load(&c.id, &c.path, false) {
+            Ok((_, s)) => s,
+            Err(e) => {
+                let mut s = SessionSummary::error_row(
+                    StoreKind::Loom,
+                    &c.id,
+                    &c.path,
+                    format!("cannot read {}: {e}", c.path.display()),
+                );
+                if !is_standard_id(&c.id) {
+                    s.badges.push("non-standard id".to_string());
+                }
+                s
+            }
+        })
+    }
+
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        let (log, summary) = self.load_id(id)?;
+        Ok(view::transcript(&log, summary, span))
+    }
+
+    fn window(&self, id: &str) -> Result<Window> {
+        let (log, summary) = self.load_id(id)?;
+        Ok(view::window(&log, id, summary))
+    }
+
+    fn raw(&self, id: &str) -> Result<String> {
+        let path = self.log_path(id)?;
+        log::open(&path)
+            .and_then(view::raw)
+            .map_err(|e| Error::io("reading", &path, e))
+    }
+
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
+        self.writable_path(id)?;
+        write::set_time_key(&self.sessions, id, "pinned_at", pinned)
+    }
+
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
+        let path = self.writable_path(id)?;
+        let log = log::read(&path, None, false).map_err(|e| Error::io("reading", &path, e))?;
+        if unread {
+            write::mark_unread(&self.sessions, id, &log.facts)
+        } else {
+            write::mark_read(&self.sessions, id, &log.facts)
+        }
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()> {
+        self.writable_path(id)?;
+        write::set_time_key(&self.sessions, id, "archived_at", archived)
+    }
+
+    fn rename(&self, id: &str, title: &str) -> Result<()> {
+        self.writable_path(id)?;
+        write::set_title(&self.sessions, id, title)
+    }
+
+    fn fork(&self, id: &str, at: Option<usize>) -> Result<String> {
+        let path = self.writable_path(id)?;
+        fork::fork(&self.sessions, id, &path, at)
+    }
+
+    fn delete(&self, id: &str) -> Result<()> {
+        let path = self.writable_path(id)?;
+        trash::delete(&self.sessions, id, &path)
+    }
+
+    fn undo_delete(&self, id: &str) -> Result<()> {
+        if !is_standard_id(id) {
+            return Err(Error::Refused(format!(
+                "loom session '{id}' does not have a loom-created id; spool only reads it"
+            )));
+        }
+        trash::undo_delete(&self.sessions, id)
+    }
+
+    fn in_use(&self, id: &str) -> bool {
+        match self.log_path(id) {
+            Ok(p) => trash::open_elsewhere(&p) == Some(true),
+            Err(_) => false,
+        }
+    }
+}

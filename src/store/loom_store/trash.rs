@@ -1,0 +1,161 @@
+//! Delete and undo (section 8.6): a log that no process holds open is moved into
+//! `sessions/.spool/trash/<id>.<unix-seconds>.jsonl`, restored from there on undo, and purged
+//! after the 10-minute undo window. Also the open-handle probe behind `in_use`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::error::{Error, Result};
+use crate::store::{atomic, lease, sidecar};
+
+/// How long a deleted log stays restorable.
+pub const UNDO_WINDOW_SECS: u64 = 10 * 60;
+
+/// Whether any process has `log` open, from `/proc/*/fd/*`. `None` when the scan is not
+/// possible here (no `/proc`), so callers must not assume the log is free.
+pub fn open_elsewhere(log: &Path) -> Option<bool> {
+    let target = std::fs::canonicalize(log).ok()?;
+    // Without our own fd table the scan would see nothing and prove nothing.
+    std::fs::read_dir("/proc/self/fd").ok()?;
+    let procs = std::fs::read_dir("/proc").ok()?;
+    for p in procs.flatten() {
+        let name = p.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // Other users' processes are unreadable (EACCES); loom runs as us, so that is fine.
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if std::fs::read_link(fd.path()).is_ok_and(|l| l == target) {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+fn trash_dir(sessions: &Path) -> PathBuf {
+    sidecar::dir(sessions).join("trash")
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn sync(dir: &Path) -> Result<()> {
+    atomic::fsync_dir(dir).map_err(|e| Error::io("syncing directory", dir, e))
+}
+
+/// Move the log of `id` to the trash, remove its sidecar and purge expired trash.
+pub fn delete(sessions: &Path, id: &str, log: &Path) -> Result<()> {
+    match open_elsewhere(log) {
+        Some(false) => {}
+        Some(true) => return Err(Error::InUse(format!("loom:{id}"))),
+        None => {
+            return Err(Error::Refused(format!(
+                "cannot check whether loom session {id} is open here; the log may be in use"
+            )));
+        }
+    }
+    let spool = sidecar::dir(sessions);
+    let _lock = lease::instance_lock(&spool, Duration::from_secs(2))?;
+    let trash = trash_dir(sessions);
+    lease::create_private_dir(&trash)?;
+    let now = unix_now();
+    let mut moved = false;
+    // A delete, undo and delete within one second would reuse a name: take the next second.
+    for secs in now..now + 10 {
+        let dest = trash.join(format!("{id}.{secs}.jsonl"));
+        match atomic::rename_no_replace(log, &dest) {
+            Ok(()) => {
+                moved = true;
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io("moving to trash", log, e)),
+        }
+    }
+    if !moved {
+        return Err(Error::Refused(format!(
+            "the trash already holds copies of loom session {id}; try again later"
+        )));
+    }
+    sync(sessions)?;
+    sync(&trash)?;
+    // The instance lock is held, so remove the sidecar directly (sidecar::remove would
+    // wait on the same lock).
+    let side = sidecar::path(sessions, id);
+    match std::fs::remove_file(&side) {
+        Ok(()) => sync(&spool)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io("removing", &side, e)),
+    }
+    purge(&trash, now);
+    Ok(())
+}
+
+/// `(id, unix seconds)` of a trash entry name `<id>.<secs>.jsonl`.
+fn parse_entry(name: &str) -> Option<(&str, u64)> {
+    let stem = name.strip_suffix(".jsonl")?;
+    let (id, secs) = stem.rsplit_once('.')?;
+    Some((id, secs.parse().ok()?))
+}
+
+/// Unlink trash entries older than the undo window (best effort: a failure only delays it).
+pub fn purge(trash: &Path, now: u64) {
+    let Ok(rd) = std::fs::read_dir(trash) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some((_, secs)) = parse_entry(&name)
+            && now.saturating_sub(secs) > UNDO_WINDOW_SECS
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Restore the newest trash entry of `id` if `sessions/<id>.jsonl` is free.
+pub fn undo_delete(sessions: &Path, id: &str) -> Result<()> {
+    let spool = sidecar::dir(sessions);
+    let trash = trash_dir(sessions);
+    if !trash.is_dir() {
+        return Err(nothing(id));
+    }
+    let _lock = lease::instance_lock(&spool, Duration::from_secs(2))?;
+    let newest = std::fs::read_dir(&trash)
+        .map_err(|e| Error::io("reading", &trash, e))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let (eid, secs) = parse_entry(&name)?;
+            (eid == id).then_some((secs, e.path()))
+        })
+        .max_by_key(|(secs, _)| *secs);
+    let Some((_, from)) = newest else {
+        return Err(nothing(id));
+    };
+    let dest = sessions.join(format!("{id}.jsonl"));
+    match atomic::rename_no_replace(&from, &dest) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(Error::Refused(format!(
+                "a loom session named {id} exists again; not overwriting it"
+            )));
+        }
+        Err(e) => return Err(Error::io("restoring", &from, e)),
+    }
+    sync(sessions)?;
+    sync(&trash)
+}
+
+fn nothing(id: &str) -> Error {
+    Error::Refused(format!(
+        "there is no deleted copy of loom session {id} to restore"
+    ))
+}

@@ -1,0 +1,140 @@
+//! Collection-level state: `archive.json` (section 2.5), archive/unarchive (9.5) and the
+//! staged delete (9.7). An invalid `archive.json` is never overwritten.
+
+use std::fs;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::Loc;
+use super::header::valid_id;
+use super::write::{read_optional, replace_checked, with_retries};
+use crate::error::{Error, Result};
+use crate::store::atomic;
+
+/// What `archive.json` says. A missing file is a valid empty archive.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ArchiveState {
+    Valid(Vec<String>),
+    Invalid,
+}
+
+/// Parse archive bytes (`None` = missing file).
+pub(crate) fn parse_archive(bytes: Option<&[u8]>) -> ArchiveState {
+    let Some(bytes) = bytes else {
+        return ArchiveState::Valid(Vec::new());
+    };
+    let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(bytes) else {
+        return ArchiveState::Invalid;
+    };
+    let mut ids = Vec::with_capacity(items.len());
+    for i in items {
+        match i.as_str() {
+            Some(s) if valid_id(s) => ids.push(s.to_string()),
+            _ => return ArchiveState::Invalid,
+        }
+    }
+    ArchiveState::Valid(ids)
+}
+
+/// Read a collection's archive; an unreadable file counts as invalid.
+pub(crate) fn read_archive(path: &Path) -> ArchiveState {
+    match read_optional(path) {
+        Ok(b) => parse_archive(b.as_deref()),
+        Err(_) => ArchiveState::Invalid,
+    }
+}
+
+fn unreadable() -> Error {
+    Error::Refused(
+        "the archive state of this collection is unreadable (invalid archive.json); \
+         archive and delete are refused there"
+            .into(),
+    )
+}
+
+fn render(ids: &[String]) -> Vec<u8> {
+    let mut s = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    s.push('\n');
+    s.into_bytes()
+}
+
+/// Add or remove `loc.id` in `archive.json`, keeping order; no change means no write.
+/// Session files are never touched. The id exists: `loc` was located in this collection.
+pub(crate) fn set_archived(loc: &Loc, archived: bool) -> Result<()> {
+    let path = loc.archive_path();
+    with_retries(&loc.id, || {
+        let b0 = read_optional(&path)?;
+        let ArchiveState::Valid(mut ids) = parse_archive(b0.as_deref()) else {
+            return Err(unreadable());
+        };
+        let present = ids.contains(&loc.id);
+        match (archived, present) {
+            (true, true) | (false, false) => return Ok(()),
+            (true, false) => ids.push(loc.id.clone()),
+            (false, true) => ids.retain(|i| *i != loc.id),
+        }
+        replace_checked(&path, b0.as_deref(), &render(&ids), &loc.id)
+    })
+}
+
+/// Remove `id` from `archive.json` (written even if it was not a member, as Loop does).
+fn drop_from_archive(loc: &Loc) -> Result<()> {
+    let path = loc.archive_path();
+    with_retries(&loc.id, || {
+        let b0 = read_optional(&path)?;
+        let ArchiveState::Valid(mut ids) = parse_archive(b0.as_deref()) else {
+            return Err(unreadable());
+        };
+        ids.retain(|i| *i != loc.id);
+        replace_checked(&path, b0.as_deref(), &render(&ids), &loc.id)
+    })
+}
+
+/// Staged delete (9.7): only archived sessions; `<id>/` and `<id>.jsonl` both move into
+/// `.delete-<uuid>/`, the id leaves `archive.json`, then the staging directory is removed.
+/// On failure everything moved is put back.
+pub(crate) fn delete(loc: &Loc) -> Result<()> {
+    match read_archive(&loc.archive_path()) {
+        ArchiveState::Invalid => return Err(unreadable()),
+        ArchiveState::Valid(ids) if !ids.contains(&loc.id) => {
+            return Err(Error::Refused(format!(
+                "session {} is not archived; archive it before deleting",
+                loc.id
+            )));
+        }
+        ArchiveState::Valid(_) => {}
+    }
+    let stage = loc
+        .collection
+        .join(format!(".delete-{}", super::fork::new_uuid()));
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&stage)
+        .map_err(|e| Error::io("creating", &stage, e))?;
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let result = (|| {
+        for name in [loc.id.clone(), format!("{}.jsonl", loc.id)] {
+            let from = loc.collection.join(&name);
+            let is_entry = fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir() || m.is_file());
+            if !is_entry {
+                continue;
+            }
+            let to = stage.join(&name);
+            fs::rename(&from, &to).map_err(|e| Error::io("moving", &from, e))?;
+            moved.push((from, to));
+        }
+        drop_from_archive(loc)
+    })();
+    if let Err(e) = result {
+        for (from, to) in moved.iter().rev() {
+            let _ = fs::rename(to, from);
+        }
+        let _ = fs::remove_dir(&stage);
+        let _ = atomic::fsync_dir(&loc.collection);
+        return Err(e);
+    }
+    let _ = atomic::fsync_dir(&loc.collection);
+    fs::remove_dir_all(&stage).map_err(|e| Error::io("removing deletion staging", &stage, e))
+}

@@ -1,0 +1,236 @@
+//! The Loop store (contract: shared/formats/loop.md): per-project collections under
+//! `<agent_dir>/sessions/`, each holding v3 session directories (`meta.json`,
+//! `messages.jsonl`, `index.json`), legacy v2 single files and `archive.json`.
+//!
+//! `discover`/`locate` find sessions (here), `envelope` parses `meta.json` or the legacy
+//! header line, `listing` builds rows, `history` reads and validates messages, `convert` maps
+//! pi-ai messages to the neutral model, `replay` rebuilds the context window, and `write`,
+//! `archive` and `fork` are the writers of section 9.
+
+mod archive;
+mod convert;
+mod envelope;
+mod fork;
+mod header;
+mod history;
+mod listing;
+mod replay;
+mod validate;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{Candidate, Span, Store};
+use crate::error::{Error, Result};
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+
+pub use header::{fallback_title, valid_id};
+
+/// `sha256(realpath(cwd))`, first 24 lowercase hex characters: the workspace collection name.
+pub fn workspace_hash(realpath: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(realpath.as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect::<String>()[..24].to_string()
+}
+
+/// The Loop store rooted at an agent directory (`$LOOP_DATA_DIR` or `~/.loop`).
+pub struct LoopStore {
+    root: PathBuf,
+    sessions: PathBuf,
+}
+
+/// Which layout a located session uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// `<collection>/<id>/` with `meta.json`, `messages.jsonl`, `index.json`.
+    V3,
+    /// `<collection>/<id>.jsonl` with no `<id>/` beside it.
+    Legacy,
+}
+
+/// Where one session lives.
+#[derive(Clone, Debug)]
+pub(crate) struct Loc {
+    /// The directory or file name's id (what the row is called, even if the header differs).
+    pub id: String,
+    pub collection: PathBuf,
+    pub path: PathBuf,
+    pub layout: Layout,
+}
+
+impl Loc {
+    pub fn meta_path(&self) -> PathBuf {
+        self.path.join("meta.json")
+    }
+    pub fn messages_path(&self) -> PathBuf {
+        self.path.join("messages.jsonl")
+    }
+    pub fn index_path(&self) -> PathBuf {
+        self.path.join("index.json")
+    }
+    pub fn archive_path(&self) -> PathBuf {
+        self.collection.join("archive.json")
+    }
+}
+
+/// Names that are never sessions: dot entries (staging, deletion) and atomic-write temps.
+fn is_debris(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with(".tmp")
+}
+
+impl LoopStore {
+    pub fn new(root: &Path) -> Self {
+        LoopStore {
+            root: root.to_path_buf(),
+            sessions: root.join("sessions"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every immediate, real (non-symlink) subdirectory of `sessions/` is a collection.
+    fn collections(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = fs::read_dir(&self.sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| !is_debris(&e.file_name().to_string_lossy()))
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Candidates of one collection (section 1, discovery steps 2 to 5).
+    fn discover_in(collection: &Path, out: &mut Vec<Candidate>) {
+        let Ok(entries) = fs::read_dir(collection) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if is_debris(&name) {
+                continue;
+            }
+            // DirEntry::file_type does not follow symlinks, so symlinks are neither.
+            let Ok(ft) = e.file_type() else { continue };
+            let id = if ft.is_dir() && valid_id(&name) {
+                name
+            } else if ft.is_file()
+                && let Some(stem) = name.strip_suffix(".jsonl")
+                && valid_id(stem)
+                && !dir_exists(&collection.join(stem))
+            {
+                stem.to_string()
+            } else {
+                continue;
+            };
+            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            out.push(Candidate {
+                id,
+                path: e.path(),
+                mtime,
+            });
+        }
+    }
+
+    /// Find a session by id in any collection. A directory hides a same-named `.jsonl`
+    /// (the migration backup), even if the directory is invalid.
+    pub(crate) fn locate(&self, id: &str) -> Result<Loc> {
+        if !valid_id(id) {
+            return Err(Error::NotFound(id.to_string()));
+        }
+        for col in self.collections() {
+            if let Some(loc) = loc_in(&col, id) {
+                return Ok(loc);
+            }
+        }
+        Err(Error::NotFound(id.to_string()))
+    }
+}
+
+/// A real directory (or a symlink, which also hides the backup but is never listed).
+fn dir_exists(p: &Path) -> bool {
+    fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink())
+}
+
+fn loc_in(col: &Path, id: &str) -> Option<Loc> {
+    let dir = col.join(id);
+    let file = col.join(format!("{id}.jsonl"));
+    let layout = if fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        Layout::V3
+    } else if !dir_exists(&dir) && fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+        Layout::Legacy
+    } else {
+        return None;
+    };
+    Some(Loc {
+        id: id.to_string(),
+        collection: col.to_path_buf(),
+        path: if layout == Layout::V3 { dir } else { file },
+        layout,
+    })
+}
+
+/// The location a candidate path names (its parent is the collection).
+fn loc_of(c: &Candidate) -> Option<Loc> {
+    loc_in(c.path.parent()?, &c.id)
+}
+
+impl Store for LoopStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Loop
+    }
+    fn sessions_dir(&self) -> &Path {
+        &self.sessions
+    }
+    fn discover(&self) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        for col in self.collections() {
+            Self::discover_in(&col, &mut out);
+        }
+        out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
+        out
+    }
+    fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        listing::summarize(&loc_of(c)?)
+    }
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        history::transcript(&self.locate(id)?, span)
+    }
+    fn window(&self, id: &str) -> Result<Window> {
+        replay::window(&self.locate(id)?)
+    }
+    fn raw(&self, id: &str) -> Result<String> {
+        history::raw(&self.locate(id)?)
+    }
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
+        write::set_pinned(&self.locate(id)?, pinned)
+    }
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
+        let loc = self.locate(id)?;
+        if unread {
+            write::mark_unread(&loc)
+        } else {
+            write::mark_read_current(&loc).map(|_| ())
+        }
+    }
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()> {
+        archive::set_archived(&self.locate(id)?, archived)
+    }
+    fn rename(&self, id: &str, title: &str) -> Result<()> {
+        write::rename(&self.locate(id)?, title)
+    }
+    fn fork(&self, id: &str, at: Option<usize>) -> Result<String> {
+        fork::fork(&self.locate(id)?, at)
+    }
+    fn delete(&self, id: &str) -> Result<()> {
+        archive::delete(&self.locate(id)?)
+    }
+}

@@ -1,0 +1,138 @@
+//! Tests of the Loop store against the contract's examples (tests/fixtures/loop) and
+//! hand-built malformed sessions.
+
+mod read;
+mod replay;
+mod write;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use super::LoopStore;
+use crate::model::SessionSummary;
+use crate::store::Store;
+
+pub const COL: &str = "767af75ec9c3c6ac7b4a00e5";
+pub const E1: &str = "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c";
+pub const E2: &str = "b41e07d2-5c9a-4f13-a8e6-0f2d7c3b9e54";
+pub const E3: &str = "e9d4a6b1-2f3c-4d5e-8a7b-6c5d4e3f2a1b";
+/// An id for hand-built sessions.
+pub const N1: &str = "11111111-2222-4333-8444-555555555555";
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// A private copy of the fixture agent directory and a store over it.
+pub fn fixture() -> (TempDir, LoopStore) {
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loop");
+    copy_tree(&src, d.path());
+    let store = LoopStore::new(d.path());
+    (d, store)
+}
+
+pub fn col(d: &TempDir) -> PathBuf {
+    d.path().join("sessions").join(COL)
+}
+
+pub fn fixture_file(rel: &str) -> Vec<u8> {
+    fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/loop/sessions")
+            .join(COL)
+            .join(rel),
+    )
+    .unwrap()
+}
+
+/// The row for `id` from a full listing.
+pub fn row(store: &LoopStore, id: &str) -> SessionSummary {
+    store
+        .list()
+        .into_iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("{id} not listed"))
+}
+
+pub fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&fs::read(p).unwrap()).unwrap()
+}
+
+/// Edit a v3 session's header in place (test setup, not the store's writer).
+pub fn edit_header(dir: &Path, f: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+    let p = dir.join("meta.json");
+    let mut v = read_json(&p);
+    f(v["header"].as_object_mut().unwrap());
+    fs::write(&p, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+}
+
+/// A valid header for hand-built sessions.
+pub fn header(id: &str, cwd: &str) -> Value {
+    json!({"format": "loop-session", "version": 2, "id": id, "cwd": cwd,
+        "createdAt": "2026-03-01T10:00:00.000Z", "updatedAt": "2026-03-01T10:05:00.000Z",
+        "permissionPreset": "read-only"})
+}
+
+/// Write a v3 session whose range is all of `lines` (each given without its newline).
+pub fn make_v3(collection: &Path, id: &str, header: Value, lines: &[Value]) -> PathBuf {
+    let mut bytes = Vec::new();
+    for l in lines {
+        bytes.extend_from_slice(serde_json::to_string(l).unwrap().as_bytes());
+        bytes.push(b'\n');
+    }
+    make_v3_raw(collection, id, header, &bytes, lines.len())
+}
+
+/// Write a v3 session with exactly `bytes` committed and a matching generation.
+pub fn make_v3_raw(
+    collection: &Path,
+    id: &str,
+    header: Value,
+    bytes: &[u8],
+    count: usize,
+) -> PathBuf {
+    let dir = collection.join(id);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("messages.jsonl"), bytes).unwrap();
+    let meta = json!({"format": "loop-session", "version": 3, "header": header,
+        "generation": super::history::sha256_hex(bytes), "start": 0,
+        "bytes": bytes.len(), "messageCount": count});
+    fs::write(
+        dir.join("meta.json"),
+        serde_json::to_string_pretty(&meta).unwrap() + "\n",
+    )
+    .unwrap();
+    dir
+}
+
+pub fn user(text: &str) -> Value {
+    json!({"role": "user", "content": text, "timestamp": 1772000000000u64})
+}
+
+pub fn assistant(text: &str, calls: &[(&str, &str)], stop: &str) -> Value {
+    let mut content = vec![json!({"type": "text", "text": text})];
+    for (id, name) in calls {
+        content.push(json!({"type": "toolCall", "id": id, "name": name, "arguments": {}}));
+    }
+    json!({"role": "assistant", "content": content, "api": "openai-responses",
+        "provider": "openai", "model": "gpt-5.5", "usage": {}, "stopReason": stop,
+        "timestamp": 1772000001000u64})
+}
+
+pub fn tool_result(id: &str) -> Value {
+    json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
+        "content": [{"type": "text", "text": "ok"}], "isError": false, "timestamp": 1772000002000u64})
+}

@@ -1,0 +1,100 @@
+//! Shared helpers for the integration tests: a fixture HOME with the three stores at their
+//! default locations, and running the built `spool` binary against it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary HOME holding copies of the contract example fixtures at the default roots:
+/// `~/.loop`, `~/.loom`, `~/.agent-harness/memory`.
+pub struct Home {
+    pub dir: tempfile::TempDir,
+}
+
+impl Home {
+    /// An empty HOME.
+    pub fn empty() -> Home {
+        Home {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// A HOME with every store's contract fixtures copied in.
+    pub fn with_fixtures() -> Home {
+        let h = Home::empty();
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for (store, root) in [
+            ("loop", h.loop_dir()),
+            ("loom", h.loom_dir()),
+            ("harness", h.harness_dir()),
+        ] {
+            let src = fx.join(store).join("sessions");
+            if src.is_dir() {
+                copy_tree(&src, &root.join("sessions"));
+            }
+        }
+        h
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn loop_dir(&self) -> PathBuf {
+        self.path().join(".loop")
+    }
+    pub fn loom_dir(&self) -> PathBuf {
+        self.path().join(".loom")
+    }
+    pub fn harness_dir(&self) -> PathBuf {
+        self.path().join(".agent-harness/memory")
+    }
+
+    /// Run `spool args...` with HOME here and no other store variables.
+    pub fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_spool"))
+            .args(args)
+            .env("HOME", self.path())
+            .env_remove("LOOP_DATA_DIR")
+            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            .output()
+            .expect("run spool")
+    }
+
+    /// Run and expect success; returns stdout with the HOME path replaced by `~`.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "spool {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.tidy(&String::from_utf8(out.stdout).expect("utf-8 stdout"))
+    }
+
+    /// Replace the temporary HOME path with `~` so outputs are stable.
+    pub fn tidy(&self, s: &str) -> String {
+        s.replace(&self.path().to_string_lossy().into_owned(), "~")
+    }
+}
+
+/// Copy a directory tree (files and directories; symlinks are skipped).
+pub fn copy_tree(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).expect("mkdir");
+    for e in std::fs::read_dir(src).expect("read_dir").flatten() {
+        let ft = e.file_type().expect("file type");
+        let to = dst.join(e.file_name());
+        if ft.is_dir() {
+            copy_tree(&e.path(), &to);
+        } else if ft.is_file() {
+            std::fs::copy(e.path(), &to).expect("copy");
+        }
+    }
+}
+
+/// Parse JSON Lines output.
+pub fn json_lines(s: &str) -> Vec<serde_json::Value> {
+    s.lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
