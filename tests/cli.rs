@@ -362,3 +362,18 @@ fn show_window_replays_each_store() {
         .collect();
     assert_eq!(stored.len(), 6);
 }
+
+#[test]
+fn outputs_match_the_expected_files() {
+    let h = Home::with_fixtures();
+    insta::assert_snapshot!("list_table_all", h.ok(&["list", "--all"]));
+    insta::assert_snapshot!("list_json_all", h.ok(&["list", "--json", "--all"]));
+    for (name, r) in [
+        ("show_loop_example1", "loop:3f6b2c1e"),
+        ("show_loom_example_a", "loom:20260314-091502"),
+        ("show_harness_example_c", "harness:r7-PqLs_04VmYe2K"),
+    ] {
+        insta::assert_snapshot!(name, h.ok(&["show", r]));
+        insta::assert_snapshot!(format!("{name}_window"), h.ok(&["show", r, "--window"]));
+    }
+}
