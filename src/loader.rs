@@ -37,7 +37,9 @@ impl From<crossterm::event::Event> for Event {
     }
 }
 
-/// Summaries per batch, and the longest a batch waits before it is sent.
+/// Summaries per batch, and the longest a batch waits before it is sent. The first batch of
+/// each store is small so the first screen fills as soon as a screenful is read.
+const FIRST_BATCH: usize = 48;
 const BATCH: usize = 256;
 const BATCH_WAIT: Duration = Duration::from_millis(50);
 /// Poll interval when no watcher could be set up (and the longest a change waits).
@@ -222,7 +224,8 @@ fn list_and_watch(
         if let Some(s) = store.summarize(c) {
             batch.push(s);
         }
-        if batch.len() >= BATCH || sent.elapsed() >= BATCH_WAIT {
+        let want = if n < FIRST_BATCH { FIRST_BATCH } else { BATCH };
+        if batch.len() >= want || sent.elapsed() >= BATCH_WAIT {
             let rows = std::mem::take(&mut batch);
             if tx.send(Event::Action(Action::Rows(rows))).is_err() || !progress(n + 1, total, false)
             {

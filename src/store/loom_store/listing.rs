@@ -37,7 +37,7 @@ pub fn sort_key(id: &str) -> Option<(&str, u32)> {
 }
 
 /// Regular `*.jsonl` files directly in `sessions/` (no directories, symlinks or dot-files),
-/// newest first by the DECIDED key, ties and non-standard ids by mtime.
+/// newest first by the DECIDED key, ties and non-standard ids by id.
 pub fn discover(sessions: &Path) -> Vec<Candidate> {
     let Ok(rd) = std::fs::read_dir(sessions) else {
         return Vec::new();
@@ -54,21 +54,19 @@ pub fn discover(sessions: &Path) -> Vec<Candidate> {
             if !e.file_type().ok()?.is_file() {
                 return None;
             }
-            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            // No stat here: the id already orders the logs, and a stat per file is most of
+            // the cost of discovering a large store (mtime is only a rare tie-break).
             Some(Candidate {
                 id: id.to_string(),
                 path: e.path(),
-                mtime,
+                mtime: None,
             })
         })
         .collect();
-    out.sort_by(|a, b| {
-        let ka = sort_key(&a.id);
-        let kb = sort_key(&b.id);
-        // Standard ids first (Some > None), then newest key, then newest mtime.
-        kb.cmp(&ka)
-            .then_with(|| b.mtime.cmp(&a.mtime))
-            .then_with(|| b.id.cmp(&a.id))
+    // Standard ids first (Some > None), then newest key, then id.
+    out.sort_by_cached_key(|c| {
+        let key = sort_key(&c.id).map(|(stamp, n)| (stamp.to_string(), n));
+        std::cmp::Reverse((key, c.id.clone()))
     });
     out
 }
