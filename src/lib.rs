@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod demo;
 pub mod error;
 pub mod export;
+pub mod hints;
 pub mod model;
 pub mod resume;
 pub mod store;

@@ -211,6 +211,25 @@ fn list_and_watch(
         }))
         .is_ok()
     };
+    // Last run's top sessions first: the first screen needs a screenful, not the whole store.
+    let cache = crate::hints::cache_dir();
+    let hinted: Vec<Candidate> = cache
+        .as_deref()
+        .map(|c| crate::hints::read(c, store.sessions_dir()))
+        .unwrap_or_default();
+    let mut early: HashMap<String, PathBuf> = HashMap::new();
+    let mut top: Vec<SessionSummary> = Vec::new();
+    if !hinted.is_empty() {
+        let rows: Vec<SessionSummary> = hinted.iter().filter_map(|c| store.summarize(c)).collect();
+        for r in &rows {
+            early.insert(r.id.clone(), r.path.clone());
+            remember_top(&mut top, r);
+        }
+        if tx.send(Event::Action(Action::Rows(rows))).is_err() {
+            return;
+        }
+    }
+
     let candidates = store.discover();
     let total = candidates.len();
     if !progress(0, total, false) {
@@ -221,7 +240,10 @@ fn list_and_watch(
     let mut sent = Instant::now();
     for (n, c) in candidates.iter().enumerate() {
         known.insert(c.id.clone(), (c.path.clone(), fingerprint(&c.path)));
-        if let Some(s) = store.summarize(c) {
+        // A hinted session already sent is only read again if it moved.
+        let already = early.remove(&c.id).is_some_and(|p| p == c.path);
+        if !already && let Some(s) = store.summarize(c) {
+            remember_top(&mut top, &s);
             batch.push(s);
         }
         let want = if n < FIRST_BATCH { FIRST_BATCH } else { BATCH };
@@ -237,10 +259,32 @@ fn list_and_watch(
     if !batch.is_empty() && tx.send(Event::Action(Action::Rows(batch))).is_err() {
         return;
     }
+    // Hinted sessions that discovery no longer finds are gone.
+    if !early.is_empty() {
+        top.retain(|r| !early.contains_key(&r.id));
+        let gone = early.into_keys().map(|id| (kind, id)).collect();
+        if tx.send(Event::Action(Action::Removed(gone))).is_err() {
+            return;
+        }
+    }
+    if let Some(c) = &cache {
+        crate::hints::write(c, store.sessions_dir(), &top);
+    }
     if !progress(total, total, true) {
         return;
     }
     watch(store, tx, &mut known, poke_tx, &pokes);
+}
+
+/// Keep the best `hints::KEEP` rows (list order) seen so far, for the next start's hints.
+fn remember_top(top: &mut Vec<SessionSummary>, s: &SessionSummary) {
+    // A moved session's newer row replaces the hinted one.
+    top.retain(|r| r.id != s.id);
+    top.push(s.clone());
+    if top.len() >= 4 * crate::hints::KEEP {
+        top.sort_by(crate::store::registry::list_order);
+        top.truncate(crate::hints::KEEP);
+    }
 }
 
 /// Wait for changes (file events or the poll interval) and send re-summarized rows.
