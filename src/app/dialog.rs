@@ -190,7 +190,7 @@ pub fn expand_path(typed: &str) -> PathBuf {
 pub fn delete_note(s: &SessionSummary) -> String {
     match s.store {
         StoreKind::Loop if !s.archived => {
-            "Loop deletes only archived sessions: archive it first (a), then delete.".into()
+            "Loop deletes only archived sessions: archive it first (a).".into()
         }
         StoreKind::Loop => "The session and its backup are removed for good.".into(),
         StoreKind::Loom => {

@@ -95,7 +95,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
             let label = format!(" rename {}: ", summary.reference());
             let label = fit(&label, (area.width as usize) / 2);
             let lw = label.width() as u16;
-            frame.render_widget(Clear, area);
+            clear(frame, area);
             frame.render_widget(
                 Paragraph::new(Line::from(Span::styled(label, theme.title))).style(theme.status),
                 area,
@@ -136,7 +136,7 @@ fn boxed(
         w,
         h,
     );
-    frame.render_widget(Clear, area);
+    clear(frame, area);
     let block = Block::new()
         .borders(Borders::ALL)
         .border_style(theme.border)
@@ -166,6 +166,22 @@ fn boxed(
     {
         let r = Rect::new(inner.x + 1, inner.y + row, inner.width.saturating_sub(2), 1);
         field(frame, theme, r, i);
+    }
+}
+
+/// Clear `area`, and blank a wide character that straddles its left edge (its second half
+/// is under the box; left alone, the terminal would draw it over the border).
+fn clear(frame: &mut Frame, area: Rect) {
+    frame.render_widget(Clear, area);
+    if area.x == 0 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    for y in area.y..area.y + area.height {
+        let cell = &mut buf[(area.x - 1, y)];
+        if cell.symbol().width() > 1 {
+            cell.set_symbol(" ");
+        }
     }
 }
 
