@@ -297,7 +297,8 @@ fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
     Ok(())
 }
 
-/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over `search_text`), best first;
+/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over the browser's haystack),
+/// best first;
 /// equal scores keep list order.
 fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
     use nucleo::pattern::{CaseMatching, Normalization, Pattern};
@@ -308,7 +309,7 @@ fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
         .into_iter()
         .enumerate()
         .filter_map(|(i, r)| {
-            let text = r.search_text();
+            let text = crate::search::haystack(&r);
             let score = pattern.score(nucleo::Utf32Str::new(&text, &mut buf), &mut matcher)?;
             Some((score, i, r))
         })

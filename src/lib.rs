@@ -5,6 +5,7 @@
 //! (drawing) and `tui` (the terminal).
 
 pub mod cli;
+pub mod corpus;
 pub mod demo;
 pub mod error;
 pub mod export;

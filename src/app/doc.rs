@@ -240,20 +240,12 @@ pub fn transcript_with_rounds(t: &Transcript, expanded: bool) -> (Vec<DocLine>, 
     (out, rounds)
 }
 
-/// The replayed context window as display lines, with its token estimate on top.
+/// The replayed context window as display lines (its token estimate is in the header).
 pub fn window(w: &Window, expanded: bool) -> Vec<DocLine> {
-    let virt = w.messages.iter().filter(|m| m.is_virtual).count();
-    let mut out = vec![line(
-        Tone::Heading,
-        format!(
-            "context window · ~{} tokens · {} messages ({} virtual)",
-            w.estimated_tokens(),
-            w.messages.len(),
-            virt
-        ),
-    )];
+    // The size line lives in the pane header, which stays in view while scrolling.
+    let mut out = Vec::new();
     if let Some(n) = &w.system_note {
-        out.push(line(Tone::Dim, format!("system prompt: {}", one_line(n))));
+        out.push(line(Tone::Dim, one_line(n)));
     }
     for warn in &w.warnings {
         out.push(line(Tone::Warn, format!("⚠ {}", one_line(warn))));

@@ -148,27 +148,6 @@ impl SessionSummary {
         }
     }
 
-    /// The text fuzzy search matches against: title, project, first prompt and summary.
-    pub fn search_text(&self) -> String {
-        let mut t = String::with_capacity(
-            self.title.len() + self.first_prompt.len() + self.summary.len() + 32,
-        );
-        for part in [
-            self.title.as_str(),
-            self.project(),
-            self.first_prompt.as_str(),
-            self.summary.as_str(),
-        ] {
-            if !part.is_empty() {
-                if !t.is_empty() {
-                    t.push_str("  ");
-                }
-                t.push_str(part);
-            }
-        }
-        t
-    }
-
     /// The `list --json` object: exactly the contract's keys, in its order.
     pub fn to_json(&self) -> serde_json::Value {
         let mut m = serde_json::Map::new();

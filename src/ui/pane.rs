@@ -112,6 +112,15 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
             tr.total_rounds
         ));
     }
+    // The window's size stays in view wherever the pane is scrolled.
+    if let Content::Window(win) = &app.pane.content {
+        let virt = win.messages.iter().filter(|m| m.is_virtual).count();
+        l3 = format!(
+            "context window · ~{} tokens · {} messages ({virt} inserted by replay)",
+            win.estimated_tokens(),
+            win.messages.len()
+        );
+    }
     let l3 = match &s.error {
         Some(e) => Line::styled(fit(&format!("error: {}", one_line(e)), w), theme.error),
         None => Line::styled(fit(&l3, w), theme.dim),

@@ -193,7 +193,10 @@ pub(crate) fn window(loc: &Loc) -> Result<Window> {
     let mut system_note = None;
     if let Some(text) = system_prompt(&cps) {
         messages.insert(0, Message::inserted(Role::System, text));
-        system_note = Some("reconstructed".to_string());
+        system_note = Some(
+            "system prompt reconstructed from the session's checkpoints (Loop renders it live)"
+                .to_string(),
+        );
     }
     Ok(Window {
         summary: summary_from_head(loc, &h.head),

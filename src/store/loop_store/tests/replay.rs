@@ -162,7 +162,10 @@ fn system_prompt_is_reconstructed_from_checkpoints() {
     ]);
     make_v3(&col(&d), N1, h, &lines);
     let w = store.window(N1).unwrap();
-    assert_eq!(w.system_note.as_deref(), Some("reconstructed"));
+    assert_eq!(
+        w.system_note.as_deref(),
+        Some("system prompt reconstructed from the session's checkpoints (Loop renders it live)")
+    );
     let s = &w.messages[0];
     assert_eq!(
         (s.role.clone(), s.is_virtual, s.index),

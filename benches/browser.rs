@@ -1,0 +1,164 @@
+//! Performance targets as benchmarks (never as timed tests). Run with `cargo bench`; corpora
+//! are generated once per size under Cargo's bench temp directory and reused.
+//!
+//! - `first_screen/N`: stores opened, loader started, first batch of rows in, first frame
+//!   drawn (what a user waits for before seeing the list).
+//! - `keystroke/N`: one more character typed into the search box with every session loaded,
+//!   until the matcher has settled and the frame is drawn.
+//! - `list_all/N`: the CLI's full listing pass over every store.
+//! - `open_last_page/100MB`: the last three rounds of a 100 MiB Loop transcript, read through
+//!   the round index.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use chrono::TimeZone;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use spool::app::{Action, App, Options};
+use spool::corpus::{CorpusSpec, generate};
+use spool::loader::{Event, Loader};
+use spool::store::{Roots, Span, Stores};
+use spool::ui::{self, Theme};
+
+/// A corpus of `n` sessions (plus one `big_mb` MiB Loop session), generated once.
+fn corpus(n: usize, big_mb: Option<usize>) -> (PathBuf, Option<String>) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "corpus-{n}-{}",
+        big_mb.map_or("0".into(), |m| m.to_string())
+    ));
+    let done = dir.join(".complete");
+    if let Ok(id) = std::fs::read_to_string(&done) {
+        return (dir, (!id.is_empty()).then_some(id));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = CorpusSpec {
+        sessions: n,
+        rounds_per_session: 4,
+        seed: 7,
+        big_transcript_mb: big_mb,
+    };
+    let stats = generate(&dir, &spec).expect("corpus generates");
+    let big = stats.big_session.unwrap_or_default();
+    std::fs::write(&done, &big).expect("marker");
+    (dir, (!big.is_empty()).then_some(big))
+}
+
+fn now() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc
+        .with_ymd_and_hms(2026, 11, 30, 12, 0, 0)
+        .unwrap()
+}
+
+fn draw(app: &mut App, term: &mut Terminal<TestBackend>, theme: &Theme) {
+    term.draw(|f| ui::draw(f, app, theme)).expect("draw");
+}
+
+fn first_screen(c: &mut Criterion) {
+    let mut g = c.benchmark_group("first_screen");
+    g.sample_size(20);
+    for n in [10_000, 100_000] {
+        let (dir, _) = corpus(n, None);
+        let theme = Theme::named("dark", false);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &dir, |b, dir| {
+            b.iter(|| {
+                let stores = Arc::new(Stores::open(&Roots::all_in(dir)));
+                let (tx, rx) = mpsc::channel();
+                let _loader = Loader::start(stores, tx);
+                let mut app = App::new(Options::new(now()));
+                app.update(Action::Resize(120, 40));
+                let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+                while let Ok(e) = rx.recv() {
+                    if let Event::Action(a) = e {
+                        let rows = matches!(a, Action::Rows(_));
+                        app.update(a);
+                        if rows {
+                            break;
+                        }
+                    }
+                }
+                app.settle();
+                draw(&mut app, &mut term, &theme);
+                // Dropping `rx` stops the listing threads at their next send.
+            });
+        });
+    }
+    g.finish();
+}
+
+fn keystroke(c: &mut Criterion) {
+    let mut g = c.benchmark_group("keystroke");
+    g.sample_size(20);
+    for n in [10_000, 100_000] {
+        let (dir, _) = corpus(n, None);
+        let stores = Stores::open(&Roots::all_in(&dir));
+        let rows = stores.list_all();
+        let theme = Theme::named("dark", false);
+        let mut app = App::new(Options::new(now()));
+        app.update(Action::Resize(120, 40));
+        app.update(Action::Rows(rows));
+        app.settle();
+        let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        app.update(Action::FocusSearch);
+        // A realistic query typed one key at a time: each key refines the last.
+        let query: Vec<char> = "routeparm".chars().collect();
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut typed = 0usize;
+                for _ in 0..iters {
+                    if typed == query.len() {
+                        for _ in 0..typed {
+                            app.update(Action::SearchBackspace);
+                        }
+                        app.settle();
+                        typed = 0;
+                    }
+                    let t = Instant::now();
+                    app.update(Action::SearchInput(query[typed]));
+                    app.settle();
+                    draw(&mut app, &mut term, &theme);
+                    total += t.elapsed();
+                    typed += 1;
+                }
+                total
+            });
+        });
+    }
+    g.finish();
+}
+
+fn list_all(c: &mut Criterion) {
+    let mut g = c.benchmark_group("list_all");
+    g.sample_size(10);
+    for n in [10_000, 100_000] {
+        let (dir, _) = corpus(n, None);
+        let stores = Stores::open(&Roots::all_in(&dir));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| stores.list_all().len())
+        });
+    }
+    g.finish();
+}
+
+fn open_last_page(c: &mut Criterion) {
+    let (dir, big) = corpus(30, Some(100));
+    let big = big.expect("big session");
+    let stores = Stores::open(&Roots::all_in(&dir));
+    let store = &stores.stores[0];
+    c.bench_function("open_last_page/100MB", |b| {
+        b.iter(|| {
+            store
+                .transcript(&big, Span::LastRounds(3))
+                .expect("page reads")
+                .entries
+                .len()
+        })
+    });
+}
+
+criterion_group!(benches, first_screen, keystroke, list_all, open_last_page);
+criterion_main!(benches);
