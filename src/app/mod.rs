@@ -374,7 +374,11 @@ impl App {
             }
         }
         // In the wide layout the pane previews the selection.
-        if self.list.selected != before && !self.narrow() && self.list.selected.is_some() {
+        // In the narrow layout only while the pane is up (a fork selected from the pane).
+        if self.list.selected != before
+            && (!self.narrow() || self.focus == Focus::Pane)
+            && self.list.selected.is_some()
+        {
             self.open_selected(&mut fx);
         }
         self.layout();
