@@ -12,11 +12,13 @@ use chrono::Utc;
 use color_eyre::eyre::WrapErr;
 use crossterm::event::{Event as Term, KeyEventKind, MouseButton, MouseEventKind};
 
-use crate::app::{Action, App, Effect, Options, SessionOp};
+use crate::app::{Action, App, Effect, OpInput, Options, Outcome, SessionOp};
 use crate::config::Config;
+use crate::error::Error;
 use crate::loader::{Event, Loader, Request};
 use crate::model::SessionSummary;
-use crate::store::Stores;
+use crate::model::StoreKind;
+use crate::store::{Candidate, Span, Stores};
 use crate::tui::Tui;
 use crate::ui::{self, Theme};
 
@@ -32,54 +34,138 @@ pub struct OpContext<'a> {
     pub tui: &'a mut Tui,
 }
 
-/// Carries out the session operations the app asks for (`Effect::Session`). Returns the
-/// sentence for the status bar.
+/// Carries out the session operations the app asks for (`Effect::Session`) and says what
+/// changed: the sentence for the status bar, re-read rows, removals, what to select.
 pub trait ActionHandler {
-    fn handle(&mut self, op: SessionOp, s: &SessionSummary, cx: &mut OpContext<'_>) -> String;
+    fn handle(
+        &mut self,
+        op: SessionOp,
+        s: &SessionSummary,
+        input: OpInput,
+        cx: &mut OpContext<'_>,
+    ) -> Outcome;
 }
 
-/// The default handler: metadata writes through the `Store` trait, fork, undo delete, and
-/// resume through the configured command. Delete, rename and export need a prompt in the
-/// browser and are left to the CLI until that prompt exists.
+/// The default handler: metadata writes, fork, delete and undo through the `Store` trait,
+/// exports through `export::write_new`, resume through the configured command.
 pub struct StoreOps;
 
 impl ActionHandler for StoreOps {
-    fn handle(&mut self, op: SessionOp, s: &SessionSummary, cx: &mut OpContext<'_>) -> String {
-        let store = cx.stores.store_for(s);
-        let r = s.reference();
-        let done = |res: crate::error::Result<String>| res.unwrap_or_else(|e| e.to_string());
-        match op {
-            SessionOp::TogglePin => done(
-                store
-                    .set_pinned(&s.id, !s.pinned())
-                    .map(|_| format!("{} {r}", if s.pinned() { "unpinned" } else { "pinned" })),
-            ),
-            SessionOp::ToggleUnread => done(
-                store
-                    .set_unread(&s.id, !s.unread)
-                    .map(|_| format!("marked {r} {}", if s.unread { "read" } else { "unread" })),
-            ),
-            SessionOp::ToggleArchive => done(
-                store
-                    .set_archived(&s.id, !s.archived)
-                    .map(|_| format!("{} {r}", if s.archived { "unarchived" } else { "archived" })),
-            ),
-            SessionOp::Fork => done(
-                store
-                    .fork(&s.id, None)
-                    .map(|id| format!("forked {r} into {}:{id}", s.store)),
-            ),
-            SessionOp::UndoDelete => {
-                done(store.undo_delete(&s.id).map(|_| format!("restored {r}")))
-            }
-            SessionOp::Resume => resume(s, cx),
-            SessionOp::Delete | SessionOp::Rename | SessionOp::Export => format!(
-                "{} is not available in the browser yet; use `spool {} {r}`",
-                op.name(),
-                op.name()
-            ),
+    fn handle(
+        &mut self,
+        op: SessionOp,
+        s: &SessionSummary,
+        input: OpInput,
+        cx: &mut OpContext<'_>,
+    ) -> Outcome {
+        if op == SessionOp::Resume {
+            return Outcome::message(resume(s, cx));
+        }
+        match perform(op, s, input, cx.stores) {
+            Ok(o) => o,
+            Err(e) => Outcome::message(e.to_string()),
         }
     }
+}
+
+/// The store side of every operation but resume. Metadata writes re-read the row so the
+/// list shows the change at once.
+pub fn perform(
+    op: SessionOp,
+    s: &SessionSummary,
+    input: OpInput,
+    stores: &Stores,
+) -> crate::error::Result<Outcome> {
+    let store = stores.store_for(s);
+    let r = s.reference();
+    let key = (s.store, s.id.clone());
+    let reread = |message: String| {
+        let c = Candidate {
+            id: s.id.clone(),
+            path: s.path.clone(),
+            mtime: None,
+        };
+        Outcome {
+            message,
+            rows: store.summarize(&c).into_iter().collect(),
+            ..Outcome::default()
+        }
+    };
+    Ok(match op {
+        SessionOp::TogglePin => {
+            store.set_pinned(&s.id, !s.pinned())?;
+            reread(format!(
+                "{} {r}",
+                if s.pinned() { "unpinned" } else { "pinned" }
+            ))
+        }
+        SessionOp::ToggleUnread => {
+            store.set_unread(&s.id, !s.unread)?;
+            reread(format!(
+                "marked {r} {}",
+                if s.unread { "read" } else { "unread" }
+            ))
+        }
+        SessionOp::ToggleArchive => {
+            store.set_archived(&s.id, !s.archived)?;
+            reread(format!(
+                "{} {r}",
+                if s.archived { "unarchived" } else { "archived" }
+            ))
+        }
+        SessionOp::Rename => {
+            let OpInput::Title(title) = input else {
+                return Err(Error::Usage("rename needs a title".into()));
+            };
+            store.rename(&s.id, &title)?;
+            reread(format!("renamed {r}"))
+        }
+        SessionOp::Fork => {
+            let at = match input {
+                OpInput::ForkAt(at) => at,
+                _ => None,
+            };
+            let id = store.fork(&s.id, at)?;
+            let from = at
+                .map(|i| format!(" before message {i}"))
+                .unwrap_or_default();
+            Outcome {
+                message: format!("forked {r}{from} into {}:{id}", s.store),
+                select: Some((s.store, id)),
+                ..Outcome::default()
+            }
+        }
+        SessionOp::Delete => {
+            store.delete(&s.id)?;
+            let undoable = s.store == StoreKind::Loom;
+            Outcome {
+                message: if undoable {
+                    format!("deleted {r} (U undoes within 10 minutes)")
+                } else {
+                    format!("deleted {r}")
+                },
+                removed: vec![key],
+                undoable: undoable.then(|| s.clone()),
+                ..Outcome::default()
+            }
+        }
+        SessionOp::UndoDelete => {
+            store.undo_delete(&s.id)?;
+            let mut o = reread(format!("restored {r}"));
+            o.select = Some(key);
+            o
+        }
+        SessionOp::Export => {
+            let OpInput::Export { format, path } = input else {
+                return Err(Error::Usage("export needs a format and a path".into()));
+            };
+            let t = store.transcript(&s.id, Span::All)?;
+            crate::export::write_new(&path, &crate::export::render(&t, format))?;
+            let shown = std::path::absolute(&path).unwrap_or(path);
+            Outcome::message(format!("exported {r} to {}", shown.display()))
+        }
+        SessionOp::Resume => Outcome::message("resume runs in the browser only"),
+    })
 }
 
 /// Resume in the agent: the pre-flight checks and the shell-free command of
@@ -181,15 +267,36 @@ pub fn run_with(
                             view,
                             rounds,
                         }),
-                        Effect::Session { op, summary } => {
+                        Effect::Session { op, summary, input } => {
                             let mut cx = OpContext {
                                 stores: &stores,
                                 config: &config,
                                 tui: &mut tui,
                             };
-                            let message = handler.handle(op, &summary, &mut cx);
-                            app.update(Action::OpDone { message });
-                            loader.refresh(&stores, &summary, &tx);
+                            let outcome = handler.handle(op, &summary, input, &mut cx);
+                            let gone = outcome
+                                .removed
+                                .contains(&(summary.store, summary.id.clone()));
+                            for fx in app.update(Action::OpDone(Box::new(outcome))) {
+                                if let Effect::Load {
+                                    token,
+                                    summary,
+                                    view,
+                                    rounds,
+                                } = fx
+                                {
+                                    loader.request(Request {
+                                        token,
+                                        summary: *summary,
+                                        view,
+                                        rounds,
+                                    });
+                                }
+                            }
+                            if !gone {
+                                loader.refresh(&stores, &summary, &tx);
+                            }
+                            // A fork or an undone delete is a new file: rescan to list it.
                             loader.poke();
                         }
                     }

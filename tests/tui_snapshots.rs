@@ -152,3 +152,40 @@ fn hostile_title_is_sanitised() {
     assert!(!out.contains('\u{1b}'));
     assert!(out.contains("evil title<U+202E>rtl"), "{out}");
 }
+
+#[test]
+fn delete_confirmation() {
+    let mut a = loaded_app();
+    a.update(Action::Session(spool::app::SessionOp::Delete));
+    assert_snapshot!(screen(&mut a, 100, 20));
+}
+
+#[test]
+fn delete_confirmation_loop_needs_archive_first() {
+    let mut a = loaded_app();
+    a.update(Action::Down);
+    a.update(Action::Session(spool::app::SessionOp::Delete));
+    let s = screen(&mut a, 100, 20);
+    assert!(s.contains("archive it first"), "{s}");
+    assert_snapshot!(s);
+}
+
+#[test]
+fn rename_prompt() {
+    let mut a = loaded_app();
+    a.update(Action::Session(spool::app::SessionOp::Rename));
+    a.update(Action::DialogEdit(spool::app::Edit::Left));
+    a.update(Action::DialogEdit(spool::app::Edit::Insert('é')));
+    let t = render(&mut a, 100, 12, &Theme::mono());
+    let mut t = t;
+    let cursor = t.get_cursor_position().unwrap();
+    assert_snapshot!(format!("{}\ncursor {cursor:?}", t.backend()));
+}
+
+#[test]
+fn export_dialog() {
+    let mut a = loaded_app();
+    a.update(Action::Session(spool::app::SessionOp::Export));
+    a.update(Action::DialogCycle(true));
+    assert_snapshot!(screen(&mut a, 100, 20));
+}

@@ -2,7 +2,7 @@
 
 mod tui_common;
 
-use spool::app::{Action, Effect, Focus, SessionOp, View};
+use spool::app::{Action, Effect, Focus, Outcome, SessionOp, View};
 use spool::model::StoreKind;
 use tui_common::*;
 
@@ -219,15 +219,13 @@ fn session_keys_become_effects_for_the_handler() {
     let mut a = loaded_app();
     let fx = a.update(Action::Session(SessionOp::TogglePin));
     match &fx[..] {
-        [Effect::Session { op, summary }] => {
+        [Effect::Session { op, summary, .. }] => {
             assert_eq!(*op, SessionOp::TogglePin);
             assert_eq!(summary.id, "20260314-091502");
         }
         other => panic!("{other:?}"),
     }
-    a.update(Action::OpDone {
-        message: "pinned".into(),
-    });
+    a.update(Action::OpDone(Box::new(Outcome::message("pinned"))));
     assert_eq!(a.status.as_deref(), Some("pinned"));
 }
 

@@ -3,6 +3,10 @@
 
 use std::sync::Arc;
 
+use std::path::PathBuf;
+
+pub use super::dialog::Edit;
+use crate::export::Format;
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 use crate::search::Key;
 
@@ -68,8 +72,19 @@ pub enum Action {
     CycleStore,
 
     // ---- session actions: returned as `Effect::Session` for the run loop to perform ------
-    /// Run an operation on the selected session.
+    /// Run an operation on the selected session (delete, rename and export open a dialog
+    /// first; fork from the focused pane cuts at the round in view).
     Session(SessionOp),
+
+    // ---- dialogs: the delete confirmation, rename prompt and export dialog ------------
+    /// Confirm the open dialog (y / Enter).
+    DialogAccept,
+    /// Close the open dialog without doing anything (n / Esc).
+    DialogCancel,
+    /// Edit the dialog's text field.
+    DialogEdit(Edit),
+    /// Next (true) or previous export format (Tab / Shift-Tab).
+    DialogCycle(bool),
 
     // ---- mouse -------------------------------------------------------------------------
     /// Wheel scroll at a screen position (positive = down).
@@ -96,8 +111,8 @@ pub enum Action {
     Loaded { token: u64, content: Loaded },
     /// The session shown in the pane changed on disk.
     SessionChanged(Key),
-    /// A session operation finished; `message` goes to the status line.
-    OpDone { message: String },
+    /// A session operation finished: its sentence for the status line and what changed.
+    OpDone(Box<Outcome>),
     /// Tick the search matcher (once per frame).
     Tick,
 }
@@ -124,9 +139,9 @@ pub enum SessionOp {
     ToggleUnread,
     /// Archive or unarchive (`a`).
     ToggleArchive,
-    /// Export to markdown (`e`).
+    /// Export to Markdown, HTML or JSON (`e`), after the export dialog.
     Export,
-    /// Delete (`d`), after confirmation by the handler.
+    /// Delete (`d`), after the confirmation dialog.
     Delete,
     /// Rename (`R`).
     Rename,
@@ -204,7 +219,46 @@ pub enum Effect {
     Session {
         op: SessionOp,
         summary: Box<SessionSummary>,
+        input: OpInput,
     },
     /// Leave the browser.
     Quit,
+}
+
+/// What an operation needs beyond the session, gathered by the browser (dialogs, the pane).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum OpInput {
+    #[default]
+    None,
+    /// Fork: `Some(i)` cuts before stored message `i` ("fork from here"), `None` = whole.
+    ForkAt(Option<usize>),
+    /// Rename: the new title.
+    Title(String),
+    /// Export: format and the file to create.
+    Export { format: Format, path: PathBuf },
+}
+
+/// The result of a session operation, as the run loop reports it back to the app.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// One sentence for the status bar (success or the reason it failed).
+    pub message: String,
+    /// Rows re-read after the write, shown at once.
+    pub rows: Vec<SessionSummary>,
+    /// Sessions that are gone.
+    pub removed: Vec<Key>,
+    /// Select this session as soon as it is listed (a fork, an undone delete).
+    pub select: Option<Key>,
+    /// A delete that `U` can undo.
+    pub undoable: Option<SessionSummary>,
+}
+
+impl Outcome {
+    /// Only a sentence (failures, and operations that change nothing listed).
+    pub fn message(m: impl Into<String>) -> Outcome {
+        Outcome {
+            message: m.into(),
+            ..Outcome::default()
+        }
+    }
 }

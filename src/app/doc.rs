@@ -181,6 +181,16 @@ fn is_paired(m: &Message, results: &HashMap<String, &Message>) -> bool {
 
 /// The stored history as display lines.
 pub fn transcript(t: &Transcript, expanded: bool) -> Vec<DocLine> {
+    transcript_with_rounds(t, expanded).0
+}
+
+/// Where a round starts in the document: (line, stored index of its user message).
+pub type RoundStart = (usize, usize);
+
+/// The stored history as display lines, with the first line of every round (the blank line
+/// above the user message), so "fork from here" can find the round in view.
+pub fn transcript_with_rounds(t: &Transcript, expanded: bool) -> (Vec<DocLine>, Vec<RoundStart>) {
+    let mut rounds = Vec::new();
     let mut out = Vec::new();
     if t.first_round > 0 {
         out.push(line(
@@ -196,7 +206,13 @@ pub fn transcript(t: &Transcript, expanded: bool) -> Vec<DocLine> {
     for e in &t.entries {
         match e {
             Entry::Message(m) if is_paired(m, &results) => {}
-            Entry::Message(m) => message(&mut out, m, &results, expanded),
+            Entry::Message(m) => {
+                // A round starts at a stored user message (replay-inserted ones have no index).
+                if let (Role::User, Some(i), false) = (&m.role, m.index, m.is_virtual) {
+                    rounds.push((out.len(), i));
+                }
+                message(&mut out, m, &results, expanded)
+            }
             Entry::Compaction { summary, timestamp } => {
                 out.push(Vec::new());
                 out.push(line(
@@ -221,7 +237,7 @@ pub fn transcript(t: &Transcript, expanded: bool) -> Vec<DocLine> {
             Entry::Notice(n) => out.push(line(Tone::Warn, format!("⚠ {}", one_line(n)))),
         }
     }
-    out
+    (out, rounds)
 }
 
 /// The replayed context window as display lines (its token estimate is in the header).
@@ -255,12 +271,19 @@ pub fn raw(text: &str) -> Vec<DocLine> {
 /// Wrap lines to `width` columns, measuring with `unicode-width` (CJK and emoji take two),
 /// preferring to break after a space.
 pub fn wrap(lines: &[DocLine], width: usize) -> Vec<DocLine> {
+    wrap_with_starts(lines, width).0
+}
+
+/// `wrap`, plus the wrapped line each input line starts at.
+pub fn wrap_with_starts(lines: &[DocLine], width: usize) -> (Vec<DocLine>, Vec<usize>) {
     let width = width.max(1);
     let mut out = Vec::with_capacity(lines.len());
+    let mut starts = Vec::with_capacity(lines.len());
     for l in lines {
+        starts.push(out.len());
         wrap_one(l, width, &mut out);
     }
-    out
+    (out, starts)
 }
 
 fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {

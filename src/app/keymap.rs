@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::action::{Action, SessionOp};
+use super::action::{Action, Edit, SessionOp};
 
 /// Where a key is pressed; the context decides which bindings apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -14,6 +14,10 @@ pub enum Ctx {
     Search,
     /// The help overlay is open.
     Help,
+    /// A yes/no dialog is open (delete confirmation).
+    Confirm,
+    /// A dialog with a text field is open (rename, export): unbound printable keys type.
+    Prompt,
 }
 
 /// A key with modifiers, normalised (Shift is dropped for characters: `G` is `G`).
@@ -55,6 +59,7 @@ impl Chord {
             "tab" => KeyCode::Tab,
             "backtab" => KeyCode::BackTab,
             "backspace" => KeyCode::Backspace,
+            "delete" => KeyCode::Delete,
             "up" => KeyCode::Up,
             "down" => KeyCode::Down,
             "left" => KeyCode::Left,
@@ -92,6 +97,7 @@ impl Chord {
             KeyCode::Tab => "tab".into(),
             KeyCode::BackTab => "backtab".into(),
             KeyCode::Backspace => "backspace".into(),
+            KeyCode::Delete => "delete".into(),
             KeyCode::Up => "up".into(),
             KeyCode::Down => "down".into(),
             KeyCode::Left => "left".into(),
@@ -149,7 +155,7 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("pin", "pin / unpin", &["p"]),
     ("unread", "mark unread / read", &["u"]),
     ("archive", "archive / unarchive", &["a"]),
-    ("export", "export to markdown", &["e"]),
+    ("export", "export md / html / json", &["e"]),
     ("delete", "delete", &["d"]),
     ("rename", "rename", &["R"]),
     ("undo-delete", "undo delete", &["U"]),
@@ -180,6 +186,18 @@ pub fn command_action(name: &str) -> Option<Action> {
         "empty" => Action::ToggleEmpty,
         "cwd" => Action::ToggleCwd,
         "store" => Action::CycleStore,
+        // Dialog commands (bound in the confirm and prompt contexts only).
+        "accept" => Action::DialogAccept,
+        "cancel" => Action::DialogCancel,
+        "edit-backspace" => Action::DialogEdit(Edit::Backspace),
+        "edit-delete" => Action::DialogEdit(Edit::Delete),
+        "edit-left" => Action::DialogEdit(Edit::Left),
+        "edit-right" => Action::DialogEdit(Edit::Right),
+        "edit-home" => Action::DialogEdit(Edit::Home),
+        "edit-end" => Action::DialogEdit(Edit::End),
+        "edit-clear" => Action::DialogEdit(Edit::Clear),
+        "format-next" => Action::DialogCycle(true),
+        "format-prev" => Action::DialogCycle(false),
         other => Action::Session(SessionOp::ALL.into_iter().find(|o| o.name() == other)?),
     })
 }
@@ -220,6 +238,34 @@ impl Default for Keymap {
         ] {
             push(&mut bindings, Ctx::Help, k, name);
         }
+        for (k, name) in [
+            ("y", "accept"),
+            ("enter", "accept"),
+            ("n", "cancel"),
+            ("esc", "cancel"),
+            ("ctrl-c", "cancel"),
+        ] {
+            push(&mut bindings, Ctx::Confirm, k, name);
+        }
+        // Text fields: printable keys type; these edit, confirm or cancel.
+        for (k, name) in [
+            ("enter", "accept"),
+            ("esc", "cancel"),
+            ("ctrl-c", "cancel"),
+            ("backspace", "edit-backspace"),
+            ("delete", "edit-delete"),
+            ("left", "edit-left"),
+            ("right", "edit-right"),
+            ("home", "edit-home"),
+            ("end", "edit-end"),
+            ("ctrl-a", "edit-home"),
+            ("ctrl-e", "edit-end"),
+            ("ctrl-u", "edit-clear"),
+            ("tab", "format-next"),
+            ("backtab", "format-prev"),
+        ] {
+            push(&mut bindings, Ctx::Prompt, k, name);
+        }
         Keymap { bindings }
     }
 }
@@ -248,15 +294,17 @@ impl Keymap {
         {
             return Some(b.action.clone());
         }
-        if ctx == Ctx::Search {
-            return match chord.code {
-                KeyCode::Enter => Some(Action::SearchAccept),
-                KeyCode::Backspace => Some(Action::SearchBackspace),
-                KeyCode::Char(c) if !chord.ctrl && !chord.alt => Some(Action::SearchInput(c)),
-                _ => None,
-            };
+        match (ctx, chord.code) {
+            (Ctx::Search, KeyCode::Enter) => Some(Action::SearchAccept),
+            (Ctx::Search, KeyCode::Backspace) => Some(Action::SearchBackspace),
+            (Ctx::Search, KeyCode::Char(c)) if !chord.ctrl && !chord.alt => {
+                Some(Action::SearchInput(c))
+            }
+            (Ctx::Prompt, KeyCode::Char(c)) if !chord.ctrl && !chord.alt => {
+                Some(Action::DialogEdit(Edit::Insert(c)))
+            }
+            _ => None,
         }
-        None
     }
 
     /// Replace the browse-context keys of command `name` (a config `[keys]` entry).

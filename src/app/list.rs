@@ -24,8 +24,11 @@ pub struct List {
     pub cursor: usize,
     /// First row drawn.
     pub offset: usize,
-    /// After a query change the best match is selected until the user moves.
+    /// The top row is selected until the user moves (at start, while rows stream in, and
+    /// after a query change).
     follow_top: bool,
+    /// Select this session as soon as it is listed (a fork, an undone delete).
+    want: Option<Key>,
 }
 
 impl List {
@@ -39,7 +42,8 @@ impl List {
             selected: None,
             cursor: 0,
             offset: 0,
-            follow_top: false,
+            follow_top: true,
+            want: None,
         }
     }
 
@@ -186,6 +190,9 @@ impl List {
             }
             return;
         }
+        if self.want.is_some() {
+            self.take_wanted();
+        }
         if self.follow_top {
             self.cursor = 0;
             self.selected = self.keys(0, 1).pop();
@@ -197,6 +204,27 @@ impl List {
                 self.cursor = self.cursor.min(n - 1);
                 self.selected = self.keys(self.cursor, 1).pop();
             }
+        }
+    }
+
+    /// The user acted on the selection: stop following the top row.
+    pub fn keep_selection(&mut self) {
+        self.follow_top = false;
+    }
+
+    /// Select `key` now if it is in view, else as soon as it arrives (until the user moves).
+    pub fn select_when_listed(&mut self, key: Key) {
+        self.follow_top = false;
+        self.want = Some(key);
+        self.take_wanted();
+    }
+
+    fn take_wanted(&mut self) {
+        if let Some(k) = &self.want
+            && let Some(p) = self.position(k)
+        {
+            self.selected = self.want.take();
+            self.cursor = p;
         }
     }
 
@@ -217,6 +245,7 @@ impl List {
             return;
         }
         self.follow_top = false;
+        self.want = None;
         self.cursor = row.min(n - 1);
         self.selected = self.keys(self.cursor, 1).pop();
     }

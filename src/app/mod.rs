@@ -2,9 +2,11 @@
 //! `Effect`s the run loop performs; no I/O and no terminal here, so tests drive it directly.
 
 pub mod action;
+pub mod dialog;
 pub mod doc;
 pub mod keymap;
 pub mod list;
+mod ops;
 pub mod pane;
 
 use std::sync::Arc;
@@ -12,7 +14,8 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use ratatui::layout::Rect;
 
-pub use action::{Action, Effect, Loaded, SessionOp, View};
+pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View};
+pub use dialog::{Dialog, LineInput};
 pub use keymap::{Ctx, Keymap};
 use list::List;
 use pane::{Pane, ROUND_PAGE};
@@ -99,6 +102,10 @@ pub struct App {
     pub progress: Vec<Progress>,
     /// One-line message for the status bar (results of session operations).
     pub status: Option<String>,
+    /// The open dialog (delete confirmation, rename prompt, export); it takes every key.
+    pub dialog: Option<Dialog>,
+    /// The last delete `U` can undo (loom keeps a trash).
+    pub last_deleted: Option<crate::model::SessionSummary>,
     next_token: u64,
     pub quit: bool,
 }
@@ -117,6 +124,8 @@ impl App {
             size: (120, 40),
             progress: Vec::new(),
             status: None,
+            dialog: None,
+            last_deleted: None,
             next_token: 0,
             quit: false,
         }
@@ -124,7 +133,13 @@ impl App {
 
     /// The keymap context for the current state.
     pub fn ctx(&self) -> Ctx {
-        if self.help {
+        if let Some(d) = &self.dialog {
+            if d.has_input() {
+                Ctx::Prompt
+            } else {
+                Ctx::Confirm
+            }
+        } else if self.help {
             Ctx::Help
         } else if self.focus == Focus::Search {
             Ctx::Search
@@ -223,6 +238,11 @@ impl App {
             Action::Back => self.back(),
             Action::FocusSearch => self.focus = Focus::Search,
             Action::SearchInput(c) => self.edit_query(|q| q.push(c)),
+            Action::Paste(s) if self.dialog.is_some() => {
+                if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
+                    i.paste(&s);
+                }
+            }
             Action::Paste(s) => {
                 if self.focus != Focus::Search {
                     self.focus = Focus::Search;
@@ -242,7 +262,9 @@ impl App {
             Action::HalfPageUp => self.movement(-((self.page() / 2).max(1) as isize), &mut fx),
             Action::Top => self.movement(isize::MIN / 2, &mut fx),
             Action::Bottom => self.movement(isize::MAX / 2, &mut fx),
+            Action::Scroll { .. } | Action::Click { .. } if self.dialog.is_some() => {}
             Action::Open => {
+                self.list.keep_selection();
                 if self.list.selected.is_some() {
                     self.focus = Focus::Pane;
                     if self.pane.key != self.list.selected {
@@ -251,6 +273,7 @@ impl App {
                 }
             }
             Action::ToggleFocus => {
+                self.list.keep_selection();
                 self.focus = match self.focus {
                     Focus::Pane => Focus::List,
                     _ if self.list.selected.is_some() => Focus::Pane,
@@ -281,17 +304,21 @@ impl App {
                 self.change_filter(|f| f.cwd = if f.cwd.is_some() { None } else { cwd });
             }
             Action::CycleStore => self.change_filter(|f| f.format = List::next_store(f.format)),
-            Action::Session(op) => {
-                let target = if self.pane_active() {
-                    self.pane.key.clone()
-                } else {
-                    self.list.selected.clone()
-                };
-                if let Some(s) = target.and_then(|k| self.list.get(&k).cloned()) {
-                    fx.push(Effect::Session {
-                        op,
-                        summary: Box::new(s),
-                    });
+            Action::Session(op) => self.session_op(op, &mut fx),
+            Action::DialogAccept => self.dialog_accept(&mut fx),
+            Action::DialogCancel => {
+                if self.dialog.take().is_some() {
+                    self.status = Some("cancelled".into());
+                }
+            }
+            Action::DialogEdit(e) => {
+                if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
+                    i.apply(e);
+                }
+            }
+            Action::DialogCycle(forward) => {
+                if let Some(d) = self.dialog.as_mut() {
+                    d.cycle_format(forward);
                 }
             }
             Action::Scroll { col, row, lines } => self.wheel(col, row, lines, &mut fx),
@@ -341,13 +368,17 @@ impl App {
                     self.request(&mut fx, false);
                 }
             }
-            Action::OpDone { message } => self.status = Some(message),
+            Action::OpDone(outcome) => self.op_done(*outcome),
             Action::Tick => {
                 self.list.tick(10);
             }
         }
         // In the wide layout the pane previews the selection.
-        if self.list.selected != before && !self.narrow() && self.list.selected.is_some() {
+        // In the narrow layout only while the pane is up (a fork selected from the pane).
+        if self.list.selected != before
+            && (!self.narrow() || self.focus == Focus::Pane)
+            && self.list.selected.is_some()
+        {
             self.open_selected(&mut fx);
         }
         self.layout();

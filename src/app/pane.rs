@@ -40,6 +40,10 @@ pub struct Pane {
     /// Stick to the bottom (new output scrolls into view).
     pub follow: bool,
     lines: Vec<DocLine>,
+    /// Round starts in `lines` (transcript view).
+    round_starts: Vec<doc::RoundStart>,
+    /// Round starts in `wrapped`.
+    wrapped_rounds: Vec<doc::RoundStart>,
     wrapped: Vec<DocLine>,
     wrapped_width: usize,
     dirty: bool,
@@ -54,7 +58,9 @@ impl Pane {
         self.scroll = 0;
         self.follow = true;
         self.lines.clear();
+        self.round_starts.clear();
         self.wrapped.clear();
+        self.wrapped_rounds.clear();
         self.dirty = true;
     }
 
@@ -90,9 +96,14 @@ impl Pane {
     /// Wrap for `width` (cached) and clamp the scroll for a viewport of `height` rows.
     pub fn layout(&mut self, width: usize) {
         if self.dirty {
+            self.round_starts.clear();
             self.lines = match &self.content {
                 Content::Empty => Vec::new(),
-                Content::Transcript(t) => doc::transcript(t, self.expanded),
+                Content::Transcript(t) => {
+                    let (lines, rounds) = doc::transcript_with_rounds(t, self.expanded);
+                    self.round_starts = rounds;
+                    lines
+                }
                 Content::Window(w) => doc::window(w, self.expanded),
                 Content::Raw(r) => doc::raw(r),
                 Content::Failed(e) => vec![vec![(
@@ -104,9 +115,30 @@ impl Pane {
             self.dirty = false;
         }
         if self.wrapped_width != width {
-            self.wrapped = doc::wrap(&self.lines, width);
+            let (wrapped, starts) = doc::wrap_with_starts(&self.lines, width);
+            self.wrapped = wrapped;
+            self.wrapped_rounds = self
+                .round_starts
+                .iter()
+                .filter_map(|&(l, i)| Some((*starts.get(l)?, i)))
+                .collect();
             self.wrapped_width = width;
         }
+    }
+
+    /// "Fork from here": the stored index of the user message that starts the round at or
+    /// above the top line in view (the first round when the view is above all of them).
+    /// `None` outside the transcript view or before it has loaded.
+    pub fn round_in_view(&self) -> Option<usize> {
+        if !matches!(self.content, Content::Transcript(_)) {
+            return None;
+        }
+        self.wrapped_rounds
+            .iter()
+            .rev()
+            .find(|(l, _)| *l <= self.scroll)
+            .or(self.wrapped_rounds.first())
+            .map(|&(_, i)| i)
     }
 
     pub fn total_lines(&self) -> usize {

@@ -1,6 +1,7 @@
 //! Drawing: `draw(frame, app, theme)` paints the sidebar, pane, status bar and help from the
 //! app state. Widgets only read state (the matcher is borrowed mutably for highlights).
 
+pub mod dialog;
 pub mod help;
 pub mod pane;
 pub mod sidebar;
@@ -37,6 +38,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     }
     pane::draw(frame, app, theme, a.header, a.body);
     status::draw(frame, app, theme, a.status);
+    dialog::draw(frame, app, theme, size, &a);
     if app.help {
         help::draw(frame, app, theme, size);
     }

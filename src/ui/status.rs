@@ -31,14 +31,15 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
         right.push("this project".into());
     }
     let right = format!(" {} ", right.join(" · "));
-    let left = if let Some(l) = app.loading_text() {
-        l
-    } else if let Some(m) = &app.status {
+    // The result of the last action wins over loading progress: it answers a key press.
+    let left = if let Some(m) = &app.status {
         one_line(m)
+    } else if let Some(l) = app.loading_text() {
+        l
     } else {
         match app.focus {
             Focus::Search => "type to filter · enter keep · esc clear".into(),
-            Focus::Pane => "v view · o expand · esc back · ? help".into(),
+            Focus::Pane => "v view · o expand · f fork from here · esc back · ? help".into(),
             Focus::List => "enter open · / search · ? help · q quit".into(),
         }
     };

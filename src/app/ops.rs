@@ -1,0 +1,138 @@
+//! Session operations on the app side: which session a key acts on, the dialogs that gather
+//! what an operation needs (confirmation, title, format and path), "fork from here", and
+//! taking the run loop's `Outcome` back (rows updated at once, selection after delete/fork).
+
+use super::action::{Effect, OpInput, Outcome, SessionOp};
+use super::dialog::{self, Dialog};
+use super::{App, Focus};
+use crate::model::SessionSummary;
+
+impl App {
+    /// The session a key acts on: the pane's when it has focus, else the selection.
+    fn target(&self) -> Option<SessionSummary> {
+        let key = if self.focus == Focus::Pane {
+            self.pane.key.as_ref()
+        } else {
+            self.list.selected.as_ref()
+        };
+        key.and_then(|k| self.list.get(k)).cloned()
+    }
+
+    /// A session key: open a dialog, or ask the run loop to perform it.
+    pub(super) fn session_op(&mut self, op: SessionOp, fx: &mut Vec<Effect>) {
+        self.list.keep_selection();
+        if op == SessionOp::UndoDelete {
+            match self.last_deleted.take() {
+                Some(s) => push(fx, op, s, OpInput::None),
+                None => self.status = Some("nothing to undo".into()),
+            }
+            return;
+        }
+        let Some(s) = self.target() else {
+            self.status = Some("no session selected".into());
+            return;
+        };
+        match op {
+            SessionOp::Delete => {
+                self.dialog = Some(Dialog::ConfirmDelete {
+                    summary: Box::new(s),
+                })
+            }
+            SessionOp::Rename => {
+                self.dialog = Some(Dialog::Rename {
+                    input: dialog::LineInput::new(&s.title),
+                    summary: Box::new(s),
+                })
+            }
+            SessionOp::Export => self.dialog = Some(Dialog::export(&s)),
+            SessionOp::Fork => {
+                let at = if self.focus == Focus::Pane {
+                    self.pane.round_in_view()
+                } else {
+                    None
+                };
+                push(fx, op, s, OpInput::ForkAt(at));
+            }
+            _ => push(fx, op, s, OpInput::None),
+        }
+    }
+
+    /// y / Enter in a dialog.
+    pub(super) fn dialog_accept(&mut self, fx: &mut Vec<Effect>) {
+        let Some(d) = self.dialog.take() else { return };
+        match d {
+            Dialog::ConfirmDelete { summary } => {
+                push(fx, SessionOp::Delete, *summary, OpInput::None)
+            }
+            Dialog::Rename { summary, input } => {
+                let title = input.text().trim().to_string();
+                if title.is_empty() {
+                    self.status = Some("a title cannot be empty".into());
+                    self.dialog = Some(Dialog::Rename { summary, input });
+                } else if title == summary.title {
+                    self.status = Some("title unchanged".into());
+                } else {
+                    push(fx, SessionOp::Rename, *summary, OpInput::Title(title));
+                }
+            }
+            Dialog::Export {
+                summary,
+                format,
+                path,
+            } => {
+                let typed = path.text();
+                if typed.trim().is_empty() {
+                    self.status = Some("a file name is needed".into());
+                    self.dialog = Some(Dialog::Export {
+                        summary,
+                        format,
+                        path,
+                    });
+                } else {
+                    let path = dialog::expand_path(typed.trim());
+                    push(
+                        fx,
+                        SessionOp::Export,
+                        *summary,
+                        OpInput::Export { format, path },
+                    );
+                }
+            }
+        }
+    }
+
+    /// The run loop finished an operation.
+    pub(super) fn op_done(&mut self, o: Outcome) {
+        self.status = Some(o.message);
+        if !o.removed.is_empty() {
+            // The row number stays, so the selection lands on the neighbour below (or the
+            // new last row).
+            self.list.remove(&o.removed);
+            if self
+                .pane
+                .key
+                .as_ref()
+                .is_some_and(|k| o.removed.contains(k))
+            {
+                self.focus = Focus::List;
+            }
+        }
+        if !o.rows.is_empty() {
+            self.list.upsert(o.rows);
+        }
+        if let Some(s) = o.undoable {
+            self.last_deleted = Some(s);
+        }
+        if let Some(k) = o.select {
+            self.list.select_when_listed(k);
+        }
+    }
+}
+
+fn push(fx: &mut Vec<Effect>, op: SessionOp, s: SessionSummary, input: OpInput) {
+    fx.push(Effect::Session {
+        op,
+        summary: Box::new(s),
+        input,
+    });
+}
