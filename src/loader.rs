@@ -302,6 +302,11 @@ fn watch(
     let h2 = hits.clone();
     let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
         if let Ok(ev) = r {
+            // Reads (ours included) raise access events; reacting to them would re-read in a
+            // loop. Only creation, change and removal matter.
+            if matches!(ev.kind, notify::EventKind::Access(_)) {
+                return;
+            }
             if let Ok(mut h) = h2.lock() {
                 h.extend(ev.paths);
             }
