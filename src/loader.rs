@@ -42,8 +42,13 @@ impl From<crossterm::event::Event> for Event {
 const FIRST_BATCH: usize = 48;
 const BATCH: usize = 256;
 const BATCH_WAIT: Duration = Duration::from_millis(50);
-/// Poll interval when no watcher could be set up (and the longest a change waits).
+const MAX_BATCH_WAIT: Duration = Duration::from_millis(500);
+/// Progress ("loading 1,234 / 10,000") is reported this often, batch or not.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+/// Poll interval when no watcher could be set up (the shortest; it grows with the store).
 const POLL: Duration = Duration::from_secs(1);
+/// With a watcher, a full discovery pass this often catches anything events missed.
+const SAFETY_PASS: Duration = Duration::from_secs(60);
 
 /// One pane request.
 #[derive(Clone, Debug)]
@@ -201,6 +206,8 @@ fn list_and_watch(
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
+    // Watch before the first pass so nothing written during it is missed.
+    let watch = Watch::start(store.sessions_dir(), poke_tx);
     let progress = |done, total, finished| {
         tx.send(Event::Action(Action::Progress {
             store: i,
@@ -236,24 +243,35 @@ fn list_and_watch(
         return;
     }
     let mut known: HashMap<String, (PathBuf, u64)> = HashMap::new();
+    // Fingerprints cost a stat (and a directory read per Loop session); only polling
+    // needs them, a working watcher names what changed.
+    let fp = |p: &Path| if watch.active { 0 } else { fingerprint(p) };
     let mut batch = Vec::new();
     let mut sent = Instant::now();
+    let mut sent_progress = Instant::now();
     for (n, c) in candidates.iter().enumerate() {
-        known.insert(c.id.clone(), (c.path.clone(), fingerprint(&c.path)));
+        known.insert(c.id.clone(), (c.path.clone(), fp(&c.path)));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         if !already && let Some(s) = store.summarize(c) {
             remember_top(&mut top, &s);
             batch.push(s);
         }
-        let want = if n < FIRST_BATCH { FIRST_BATCH } else { BATCH };
-        if batch.len() >= want || sent.elapsed() >= BATCH_WAIT {
+        // Every batch re-sorts the list on the UI thread, so batches grow with the rows
+        // already sent: a 100k store arrives in tens of batches, not thousands.
+        let (want, wait) = batch_limits(n);
+        if batch.len() >= want || sent.elapsed() >= wait {
             let rows = std::mem::take(&mut batch);
-            if tx.send(Event::Action(Action::Rows(rows))).is_err() || !progress(n + 1, total, false)
-            {
+            if tx.send(Event::Action(Action::Rows(rows))).is_err() {
                 return;
             }
             sent = Instant::now();
+        }
+        if n % 512 == 0 && sent_progress.elapsed() >= PROGRESS_EVERY {
+            if !progress(n + 1, total, false) {
+                return;
+            }
+            sent_progress = Instant::now();
         }
     }
     if !batch.is_empty() && tx.send(Event::Action(Action::Rows(batch))).is_err() {
@@ -273,7 +291,18 @@ fn list_and_watch(
     if !progress(total, total, true) {
         return;
     }
-    watch(store, tx, &mut known, poke_tx, &pokes);
+    watch_loop(store, tx, &mut known, &watch, &pokes);
+}
+
+/// Size and age at which a batch is sent, after `sent` rows: one screenful first, then
+/// batches that grow with the list (each batch costs the UI a re-sort of the whole list).
+fn batch_limits(sent: usize) -> (usize, Duration) {
+    if sent < FIRST_BATCH {
+        return (FIRST_BATCH, BATCH_WAIT);
+    }
+    let size = BATCH.max(sent / 4);
+    let wait = (BATCH_WAIT * (1 + (sent / 4096) as u32)).min(MAX_BATCH_WAIT);
+    (size, wait)
 }
 
 /// Keep the best `hints::KEEP` rows (list order) seen so far, for the next start's hints.
@@ -287,39 +316,62 @@ fn remember_top(top: &mut Vec<SessionSummary>, s: &SessionSummary) {
     }
 }
 
-/// Wait for changes (file events or the poll interval) and send re-summarized rows.
-fn watch(
+/// The file watcher of one store and the paths its events named since the last look.
+struct Watch {
+    active: bool,
+    hits: Arc<Mutex<Vec<PathBuf>>>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Watch {
+    fn start(dir: &Path, poke_tx: Sender<()>) -> Watch {
+        let hits: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+        let h2 = hits.clone();
+        let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
+            if let Ok(ev) = r {
+                // Reads (ours included) raise access events; reacting to them would re-read
+                // in a loop. Only creation, change and removal matter.
+                if matches!(ev.kind, notify::EventKind::Access(_)) {
+                    return;
+                }
+                if let Ok(mut h) = h2.lock() {
+                    h.extend(ev.paths);
+                }
+                let _ = poke_tx.send(());
+            }
+        });
+        let mut watcher = watcher.ok();
+        let active = match watcher.as_mut() {
+            Some(w) if dir.is_dir() => w.watch(dir, RecursiveMode::Recursive).is_ok(),
+            _ => false,
+        };
+        Watch {
+            active,
+            hits,
+            _watcher: watcher,
+        }
+    }
+
+    fn take(&self) -> Vec<PathBuf> {
+        self.hits
+            .lock()
+            .map(|mut h| std::mem::take(&mut *h))
+            .unwrap_or_default()
+    }
+}
+
+/// Wait for changes and send re-summarized rows. With a watcher, only what its events name
+/// is re-read (plus discovery for new and removed sessions), and a slow safety pass runs
+/// every minute; without one, every session's fingerprint is compared at an interval that
+/// grows with the cost of a pass, so a huge store is not re-scanned flat out.
+fn watch_loop(
     store: &dyn Store,
     tx: &Sender<Event>,
     known: &mut HashMap<String, (PathBuf, u64)>,
-    poke_tx: Sender<()>,
+    watch: &Watch,
     pokes: &Receiver<()>,
 ) {
-    let dir = store.sessions_dir().to_path_buf();
-    // Paths named by file events: sidecar metadata (pins, read marks) lives beside the
-    // session, so a session whose id appears in a changed path is re-read too.
-    let hits: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
-    let h2 = hits.clone();
-    let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
-        if let Ok(ev) = r {
-            // Reads (ours included) raise access events; reacting to them would re-read in a
-            // loop. Only creation, change and removal matter.
-            if matches!(ev.kind, notify::EventKind::Access(_)) {
-                return;
-            }
-            if let Ok(mut h) = h2.lock() {
-                h.extend(ev.paths);
-            }
-            let _ = poke_tx.send(());
-        }
-    });
-    // Keep the watcher alive for the life of this thread; fall back to polling without it.
-    let mut watcher = watcher.ok();
-    let watching = match watcher.as_mut() {
-        Some(w) if dir.is_dir() => w.watch(&dir, RecursiveMode::Recursive).is_ok(),
-        _ => false,
-    };
-    let wait = if watching { POLL * 5 } else { POLL };
+    let mut wait = if watch.active { SAFETY_PASS } else { POLL };
     loop {
         match pokes.recv_timeout(wait) {
             Ok(()) => {
@@ -330,35 +382,48 @@ fn watch(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
-        let touched = hits
-            .lock()
-            .map(|mut h| std::mem::take(&mut *h))
-            .unwrap_or_default();
-        if !rescan(store, tx, known, &touched) {
+        let touched = watch.take();
+        let started = Instant::now();
+        if !rescan(store, tx, known, &touched, !watch.active) {
             return;
+        }
+        if !watch.active {
+            wait = POLL.max(started.elapsed() * 20);
         }
     }
 }
 
-/// Compare fingerprints with the last pass; send changed and new rows, and removals.
+/// Compare with the last pass: new sessions, removed sessions, sessions named by `touched`
+/// paths, and (when `fingerprints`) sessions whose size or mtime changed.
 fn rescan(
     store: &dyn Store,
     tx: &Sender<Event>,
     known: &mut HashMap<String, (PathBuf, u64)>,
     touched: &[PathBuf],
+    fingerprints: bool,
 ) -> bool {
     let candidates: Vec<Candidate> = store.discover();
     let mut rows = Vec::new();
     let mut changed = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    // Sidecar state (pins, read marks) lives beside the session: a changed path that contains
+    // the id names the session too.
+    let named = |c: &Candidate| {
+        touched
+            .iter()
+            .any(|p| p.starts_with(&c.path) || p.to_string_lossy().contains(c.id.as_str()))
+    };
     for c in &candidates {
         seen.insert(c.id.clone());
-        let fp = fingerprint(&c.path);
+        let fp = if fingerprints {
+            fingerprint(&c.path)
+        } else {
+            0
+        };
         let is_new = !known.contains_key(&c.id);
-        let named = touched
-            .iter()
-            .any(|p| p.starts_with(&c.path) || p.to_string_lossy().contains(c.id.as_str()));
-        let differs = known.get(&c.id).is_some_and(|(_, old)| *old != fp) || (named && !is_new);
+        let moved = known.get(&c.id).is_some_and(|(p, _)| *p != c.path);
+        let differs =
+            !is_new && (moved || known.get(&c.id).is_some_and(|(_, old)| *old != fp) || named(c));
         if is_new || differs {
             known.insert(c.id.clone(), (c.path.clone(), fp));
             if let Some(s) = store.summarize(c) {

@@ -46,6 +46,38 @@ pub(crate) fn read_archive(path: &Path) -> ArchiveState {
     }
 }
 
+/// Whether `id` is archived per the collection's `archive.json` (`None`: the file is
+/// invalid). Listing asks this once per session, so the parsed file is kept per path and
+/// re-read only when its inode, size or mtime changes (writers replace it by rename).
+pub(crate) fn is_archived(path: &Path, id: &str) -> Option<bool> {
+    use std::collections::{HashMap, HashSet};
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Stamp = (u64, u64, i64, i64);
+    type Parsed = Option<Arc<HashSet<String>>>;
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, (Stamp, Parsed)>>> = OnceLock::new();
+    let stamp = match fs::metadata(path) {
+        Ok(m) => (m.ino(), m.len(), m.mtime(), m.mtime_nsec()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+    };
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((st, parsed)) = cache.lock().ok()?.get(path)
+        && *st == stamp
+    {
+        return parsed.as_ref().map(|ids| ids.contains(id));
+    }
+    let parsed: Parsed = match read_archive(path) {
+        ArchiveState::Valid(ids) => Some(Arc::new(ids.into_iter().collect())),
+        ArchiveState::Invalid => None,
+    };
+    let answer = parsed.as_ref().map(|ids| ids.contains(id));
+    if let Ok(mut c) = cache.lock() {
+        c.insert(path.to_path_buf(), (stamp, parsed));
+    }
+    answer
+}
+
 fn unreadable() -> Error {
     Error::Refused(
         "the archive state of this collection is unreadable (invalid archive.json); \

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::archive::{ArchiveState, read_archive};
+use super::archive::is_archived;
 use super::envelope::{Head, HeadError, read_head};
 use super::header::{HeaderCheck, display_title, fallback_title, user_text};
 use super::{Layout, Loc};
@@ -109,9 +109,9 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
 }
 
 fn apply_archive(s: &mut SessionSummary, loc: &Loc) {
-    match read_archive(&loc.archive_path()) {
-        ArchiveState::Valid(ids) => s.archived = ids.contains(&loc.id),
-        ArchiveState::Invalid => s.badges.push("archive state unreadable".into()),
+    match is_archived(&loc.archive_path(), &loc.id) {
+        Some(archived) => s.archived = archived,
+        None => s.badges.push("archive state unreadable".into()),
     }
 }
 
