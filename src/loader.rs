@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
@@ -65,26 +66,41 @@ type Mailbox = Arc<(Mutex<Option<Request>>, Condvar)>;
 pub struct Loader {
     mailbox: Mailbox,
     pokes: Vec<Sender<()>>,
+    /// Set on drop: every background thread returns at its next check.
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.poke();
+        self.mailbox.1.notify_all();
+    }
 }
 
 impl Loader {
     /// Start listing and watching every store, and the pane worker.
     pub fn start(stores: Arc<Stores>, tx: Sender<Event>) -> Loader {
         let mut pokes = Vec::new();
+        let stop = Arc::new(AtomicBool::new(false));
         for i in 0..stores.stores.len() {
             let (ptx, prx) = mpsc::channel();
             pokes.push(ptx.clone());
-            let (stores, tx) = (stores.clone(), tx.clone());
+            let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
             let _ = thread::Builder::new()
                 .name(format!("spool-list-{i}"))
-                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx));
+                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop));
         }
         let mailbox: Mailbox = Arc::new((Mutex::new(None), Condvar::new()));
-        let mb = mailbox.clone();
+        let (mb, stop2) = (mailbox.clone(), stop.clone());
         let _ = thread::Builder::new()
             .name("spool-pane".into())
-            .spawn(move || pane_worker(&stores, &mb, &tx));
-        Loader { mailbox, pokes }
+            .spawn(move || pane_worker(&stores, &mb, &tx, &stop2));
+        Loader {
+            mailbox,
+            pokes,
+            stop,
+        }
     }
 
     /// Ask for pane content; replaces any request not started yet.
@@ -127,12 +143,15 @@ impl Loader {
     }
 }
 
-fn pane_worker(stores: &Stores, mailbox: &Mailbox, tx: &Sender<Event>) {
+fn pane_worker(stores: &Stores, mailbox: &Mailbox, tx: &Sender<Event>, stop: &AtomicBool) {
     let (lock, cv) = &**mailbox;
     loop {
         let req = {
             let Ok(mut slot) = lock.lock() else { return };
             while slot.is_none() {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
                 slot = match cv.wait(slot) {
                     Ok(s) => s,
                     Err(_) => return,
@@ -203,11 +222,16 @@ fn list_and_watch(
     tx: &Sender<Event>,
     poke_tx: Sender<()>,
     pokes: Receiver<()>,
+    stop: &AtomicBool,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
-    // Watch before the first pass so nothing written during it is missed.
-    let watch = Watch::start(store.sessions_dir(), poke_tx);
+    // The watcher is set up beside the first pass (a recursive watch of a big store takes a
+    // while) so nothing written during the pass is missed and the first screen never waits.
+    let dir = store.sessions_dir().to_path_buf();
+    let watch_setup = thread::Builder::new()
+        .name("spool-watch-setup".into())
+        .spawn(move || Watch::start(&dir, poke_tx));
     let progress = |done, total, finished| {
         tx.send(Event::Action(Action::Progress {
             store: i,
@@ -242,15 +266,17 @@ fn list_and_watch(
     if !progress(0, total, false) {
         return;
     }
+    // Fingerprints cost a stat (and a directory read per Loop session); only polling needs
+    // them (a working watcher names what changed), so they are taken after the pass if at all.
     let mut known: HashMap<String, (PathBuf, u64)> = HashMap::new();
-    // Fingerprints cost a stat (and a directory read per Loop session); only polling
-    // needs them, a working watcher names what changed.
-    let fp = |p: &Path| if watch.active { 0 } else { fingerprint(p) };
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
     for (n, c) in candidates.iter().enumerate() {
-        known.insert(c.id.clone(), (c.path.clone(), fp(&c.path)));
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        known.insert(c.id.clone(), (c.path.clone(), 0));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         if !already && let Some(s) = store.summarize(c) {
@@ -291,7 +317,16 @@ fn list_and_watch(
     if !progress(total, total, true) {
         return;
     }
-    watch_loop(store, tx, &mut known, &watch, &pokes);
+    let watch = match watch_setup.ok().and_then(|h| h.join().ok()) {
+        Some(w) => w,
+        None => return,
+    };
+    if !watch.active {
+        for (path, fp) in known.values_mut() {
+            *fp = fingerprint(path);
+        }
+    }
+    watch_loop(store, tx, &mut known, &watch, &pokes, stop);
 }
 
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then
@@ -370,6 +405,7 @@ fn watch_loop(
     known: &mut HashMap<String, (PathBuf, u64)>,
     watch: &Watch,
     pokes: &Receiver<()>,
+    stop: &AtomicBool,
 ) {
     let mut wait = if watch.active { SAFETY_PASS } else { POLL };
     loop {
@@ -381,6 +417,9 @@ fn watch_loop(
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if stop.load(Ordering::SeqCst) {
+            return;
         }
         let touched = watch.take();
         let started = Instant::now();

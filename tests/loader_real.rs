@@ -11,6 +11,9 @@ use spool::app::{Action, View};
 use spool::loader::{Event, Loader, Request};
 use spool::store::{Roots, Stores};
 
+/// The tests here count threads and watch timing: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn roots(h: &Home) -> Roots {
     Roots {
         loop_dir: h.loop_dir(),
@@ -56,6 +59,7 @@ fn row_events(rx: &mpsc::Receiver<Event>, wait: Duration) -> Vec<String> {
 
 #[test]
 fn reading_sessions_is_not_a_change_but_appending_is() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let h = Home::with_fixtures();
     let stores = Arc::new(Stores::open(&roots(&h)));
     let (tx, rx) = mpsc::channel();
@@ -92,4 +96,26 @@ fn reading_sessions_is_not_a_change_but_appending_is() {
         changed.iter().any(|r| r == "loom:20260314-091502"),
         "append not noticed: {changed:?}"
     );
+}
+
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").map_or(0, |d| d.count())
+}
+
+#[test]
+fn dropping_the_loader_stops_its_threads() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let h = Home::with_fixtures();
+    let stores = Arc::new(Stores::open(&roots(&h)));
+    let before = threads();
+    let (tx, rx) = mpsc::channel();
+    let loader = Loader::start(stores.clone(), tx);
+    until_listed(&rx, stores.stores.len());
+    assert!(threads() > before);
+    drop(loader);
+    let end = Instant::now() + Duration::from_secs(5);
+    while threads() > before && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(threads(), before, "loader threads outlived the loader");
 }
