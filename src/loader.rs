@@ -227,11 +227,8 @@ fn list_and_watch(
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
     // The watcher is set up beside the first pass (a recursive watch of a big store takes a
-    // while) so nothing written during the pass is missed and the first screen never waits.
-    let dir = store.sessions_dir().to_path_buf();
-    let watch_setup = thread::Builder::new()
-        .name("spool-watch-setup".into())
-        .spawn(move || Watch::start(&dir, poke_tx));
+    // while), started once the first rows are out so the first screen never competes with it.
+    let mut setup = WatchSetup::Pending(store.sessions_dir().to_path_buf(), poke_tx);
     let progress = |done, total, finished| {
         tx.send(Event::Action(Action::Progress {
             store: i,
@@ -259,6 +256,7 @@ fn list_and_watch(
         if tx.send(Event::Action(Action::Rows(rows))).is_err() {
             return;
         }
+        setup.start();
     }
 
     let candidates = store.discover();
@@ -291,6 +289,7 @@ fn list_and_watch(
             if tx.send(Event::Action(Action::Rows(rows))).is_err() {
                 return;
             }
+            setup.start();
             sent = Instant::now();
         }
         if n % 512 == 0 && sent_progress.elapsed() >= PROGRESS_EVERY {
@@ -317,9 +316,9 @@ fn list_and_watch(
     if !progress(total, total, true) {
         return;
     }
-    let watch = match watch_setup.ok().and_then(|h| h.join().ok()) {
-        Some(w) => w,
-        None => return,
+    setup.start();
+    let Some(watch) = setup.finish() else {
+        return;
     };
     if !watch.active {
         for (path, fp) in known.values_mut() {
@@ -348,6 +347,37 @@ fn remember_top(top: &mut Vec<SessionSummary>, s: &SessionSummary) {
     if top.len() >= 4 * crate::hints::KEEP {
         top.sort_by(crate::store::registry::list_order);
         top.truncate(crate::hints::KEEP);
+    }
+}
+
+/// The watcher of one store while it is being set up in its own thread.
+enum WatchSetup {
+    Pending(PathBuf, Sender<()>),
+    Running(thread::JoinHandle<Watch>),
+    Failed,
+}
+
+impl WatchSetup {
+    /// Start setting up (once).
+    fn start(&mut self) {
+        if let WatchSetup::Pending(..) = self
+            && let WatchSetup::Pending(dir, poke_tx) = std::mem::replace(self, WatchSetup::Failed)
+        {
+            let spawned = thread::Builder::new()
+                .name("spool-watch-setup".into())
+                .spawn(move || Watch::start(&dir, poke_tx));
+            if let Ok(h) = spawned {
+                *self = WatchSetup::Running(h);
+            }
+        }
+    }
+
+    /// Wait for the setup to end.
+    fn finish(self) -> Option<Watch> {
+        match self {
+            WatchSetup::Running(h) => h.join().ok(),
+            _ => None,
+        }
     }
 }
 

@@ -98,24 +98,41 @@ fn reading_sessions_is_not_a_change_but_appending_is() {
     );
 }
 
-fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task").map_or(0, |d| d.count())
+/// spool's own background threads in this process (all named `spool-*`).
+fn spool_threads() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+                .map(|n| n.trim().to_string())
+                .filter(|n| n.starts_with("spool-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn wait_until_no_spool_threads(limit: Duration) {
+    let end = Instant::now() + limit;
+    while !spool_threads().is_empty() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
 fn dropping_the_loader_stops_its_threads() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    wait_until_no_spool_threads(Duration::from_secs(5));
     let h = Home::with_fixtures();
     let stores = Arc::new(Stores::open(&roots(&h)));
-    let before = threads();
     let (tx, rx) = mpsc::channel();
     let loader = Loader::start(stores.clone(), tx);
     until_listed(&rx, stores.stores.len());
-    assert!(threads() > before);
+    assert!(!spool_threads().is_empty());
     drop(loader);
-    let end = Instant::now() + Duration::from_secs(5);
-    while threads() > before && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(threads(), before, "loader threads outlived the loader");
+    wait_until_no_spool_threads(Duration::from_secs(5));
+    assert_eq!(
+        spool_threads(),
+        Vec::<String>::new(),
+        "loader threads outlived the loader"
+    );
 }
