@@ -118,8 +118,9 @@ pub struct ShowArgs {
     #[arg(long, conflicts_with = "raw")]
     pub json: bool,
     /// Only the last N rounds (a user message and everything up to the next one)
-    #[arg(long, value_name = "N", conflicts_with_all = ["window", "raw"])]
-    pub last: Option<usize>,
+    #[arg(long, value_name = "N", conflicts_with_all = ["window", "raw"],
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub last: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -403,7 +404,7 @@ fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
             text::sanitize(&export::window_markdown(&w))
         }
     } else {
-        let span = a.last.map_or(Span::All, Span::LastRounds);
+        let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
         let t = store.transcript(&s.id, span)?;
         if a.json {
             pretty_json(&t.to_json())

@@ -377,3 +377,21 @@ fn outputs_match_the_expected_files() {
         insta::assert_snapshot!(format!("{name}_window"), h.ok(&["show", r, "--window"]));
     }
 }
+
+#[test]
+fn last_zero_is_a_usage_error_not_a_crash() {
+    let h = Home::with_fixtures();
+    let out = h.run(&["show", "loop:3f6b", "--last", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let lib = spool::store::Stores::open(&spool::store::Roots {
+        loop_dir: h.loop_dir(),
+        loom_dir: h.loom_dir(),
+        harness_dir: h.harness_dir(),
+    });
+    for s in lib.list_all() {
+        // Every store answers a zero-round page without panicking.
+        let _ = lib
+            .store_for(&s)
+            .transcript(&s.id, spool::store::Span::LastRounds(0));
+    }
+}

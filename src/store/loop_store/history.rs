@@ -160,37 +160,50 @@ pub(crate) fn rounds_of(msgs: &[Value], offsets: &[u64]) -> Vec<(usize, u64)> {
         .collect()
 }
 
-/// `index.json` if valid per section 2.4, else `None` (stale or malformed).
-fn load_index(loc: &Loc, r: &Range, f: &File) -> Option<Vec<(usize, u64)>> {
+/// `index.json` if valid per section 2.4, else `None` (stale or malformed). Parsed into
+/// typed entries (a 100 MiB session has an index of megabytes); the rule that offsets point
+/// at line starts is checked by `read_page` at the offset it seeks to, which, with its line
+/// count check, proves the page it reads; an offset elsewhere cannot change that page.
+fn load_index(loc: &Loc, r: &Range) -> Option<Vec<(usize, u64)>> {
+    #[derive(serde::Deserialize)]
+    struct Round {
+        #[serde(rename = "messageIndex")]
+        message_index: u64,
+        #[serde(rename = "byteOffset")]
+        byte_offset: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Index {
+        generation: String,
+        rounds: Vec<Round>,
+    }
+    const MAX_SAFE: u64 = (1 << 53) - 1;
     let bytes = std::fs::read(loc.index_path()).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
-    if v.get("generation").and_then(Value::as_str) != Some(r.generation.as_str()) {
+    let index: Index = serde_json::from_slice(&bytes).ok()?;
+    if index.generation != r.generation {
         return None;
     }
-    let mut out: Vec<(usize, u64)> = Vec::new();
-    for e in v.get("rounds")?.as_array()? {
-        let (mi, off) = (
-            safe_uint(e.get("messageIndex"))?,
-            safe_uint(e.get("byteOffset"))?,
-        );
-        if out
-            .last()
-            .is_some_and(|&(pm, po)| mi as usize <= pm || off <= po)
+    let mut out: Vec<(usize, u64)> = Vec::with_capacity(index.rounds.len());
+    for e in index.rounds {
+        let (mi, off) = (e.message_index, e.byte_offset);
+        if mi > MAX_SAFE
+            || out
+                .last()
+                .is_some_and(|&(pm, po)| mi as usize <= pm || off <= po)
             || off >= r.bytes
             || mi >= r.count
         {
             return None;
         }
-        if off > 0 {
-            let mut b = [0u8; 1];
-            f.read_exact_at(&mut b, r.start + off - 1).ok()?;
-            if b[0] != b'\n' {
-                return None;
-            }
-        }
         out.push((mi as usize, off));
     }
     Some(out)
+}
+
+/// Whether `off` (relative to the committed start) begins a line.
+fn line_start(f: &File, r: &Range, off: u64) -> bool {
+    let mut b = [0u8; 1];
+    off == 0 || (f.read_exact_at(&mut b, r.start + off - 1).is_ok() && b[0] == b'\n')
 }
 
 /// Rebuild the round index in memory by scanning the committed range.
@@ -215,9 +228,16 @@ fn read_page(loc: &Loc, n: usize) -> Result<Transcript> {
     let Some(mut f) = open_messages(loc, &r)? else {
         return Ok(build(loc, &head, &[], 0, 0, 0, Vec::new()));
     };
-    let rounds = match load_index(loc, &r, &f) {
-        Some(x) => x,
-        None => rebuild_index(loc, &r, &mut f)?,
+    let page_start = |rounds: &[(usize, u64)]| {
+        rounds
+            .len()
+            .checked_sub(n)
+            .and_then(|j| rounds.get(j))
+            .map_or(0, |&(_, off)| off)
+    };
+    let rounds = match load_index(loc, &r) {
+        Some(x) if line_start(&f, &r, page_start(&x)) => x,
+        _ => rebuild_index(loc, &r, &mut f)?,
     };
     let total_rounds = rounds.len();
     let (first_round, start_msg, off) = if n >= total_rounds {
@@ -314,6 +334,11 @@ fn build(
 
 /// The transcript for `Span::All` (fully validated) or `Span::LastRounds(n)`.
 pub(crate) fn transcript(loc: &Loc, span: Span) -> Result<Transcript> {
+    // A page of zero rounds is still a page: the last round.
+    let span = match span {
+        Span::LastRounds(0) => Span::LastRounds(1),
+        s => s,
+    };
     if let (Span::LastRounds(n), Layout::V3) = (span, loc.layout) {
         return read_page(loc, n);
     }
