@@ -25,7 +25,15 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let n = bytes.len();
-    for cut in [0, 1, n / 7, n / 3, n / 2, n.saturating_sub(2), n.saturating_sub(1)] {
+    for cut in [
+        0,
+        1,
+        n / 7,
+        n / 3,
+        n / 2,
+        n.saturating_sub(2),
+        n.saturating_sub(1),
+    ] {
         out.push(bytes[..cut.min(n)].to_vec());
     }
     let mut x: u64 = 0x2545_f491_4f6c_dd1d ^ n as u64;

@@ -2,131 +2,11 @@
 //! mark at once, fork selects the new session, and resume hands every keystroke to a fake
 //! agent and brings the browser back exactly as it was. Skipped (with a note) without tmux.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_spool");
+use std::path::PathBuf;
 
-struct Tmux {
-    socket: String,
-    dir: tempfile::TempDir,
-}
-
-impl Tmux {
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// A temporary directory with an empty `home/`, before anything runs.
-    fn new(name: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("note: tmux not found; skipping real-terminal test {name}");
-            return None;
-        }
-        let dir = tempfile::tempdir().ok()?;
-        std::fs::create_dir_all(dir.path().join("home")).ok()?;
-        Some(Tmux {
-            socket: format!("spool-act-{}-{name}", std::process::id()),
-            dir,
-        })
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    /// Run `spool ARGS` in a 120x30 pane; afterwards the pane shows the exit code and
-    /// `stty -a`, so terminal restoration can be checked.
-    fn run(&self, args: &str) {
-        let script = format!(
-            "env HOME={home} TERM=xterm-256color {BIN} {args}; \
-             echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
-            home = self.home().display(),
-        );
-        self.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "30",
-            "-s",
-            "t",
-            "sh",
-            "-c",
-            &script,
-        ]);
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    /// Typed literally (no key-name lookup).
-    fn type_text(&self, s: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", s]);
-    }
-
-    /// Poll the screen until `ok` holds (10 s at most).
-    fn wait_until(&self, what: &str, mut ok: impl FnMut(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            assert!(Instant::now() < deadline, "waited for {what}; screen:\n{s}");
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Poll until `ok` holds on two captures in a row that are the same (drawing settled).
-    fn wait_stable(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let mut last = String::new();
-        self.wait_until(what, |s| {
-            let same = s == last;
-            last = s.to_string();
-            same && ok(s)
-        })
-    }
-
-    /// The browser is up and every store is listed.
-    fn wait_listed(&self) -> String {
-        self.wait_stable("the listing", |s| {
-            s.contains("/ search") && !s.contains("loading")
-        })
-    }
-
-    fn wait_for(&self, what: &str) -> String {
-        self.wait_until(what, |s| s.contains(what))
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.tmux(&["kill-server"]);
-    }
-}
-
-fn restored(screen: &str) {
-    let words: Vec<&str> = screen.split_whitespace().collect();
-    assert!(words.contains(&"icanon"), "icanon not restored:\n{screen}");
-    assert!(words.contains(&"echo"), "echo not restored:\n{screen}");
-}
+use common::tmux::{Tmux, restored};
 
 /// The screen without its status bar (the last non-empty line).
 fn above_status(screen: &str) -> String {
@@ -315,5 +195,4 @@ fn resume_refusal_is_one_line_and_the_browser_goes_on() {
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
-    let _ = Path::new(BIN);
 }

@@ -1,171 +1,135 @@
-//! Real-terminal tests: the `spool` binary under tmux with `--demo`. Skipped (with a note)
-//! when tmux is missing or the binary does not open the browser yet (CLI not wired).
+//! Real-terminal tests of the browser: the built `spool` binary under tmux. The first screen
+//! appears; `/` and typing filter; Enter opens the pane; `v` switches views; sessions written
+//! while spool runs show up; `q` exits 0 and SIGTERM restores the terminal too.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::io::Write;
 use std::process::Command;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_spool");
-
-struct Tmux {
-    socket: String,
-    dir: tempfile::TempDir,
-}
-
-impl Tmux {
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Start spool in a 120x30 pane; after it exits the pane shows its exit code and
-    /// `stty -a`, so terminal restoration can be checked.
-    fn start(name: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("note: tmux not found; skipping real-terminal test {name}");
-            return None;
-        }
-        let dir = tempfile::tempdir().ok()?;
-        let t = Tmux {
-            socket: format!("spool-test-{}-{name}", std::process::id()),
-            dir,
-        };
-        let home = t.dir.path().join("home");
-        std::fs::create_dir_all(&home).ok()?;
-        let pidfile = t.pidfile();
-        let script = format!(
-            "echo $$ > {pid}; env HOME={home} TERM=xterm-256color {bin} --demo; \
-             echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
-            pid = pidfile.display(),
-            home = home.display(),
-            bin = BIN
-        );
-        t.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "30",
-            "-s",
-            "t",
-            "sh",
-            "-c",
-            &script,
-        ]);
-        // Until main.rs hands `spool` (no subcommand) to the browser, it says so and exits.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            let s = t.screen();
-            if s.contains("/ search") {
-                return Some(t);
-            }
-            if s.contains("EXIT=") && s.contains("not built yet") {
-                eprintln!("note: the binary does not open the browser yet; skipping {name}");
-                return None;
-            }
-            sleep(Duration::from_millis(100));
-        }
-        Some(t)
-    }
-
-    fn pidfile(&self) -> PathBuf {
-        self.dir.path().join("pid")
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn wait_for(&self, what: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let s = self.screen();
-            if s.contains(what) || Instant::now() > deadline {
-                assert!(s.contains(what), "waited for {what:?}; screen:\n{s}");
-                return s;
-            }
-            sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.tmux(&["kill-server"]);
-    }
-}
-
-fn restored(screen: &str) {
-    let words: Vec<&str> = screen.split_whitespace().collect();
-    assert!(words.contains(&"icanon"), "icanon not restored:\n{screen}");
-    assert!(words.contains(&"echo"), "echo not restored:\n{screen}");
-}
+use common::tmux::{Tmux, restored};
 
 #[test]
 fn browse_search_open_view_quit() {
-    let Some(t) = Tmux::start("browse") else {
-        return;
-    };
-    let first = t.wait_for("/ search");
+    let Some(t) = Tmux::new("browse") else { return };
+    t.run("--demo");
+    let first = t.wait_listed();
     assert!(first.contains("sessions"), "{first}");
-    sleep(Duration::from_millis(500));
-    if t.screen().contains(" 0 sessions") {
-        eprintln!("note: the demo store lists no sessions yet (readers not merged); skipping");
-        return;
-    }
-    // Typing filters live: nothing matches this.
-    t.keys(&["/", "zqxjzqxj"]);
+    // Three letters of a word in a title find it; nothing matches a nonsense query.
+    t.keys(&["/"]);
+    t.type_text("zqxjzqxj");
     t.wait_for("no matches");
     t.keys(&["Escape"]);
     t.wait_for("/ search");
+    t.keys(&["/"]);
+    t.type_text("pyt");
+    let found = t.wait_for("pytest");
+    assert!(
+        !found.contains("mkdocs build"),
+        "filter did not narrow:\n{found}"
+    );
+    t.keys(&["Enter"]);
     t.keys(&["Enter"]);
     t.wait_for("esc back");
     t.keys(&["v"]);
     t.wait_for("context window");
+    t.keys(&["v"]);
+    // Raw: the stored records, pretty-printed (the pane opens at their end).
+    t.wait_for("\"timestamp\": ");
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
     restored(&end);
 }
 
+/// A fixture HOME with the contract examples at the default store roots.
+fn fixture_home(t: &Tmux) {
+    let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (store, root) in [
+        ("loop", ".loop"),
+        ("loom", ".loom"),
+        ("harness", ".agent-harness/memory"),
+    ] {
+        common::copy_tree(
+            &fx.join(store).join("sessions"),
+            &t.home().join(root).join("sessions"),
+        );
+    }
+}
+
+#[test]
+fn sessions_written_while_running_show_up() {
+    let Some(t) = Tmux::new("live") else { return };
+    fixture_home(&t);
+    t.run("");
+    let before = t.wait_listed();
+    assert!(before.contains("why does router_test.go fail?"), "{before}");
+    assert!(!before.contains("live session appears"));
+
+    // A new loom session appears.
+    let sessions = t.home().join(".loom/sessions");
+    std::fs::write(
+        sessions.join("20260315-080000.jsonl"),
+        "{\"kind\":\"meta\",\"time\":\"2026-03-15T08:00:00Z\",\"cwd\":\"/tmp\"}\n\
+         {\"kind\":\"message\",\"time\":\"2026-03-15T08:00:01Z\",\"message\":{\"role\":\"user\",\"content\":\"live session appears\"}}\n",
+    )
+    .unwrap();
+    t.wait_for("live session appears");
+
+    // New output in an existing session makes it unread (its read marker is in the sidecar).
+    // Its row is the pinned one (◆); only the sidebar part of the screen is looked at.
+    let line = |s: &str| {
+        s.lines()
+            .map(|l| l.split('│').next().unwrap_or_default())
+            .find(|l| l.contains("◆ why does router_test.go fail?"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(!line(&t.screen()).contains('●'), "{}", t.screen());
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(sessions.join("20260314-091502.jsonl"))
+        .unwrap();
+    writeln!(
+        log,
+        "{{\"kind\":\"message\",\"time\":\"2026-03-15T09:00:00Z\",\"message\":{{\"role\":\"assistant\",\"content\":\"fixed\"}}}}"
+    )
+    .unwrap();
+    drop(log);
+    t.wait_until("the unread dot on the appended session", |s| {
+        line(s).contains('●')
+    });
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+}
+
 #[test]
 fn sigterm_restores_the_terminal() {
-    let Some(t) = Tmux::start("sigterm") else {
+    let Some(t) = Tmux::new("sigterm") else {
         return;
     };
+    t.run("--demo");
     t.wait_for("/ search");
-    let pid = std::fs::read_to_string(t.pidfile()).unwrap();
-    // The shell execs nothing: spool is its child. Signal the child.
-    let child = Command::new("pgrep")
-        .args(["-P", pid.trim()])
+    // The pane's shell runs spool as its child: signal that process only (other tests run
+    // spool at the same time).
+    let shell = t.tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
+    let kids = Command::new("pgrep")
+        .args(["-P", shell.trim()])
         .output()
         .unwrap();
-    let child = String::from_utf8_lossy(&child.stdout);
-    let child = child
-        .lines()
-        .next()
-        .expect("spool is running")
-        .trim()
-        .to_string();
+    let kids = String::from_utf8_lossy(&kids.stdout).into_owned();
+    let spool = kids
+        .split_whitespace()
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "spool")
+        })
+        .expect("spool runs in the pane");
     Command::new("kill")
-        .args(["-TERM", &child])
+        .args(["-TERM", spool])
         .status()
         .unwrap();
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=143"), "{end}");
     restored(&end);
-    let _ = Path::new(BIN);
 }
