@@ -11,16 +11,16 @@ use common::{Home, json_lines};
 
 /// A loop of spool writes in a shell, killed with SIGKILL (whole process group) after a
 /// pseudo-random delay, `rounds` times.
-fn kill_loop(h: &Home, script: &str, rounds: u32, seed: u64) {
+fn kill_loop(h: &Home, script: impl Fn(u32) -> String, rounds: u32, seed: u64) {
     let mut x = seed | 1;
-    for _ in 0..rounds {
+    for round in 0..rounds {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         let delay = Duration::from_micros(2_000 + x % 25_000);
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg(script)
+            .arg(script(round))
             .env("HOME", h.path())
             .env_remove("LOOP_DATA_DIR")
             .env("SPOOL", env!("CARGO_BIN_EXE_spool"))
@@ -58,6 +58,20 @@ fn assert_all_readable(h: &Home, what: &str) {
     }
 }
 
+/// Every Loop v3 `meta.json` under `dir`.
+fn loop_metas(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(loop_metas(&p));
+        } else if p.file_name().is_some_and(|n| n == "meta.json") {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// One readable, healthy fixture session per store that has fixtures.
 fn targets(h: &Home) -> Vec<String> {
     let rows = json_lines(&h.ok(&["list", "--json", "--all"]));
@@ -87,16 +101,35 @@ fn sigkill_during_repeated_writes_never_corrupts() {
             }
         }
     }
+    // Loop refuses to fork a session whose cwd is gone; point the Loop fixtures at a real
+    // directory (the header is metadata: the committed message bytes are untouched).
+    for meta in loop_metas(&h.loop_dir()) {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&meta).unwrap()).unwrap();
+        v["header"]["cwd"] = h.path().to_string_lossy().into_owned().into();
+        std::fs::write(&meta, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+    }
     assert_all_readable(&h, "before");
     let targets = targets(&h);
     assert!(!targets.is_empty());
     let per_store = 240 / targets.len() as u32;
     for (i, r) in targets.iter().enumerate() {
-        let script = format!(
-            "while :; do \"$SPOOL\" pin {r}; \"$SPOOL\" archive {r}; \"$SPOOL\" unpin {r}; \
-             \"$SPOOL\" unarchive {r}; \"$SPOOL\" fork {r}; done"
-        );
-        kill_loop(&h, &script, per_store, 0x9e37_79b9_7f4a_7c15 ^ i as u64);
+        // Each round starts the cycle at a different command, so every write is the one
+        // running when the kill lands in some rounds.
+        let cmds = ["pin", "archive", "unpin", "unarchive", "fork"];
+        let script = |round: u32| {
+            let cycle: Vec<String> = (0..cmds.len())
+                .map(|k| format!("\"$SPOOL\" {} {r}", cmds[(k + round as usize) % cmds.len()]))
+                .collect();
+            format!("while :; do {}; done", cycle.join("; "))
+        };
+        kill_loop(&h, script, per_store, 0x9e37_79b9_7f4a_7c15 ^ i as u64);
         assert_all_readable(&h, r);
+        let format = r.split(':').next().unwrap();
+        let forks = json_lines(&h.ok(&["list", "--json", "--all", "--format", format]))
+            .into_iter()
+            .filter(|row| row["forked_from"] == r.as_str())
+            .count();
+        assert!(forks > 0, "no fork of {r} completed between kills");
     }
 }
