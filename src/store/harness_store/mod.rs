@@ -63,17 +63,22 @@ impl HarnessStore {
         Ok(self.sessions.join(format!("{id}.lock")))
     }
 
+    /// Load the record of `id`; a missing file is `NotFound`.
+    pub(crate) fn load_existing(&self, id: &str) -> Result<(PathBuf, record::Loaded)> {
+        let path = self.record_path(id)?;
+        match record::load(&path) {
+            Ok(l) => Ok((path, l)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(Error::NotFound(format!("harness:{id}")))
+            }
+            Err(e) => Err(Error::io("reading", &path, e)),
+        }
+    }
+
     /// Read `id` for display: its row and its parsed record. Unreadable records and records
     /// whose `messages`/`transcript` are not arrays are refused (the raw view still works).
     fn open(&self, id: &str) -> Result<(SessionSummary, json::Parsed)> {
-        let path = self.record_path(id)?;
-        let loaded = match record::load(&path) {
-            Ok(l) => l,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotFound(format!("harness:{id}")));
-            }
-            Err(e) => return Err(Error::io("reading", &path, e)),
-        };
+        let (path, loaded) = self.load_existing(id)?;
         let summary = record::summarize(&self.sessions, id, &path, &loaded);
         let parsed = loaded.parsed.map_err(|why| {
             Error::Corrupt(format!(

@@ -47,14 +47,7 @@ impl HarnessStore {
     /// Read `id` for a write: it must exist, parse and be well-formed; `rewrite` also refuses
     /// records with non-finite numbers (they cannot be written back faithfully).
     fn load_valid(&self, id: &str, rewrite: bool) -> Result<Parsed> {
-        let path = self.record_path(id)?;
-        let loaded = match record::load(&path) {
-            Ok(l) => l,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotFound(format!("harness:{id}")));
-            }
-            Err(e) => return Err(Error::io("reading", &path, e)),
-        };
+        let (_, loaded) = self.load_existing(id)?;
         let parsed = loaded.parsed.map_err(|why| {
             Error::Refused(format!(
                 "harness session {id} is an unreadable record ({why}); not changing it"
