@@ -4,6 +4,7 @@
 //! - `first_screen/N`: stores opened, loader started, first batch of rows in, first frame
 //!   drawn (what a user waits for before seeing the list), on a warm start (the hints of a
 //!   previous run in the cache, as on every start but the very first).
+//! - `first_screen_cold/N`: the same on the very first start (no hints: discovery first).
 //! - `keystroke/N`: one more character typed into the search box with every session loaded,
 //!   until the matcher has settled and the frame is drawn.
 //! - `list_all/N`: the CLI's full listing pass over every store.
@@ -139,6 +140,41 @@ fn first_screen(c: &mut Criterion) {
     g.finish();
 }
 
+/// The very first start on a machine: no hints yet, so each store is discovered before its
+/// first rows are read.
+fn first_screen_cold(c: &mut Criterion) {
+    let mut g = c.benchmark_group("first_screen_cold");
+    g.sample_size(10);
+    let cache = spool::hints::cache_dir().expect("a cache directory");
+    for n in [10_000, 100_000] {
+        let (dir, _) = corpus(n, None);
+        let roots = Roots::all_in(&dir);
+        let theme = Theme::named("dark", false);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &dir, |b, dir| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    for root in [&roots.loop_dir, &roots.loom_dir, &roots.harness_dir] {
+                        let _ = std::fs::remove_file(spool::hints::file_for(
+                            &cache,
+                            &root.join("sessions"),
+                        ));
+                    }
+                    let t = Instant::now();
+                    let loader = first_frame(dir, &theme);
+                    total += t.elapsed();
+                    drop(loader);
+                    wait_for_quiet();
+                }
+                total
+            });
+        });
+        // Leave warm hints behind for the other benchmarks.
+        warm_hints(&dir);
+    }
+    g.finish();
+}
+
 fn keystroke(c: &mut Criterion) {
     let mut g = c.benchmark_group("keystroke");
     g.sample_size(20);
@@ -210,5 +246,12 @@ fn open_last_page(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, first_screen, keystroke, list_all, open_last_page);
+criterion_group!(
+    benches,
+    first_screen,
+    first_screen_cold,
+    keystroke,
+    list_all,
+    open_last_page
+);
 criterion_main!(benches);

@@ -15,8 +15,9 @@ use crate::model::SessionSummary;
 use crate::store::registry::list_order;
 use crate::store::{Candidate, atomic};
 
-/// How many sessions per store are remembered: more than a tall screen shows.
-pub const KEEP: usize = 64;
+/// How many sessions per store are remembered: a tall screen shows about 25 (two lines
+/// a row), and the top of the list may all come from one store.
+pub const KEEP: usize = 32;
 
 /// `<cache dir>/spool`, when the platform has one.
 pub fn cache_dir() -> Option<PathBuf> {

@@ -40,7 +40,7 @@ impl From<crossterm::event::Event> for Event {
 
 /// Summaries per batch, and the longest a batch waits before it is sent. The first batch of
 /// each store is small so the first screen fills as soon as a screenful is read.
-const FIRST_BATCH: usize = 48;
+const FIRST_BATCH: usize = 32;
 const BATCH: usize = 256;
 const BATCH_WAIT: Duration = Duration::from_millis(50);
 const MAX_BATCH_WAIT: Duration = Duration::from_millis(500);
