@@ -296,12 +296,18 @@ fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {
         out.push(Vec::new());
         return;
     }
+    // Continuation lines keep the line's indent (message bodies, tool output), as long as
+    // that leaves room for text.
+    let indent = cells.iter().take_while(|c| c.1 == ' ').count();
+    let indent = if indent * 2 < width { indent } else { 0 };
+    let pad: Vec<(Tone, char, usize)> = cells[..indent].to_vec();
     let mut start = 0;
     while start < cells.len() {
+        let room = if start == 0 { width } else { width - indent };
         let mut w = 0;
         let mut end = start;
         let mut last_space = None;
-        while end < cells.len() && w + cells[end].2 <= width {
+        while end < cells.len() && w + cells[end].2 <= room {
             w += cells[end].2;
             if cells[end].1 == ' ' {
                 last_space = Some(end);
@@ -312,11 +318,17 @@ fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {
             end = start + 1; // a wide char on a 1-column pane: show it anyway
         } else if end < cells.len()
             && let Some(sp) = last_space
-            && sp > start
+            && sp > start.max(indent)
         {
             end = sp + 1;
         }
-        out.push(join(&cells[start..end]));
+        if start == 0 {
+            out.push(join(&cells[start..end]));
+        } else {
+            let mut line = pad.clone();
+            line.extend_from_slice(&cells[start..end]);
+            out.push(join(&line));
+        }
         start = end;
     }
 }
@@ -345,6 +357,17 @@ mod tests {
         let l = vec![(Tone::Plain, "hello world 世界世界".to_string())];
         let w: Vec<String> = wrap(&[l], 8).iter().map(text).collect();
         assert_eq!(w, ["hello ", "world ", "世界世界"]);
+    }
+
+    #[test]
+    fn continuation_lines_keep_the_indent() {
+        let l = vec![(Tone::Plain, "  one two three four".to_string())];
+        let w: Vec<String> = wrap(&[l], 10).iter().map(text).collect();
+        assert_eq!(w, ["  one two ", "  three ", "  four"]);
+        // An indent that would leave no room for text is not repeated.
+        let deep = vec![(Tone::Plain, "      abcdefgh".to_string())];
+        let w: Vec<String> = wrap(&[deep], 8).iter().map(text).collect();
+        assert_eq!(w, ["      ", "abcdefgh"]);
     }
 
     #[test]
