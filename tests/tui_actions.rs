@@ -399,3 +399,21 @@ fn dialog_keys_map_through_the_table() {
     assert_eq!(a.list.cursor, 0);
     assert!(a.dialog.is_some());
 }
+
+#[test]
+fn an_action_right_after_typing_acts_on_the_query_match() {
+    let mut a = loaded_app();
+    let top = selected_id(&a);
+    // Type a query that selects another session, then act at once, before any tick.
+    press(&mut a, KeyCode::Char('/'));
+    typed(&mut a, "release notes");
+    press(&mut a, KeyCode::Enter);
+    let (op, id, _) = session_fx(&press(&mut a, KeyCode::Char('p')));
+    assert_eq!(op, SessionOp::TogglePin);
+    assert_ne!(id, top, "acted on the row that was on top before the query");
+    let title = a
+        .list
+        .get(&(StoreKind::Harness, id.clone()))
+        .map(|s| s.title.clone());
+    assert_eq!(title.as_deref(), Some("Write the release notes"));
+}

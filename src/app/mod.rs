@@ -304,7 +304,12 @@ impl App {
                 self.change_filter(|f| f.cwd = if f.cwd.is_some() { None } else { cwd });
             }
             Action::CycleStore => self.change_filter(|f| f.format = List::next_store(f.format)),
-            Action::Session(op) => self.session_op(op, &mut fx),
+            Action::Session(op) => {
+                // A key pressed right after typing a query acts on what the query selects,
+                // not on the row that was on top before the matcher caught up.
+                self.settle();
+                self.session_op(op, &mut fx)
+            }
             Action::DialogAccept => self.dialog_accept(&mut fx),
             Action::DialogCancel => {
                 if self.dialog.take().is_some() {
