@@ -311,6 +311,9 @@ pub fn run_with(
         }
     }
     drop(tui);
+    for s in &stores.stores {
+        s.tidy();
+    }
     Ok(())
 }
 

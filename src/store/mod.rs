@@ -86,6 +86,10 @@ pub trait Store: Send + Sync {
         )))
     }
 
+    /// Housekeeping when the browser exits (loom empties expired trash). Never touches a
+    /// session.
+    fn tidy(&self) {}
+
     /// Whether another process holds the session right now (harness lease probe, loom open
     /// handle). Read-only; used before resume and shown on demand.
     fn in_use(&self, _id: &str) -> bool {

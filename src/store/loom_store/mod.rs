@@ -178,6 +178,10 @@ impl Store for LoomStore {
         trash::delete(&self.sessions, id, &path)
     }
 
+    fn tidy(&self) {
+        trash::purge_expired(&self.sessions);
+    }
+
     fn undo_delete(&self, id: &str) -> Result<()> {
         if !is_standard_id(id) {
             return Err(Error::Refused(format!(

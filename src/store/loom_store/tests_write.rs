@@ -349,6 +349,23 @@ fn delete_purges_expired_trash() {
 }
 
 #[test]
+fn tidy_at_exit_purges_expired_trash_only() {
+    let (d, s) = a_home();
+    let trash = sessions(&d).join(".spool").join("trash");
+    std::fs::create_dir_all(&trash).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let old = trash.join(format!("20260101-000000.{}.jsonl", now - 601));
+    let fresh = trash.join(format!("20260101-000001.{}.jsonl", now - 60));
+    std::fs::write(&old, b"x").unwrap();
+    std::fs::write(&fresh, b"x").unwrap();
+    s.tidy();
+    assert!(!old.exists() && fresh.exists());
+}
+
+#[test]
 fn go_escaping_of_html_and_line_separators() {
     let v = serde_json::json!({"c": "a<b>&\u{2028}\u{2029}é\n"});
     assert_eq!(

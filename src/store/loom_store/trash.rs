@@ -120,6 +120,15 @@ pub fn purge(trash: &Path, now: u64) {
     }
 }
 
+/// Purge the expired entries of this store's trash (at browser exit, so the trash does not
+/// wait for the next delete to be emptied).
+pub fn purge_expired(sessions: &Path) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    purge(&trash_dir(sessions), now);
+}
+
 /// Restore the newest trash entry of `id` if `sessions/<id>.jsonl` is free.
 pub fn undo_delete(sessions: &Path, id: &str) -> Result<()> {
     let spool = sidecar::dir(sessions);
