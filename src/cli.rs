@@ -278,7 +278,7 @@ fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
         }),
     };
     let mut rows: Vec<SessionSummary> = stores
-        .list_all()
+        .list_of(a.format)
         .into_iter()
         .filter(|s| filter.accepts(s))
         .collect();

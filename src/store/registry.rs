@@ -135,11 +135,17 @@ impl Stores {
 
     /// Every session of every store, in list order (unfiltered).
     pub fn list_all(&self) -> Vec<SessionSummary> {
+        self.list_of(None)
+    }
+
+    /// Every session of the stores of `kind` (all stores for `None`), in list order.
+    pub fn list_of(&self, kind: Option<StoreKind>) -> Vec<SessionSummary> {
         // Stores are independent: read them side by side.
         let mut all: Vec<SessionSummary> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .stores
                 .iter()
+                .filter(|s| kind.is_none_or(|k| s.kind() == k))
                 .map(|s| scope.spawn(move || s.list()))
                 .collect();
             handles
@@ -163,8 +169,37 @@ impl Stores {
     }
 
     /// Resolve `REF` against the listing: `format:id`, bare id, or a unique prefix of either.
+    ///
+    /// Only sessions whose discovered id could match are read, so a script's `spool pin REF`
+    /// does not pay for listing every store.
     pub fn resolve(&self, reference: &str) -> Result<SessionSummary> {
-        resolve_in(&self.list_all(), reference)
+        let kind = reference
+            .split_once(':')
+            .and_then(|(k, _)| StoreKind::parse(k));
+        let candidates: Vec<SessionSummary> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .stores
+                .iter()
+                .filter(|s| kind.is_none_or(|k| s.kind() == k))
+                .map(|s| {
+                    scope.spawn(move || {
+                        s.discover()
+                            .into_iter()
+                            .filter(|c| {
+                                c.id.starts_with(reference)
+                                    || format!("{}:{}", s.kind(), c.id).starts_with(reference)
+                            })
+                            .filter_map(|c| s.summarize(&c))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        resolve_in(&candidates, reference)
     }
 }
 
