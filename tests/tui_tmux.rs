@@ -106,7 +106,16 @@ fn sessions_written_while_running_show_up() {
 
 #[test]
 fn sigterm_restores_the_terminal() {
-    let Some(t) = Tmux::new("sigterm") else {
+    signal_restores_the_terminal("TERM", 143);
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    signal_restores_the_terminal("HUP", 129);
+}
+
+fn signal_restores_the_terminal(signal: &str, code: i32) {
+    let Some(t) = Tmux::new(&format!("sig{signal}")) else {
         return;
     };
     t.run("--demo");
@@ -126,10 +135,10 @@ fn sigterm_restores_the_terminal() {
         })
         .expect("spool runs in the pane");
     Command::new("kill")
-        .args(["-TERM", spool])
+        .args([&format!("-{signal}"), spool])
         .status()
         .unwrap();
     let end = t.wait_for("STTY-DONE");
-    assert!(end.contains("EXIT=143"), "{end}");
+    assert!(end.contains(&format!("EXIT={code}")), "{end}");
     restored(&end);
 }
