@@ -271,36 +271,41 @@ pub fn raw(text: &str) -> Vec<DocLine> {
 /// Wrap lines to `width` columns, measuring with `unicode-width` (CJK and emoji take two),
 /// preferring to break after a space.
 pub fn wrap(lines: &[DocLine], width: usize) -> Vec<DocLine> {
-    wrap_with_starts(lines, width).0
-}
-
-/// `wrap`, plus the wrapped line each input line starts at.
-pub fn wrap_with_starts(lines: &[DocLine], width: usize) -> (Vec<DocLine>, Vec<usize>) {
-    let width = width.max(1);
     let mut out = Vec::with_capacity(lines.len());
-    let mut starts = Vec::with_capacity(lines.len());
     for l in lines {
-        starts.push(out.len());
-        wrap_one(l, width, &mut out);
+        wrap_one(l, width.max(1), &mut out);
     }
-    (out, starts)
+    out
 }
 
-fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {
-    // Flatten to (tone, char, width) cells, then cut.
-    let cells: Vec<(Tone, char, usize)> = l
-        .iter()
-        .flat_map(|(t, s)| s.chars().map(move |c| (*t, c, c.width().unwrap_or(0))))
-        .collect();
+/// How many rows `l` takes at `width` (what `wrap` would produce, without building rows).
+pub fn wrapped_height(l: &DocLine, width: usize) -> usize {
+    let cells = cells_of(l);
     if cells.is_empty() {
-        out.push(Vec::new());
-        return;
+        return 1;
     }
-    // Continuation lines keep the line's indent (message bodies, tool output), as long as
-    // that leaves room for text.
+    breaks(&cells, width.max(1)).len()
+}
+
+type Cell = (Tone, char, usize);
+
+fn cells_of(l: &DocLine) -> Vec<Cell> {
+    l.iter()
+        .flat_map(|(t, s)| s.chars().map(move |c| (*t, c, c.width().unwrap_or(0))))
+        .collect()
+}
+
+/// The line's indent kept on continuation rows (message bodies, tool output), as long as
+/// that leaves room for text.
+fn indent_of(cells: &[Cell], width: usize) -> usize {
     let indent = cells.iter().take_while(|c| c.1 == ' ').count();
-    let indent = if indent * 2 < width { indent } else { 0 };
-    let pad: Vec<(Tone, char, usize)> = cells[..indent].to_vec();
+    if indent * 2 < width { indent } else { 0 }
+}
+
+/// Cell ranges of each wrapped row: cut at the last space that fits, else mid-word.
+fn breaks(cells: &[Cell], width: usize) -> Vec<(usize, usize)> {
+    let indent = indent_of(cells, width);
+    let mut rows = Vec::new();
     let mut start = 0;
     while start < cells.len() {
         let room = if start == 0 { width } else { width - indent };
@@ -322,18 +327,33 @@ fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {
         {
             end = sp + 1;
         }
+        rows.push((start, end));
+        start = end;
+    }
+    rows
+}
+
+/// Wrap one line into `out`.
+pub fn wrap_one(l: &DocLine, width: usize, out: &mut Vec<DocLine>) {
+    let cells = cells_of(l);
+    if cells.is_empty() {
+        out.push(Vec::new());
+        return;
+    }
+    let width = width.max(1);
+    let indent = indent_of(&cells, width);
+    for (start, end) in breaks(&cells, width) {
         if start == 0 {
             out.push(join(&cells[start..end]));
         } else {
-            let mut line = pad.clone();
-            line.extend_from_slice(&cells[start..end]);
-            out.push(join(&line));
+            let mut row = cells[..indent].to_vec();
+            row.extend_from_slice(&cells[start..end]);
+            out.push(join(&row));
         }
-        start = end;
     }
 }
 
-fn join(cells: &[(Tone, char, usize)]) -> DocLine {
+fn join(cells: &[Cell]) -> DocLine {
     let mut l: DocLine = Vec::new();
     for &(t, c, _) in cells {
         match l.last_mut() {

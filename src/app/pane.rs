@@ -1,5 +1,6 @@
 //! The pane: which session and view it shows, the newest load request (token), scrolling,
-//! and the wrapped-line cache (rebuilt only when the content, expansion or width changes).
+//! and the row index of the wrapped document (line heights, measured again only when the
+//! content, expansion or width changes; rows themselves are built for the visible slice).
 
 use std::sync::Arc;
 
@@ -42,9 +43,12 @@ pub struct Pane {
     lines: Vec<DocLine>,
     /// Round starts in `lines` (transcript view).
     round_starts: Vec<doc::RoundStart>,
-    /// Round starts in `wrapped`.
+    /// Round starts as wrapped rows.
     wrapped_rounds: Vec<doc::RoundStart>,
-    wrapped: Vec<DocLine>,
+    /// `row_starts[i]`: the wrapped row where line `i` begins; the last entry is the total.
+    /// Only heights are measured for the whole document; rows are built for the visible
+    /// slice alone.
+    row_starts: Vec<usize>,
     wrapped_width: usize,
     dirty: bool,
 }
@@ -59,7 +63,7 @@ impl Pane {
         self.follow = true;
         self.lines.clear();
         self.round_starts.clear();
-        self.wrapped.clear();
+        self.row_starts.clear();
         self.wrapped_rounds.clear();
         self.dirty = true;
     }
@@ -67,7 +71,7 @@ impl Pane {
     /// Take a loader answer. Older rounds arriving on top keep the same text in view.
     pub fn accept(&mut self, content: Loaded) {
         self.loading = false;
-        let before = self.wrapped.len();
+        let before = self.total_lines();
         let from_bottom = before.saturating_sub(self.scroll);
         self.content = match content {
             Loaded::Transcript(t) => Content::Transcript(t),
@@ -79,7 +83,7 @@ impl Pane {
         if !self.follow && self.wrapped_width > 0 {
             let w = self.wrapped_width;
             self.layout(w);
-            self.scroll = self.wrapped.len().saturating_sub(from_bottom);
+            self.scroll = self.total_lines().saturating_sub(from_bottom);
         }
     }
 
@@ -115,13 +119,19 @@ impl Pane {
             self.dirty = false;
         }
         if self.wrapped_width != width {
-            let (wrapped, starts) = doc::wrap_with_starts(&self.lines, width);
-            self.wrapped = wrapped;
+            let mut starts = Vec::with_capacity(self.lines.len() + 1);
+            let mut row = 0;
+            for l in &self.lines {
+                starts.push(row);
+                row += doc::wrapped_height(l, width);
+            }
+            starts.push(row);
             self.wrapped_rounds = self
                 .round_starts
                 .iter()
                 .filter_map(|&(l, i)| Some((*starts.get(l)?, i)))
                 .collect();
+            self.row_starts = starts;
             self.wrapped_width = width;
         }
     }
@@ -142,11 +152,11 @@ impl Pane {
     }
 
     pub fn total_lines(&self) -> usize {
-        self.wrapped.len()
+        self.row_starts.last().copied().unwrap_or(0)
     }
 
     fn max_scroll(&self, height: usize) -> usize {
-        self.wrapped.len().saturating_sub(height)
+        self.total_lines().saturating_sub(height)
     }
 
     /// Clamp the scroll for a viewport of `height`; stick to the bottom when following.
@@ -169,10 +179,51 @@ impl Pane {
         self.follow = self.scroll >= max;
     }
 
-    /// The visible slice of wrapped lines.
-    pub fn visible(&self, height: usize) -> &[DocLine] {
-        let start = self.scroll.min(self.wrapped.len());
-        let end = (start + height).min(self.wrapped.len());
-        &self.wrapped[start..end]
+    /// The visible slice of wrapped rows: only the lines it overlaps are wrapped.
+    pub fn visible(&self, height: usize) -> Vec<DocLine> {
+        let total = self.total_lines();
+        let start = self.scroll.min(total);
+        let end = (start + height).min(total);
+        if start >= end {
+            return Vec::new();
+        }
+        // The line holding row `start`: the last line that begins at or before it.
+        let first = self.row_starts.partition_point(|&r| r <= start) - 1;
+        let mut rows = Vec::with_capacity(height + 8);
+        let mut line = first;
+        while self.row_starts[line] < end && line < self.lines.len() {
+            doc::wrap_one(&self.lines[line], self.wrapped_width, &mut rows);
+            line += 1;
+        }
+        let skip = start - self.row_starts[first];
+        rows.into_iter().skip(skip).take(end - start).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_rows_equal_a_full_wrap_at_every_scroll() {
+        let text: String = (0..40)
+            .map(|i| format!("  line {i}: {}\n", "word ".repeat(i % 13)))
+            .collect();
+        let mut p = Pane::default();
+        p.content = Content::Raw(Arc::new(text));
+        p.dirty = true;
+        for width in [7, 20, 33] {
+            p.layout(width);
+            let full = doc::wrap(&p.lines, width);
+            assert_eq!(p.total_lines(), full.len());
+            for height in [1, 5, 12] {
+                for scroll in 0..=full.len() {
+                    p.scroll = scroll;
+                    let end = (scroll + height).min(full.len());
+                    let want = &full[scroll.min(end)..end];
+                    assert_eq!(p.visible(height), want, "w{width} h{height} s{scroll}");
+                }
+            }
+        }
     }
 }
