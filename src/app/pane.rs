@@ -209,9 +209,11 @@ mod tests {
         let text: String = (0..40)
             .map(|i| format!("  line {i}: {}\n", "word ".repeat(i % 13)))
             .collect();
-        let mut p = Pane::default();
-        p.content = Content::Raw(Arc::new(text));
-        p.dirty = true;
+        let mut p = Pane {
+            content: Content::Raw(Arc::new(text)),
+            dirty: true,
+            ..Pane::default()
+        };
         for width in [7, 20, 33] {
             p.layout(width);
             let full = doc::wrap(&p.lines, width);
