@@ -1,5 +1,7 @@
 //! The bundled demo store (`assets/demo/`, embedded in the binary) and `--demo`, which copies
 //! it into a private temporary directory so nothing the user does touches the originals.
+//! The demo's projects (`/home/demo/projects/<name>`) are relocated into the copy and
+//! created there, so resume, fork and the project filter work on them like on real ones.
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
@@ -10,6 +12,9 @@ use crate::error::{Error, Result};
 use crate::store::Roots;
 
 static DEMO: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
+
+/// Where the demo sessions say their projects are.
+const DEMO_PROJECTS: &str = "/home/demo/projects/";
 
 /// A private copy of the demo store; removed when dropped.
 pub struct DemoStore {
@@ -25,7 +30,13 @@ impl DemoStore {
             .map_err(|e| Error::io("creating", std::env::temp_dir(), e))?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
             .map_err(|e| Error::io("securing", dir.path(), e))?;
-        copy_dir(&DEMO, dir.path())?;
+        let projects = format!("{}/projects/", dir.path().display());
+        let mut names = std::collections::BTreeSet::new();
+        copy_dir(&DEMO, dir.path(), &projects, &mut names)?;
+        for name in names {
+            let p = dir.path().join("projects").join(name);
+            std::fs::create_dir_all(&p).map_err(|e| Error::io("creating", &p, e))?;
+        }
         Ok(DemoStore { dir })
     }
 
@@ -39,7 +50,14 @@ impl DemoStore {
     }
 }
 
-fn copy_dir(dir: &Dir<'_>, dest_root: &Path) -> Result<()> {
+/// Copy the embedded tree, pointing project paths at `projects` (collecting the project
+/// names). Loop's hashed message bytes and its round index are copied untouched.
+fn copy_dir(
+    dir: &Dir<'_>,
+    dest_root: &Path,
+    projects: &str,
+    names: &mut std::collections::BTreeSet<String>,
+) -> Result<()> {
     for entry in dir.entries() {
         let target = dest_root.join(entry.path());
         match entry {
@@ -49,14 +67,33 @@ fn copy_dir(dir: &Dir<'_>, dest_root: &Path) -> Result<()> {
                     .mode(0o700)
                     .create(&target)
                     .map_err(|e| Error::io("creating", &target, e))?;
-                copy_dir(d, dest_root)?;
+                copy_dir(d, dest_root, projects, names)?;
             }
             DirEntry::File(f) => {
                 if f.path().file_name().is_some_and(|n| n == ".gitkeep") {
                     continue;
                 }
-                std::fs::write(&target, f.contents())
-                    .map_err(|e| Error::io("writing", &target, e))?;
+                let hashed = f
+                    .path()
+                    .file_name()
+                    .is_some_and(|n| n == "messages.jsonl" || n == "index.json");
+                let relocated = match std::str::from_utf8(f.contents()) {
+                    Ok(text) if !hashed && text.contains(DEMO_PROJECTS) => {
+                        for part in text.split(DEMO_PROJECTS).skip(1) {
+                            let name: String = part
+                                .chars()
+                                .take_while(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+                                .collect();
+                            if !name.is_empty() && name != "." && name != ".." {
+                                names.insert(name);
+                            }
+                        }
+                        Some(text.replace(DEMO_PROJECTS, projects))
+                    }
+                    _ => None,
+                };
+                let bytes = relocated.as_ref().map_or(f.contents(), |t| t.as_bytes());
+                std::fs::write(&target, bytes).map_err(|e| Error::io("writing", &target, e))?;
                 std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))
                     .map_err(|e| Error::io("securing", &target, e))?;
             }

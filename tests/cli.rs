@@ -289,6 +289,15 @@ fn demo_store_lists_and_shows() {
     }
     let first = rows[0]["ref"].as_str().unwrap();
     h.ok(&["--demo", "show", first]);
+    // The demo's projects exist inside the copy, so a Loop session can be forked (Loop
+    // refuses to fork into a missing directory).
+    let cwd = rows[0]["cwd"].as_str().unwrap();
+    assert!(
+        cwd.contains("spool-demo-") && cwd.ends_with("/projects/pixelforge"),
+        "{cwd}"
+    );
+    let forked = h.ok(&["--demo", "fork", "loop:b6e4602a"]);
+    assert!(forked.starts_with("loop:"), "{forked}");
 }
 
 #[test]
