@@ -134,9 +134,10 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
 
 fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
     match s.store {
+        // What to type comes first: a status bar may cut the end of the sentence.
         StoreKind::Loom => format!(
-            "loom resumes inside its own prompt: run `loom` in {cwd} and type `/resume {}` \
-             (or set [resume] loom in the config file)",
+            "type `/resume {}` in loom's prompt (loom resumes inside itself; start `loom` in \
+             {cwd}, or set [resume] loom in the config file)",
             s.id
         ),
         StoreKind::Loop => format!(

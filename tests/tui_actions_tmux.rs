@@ -186,8 +186,8 @@ fn resume_refusal_is_one_line_and_the_browser_goes_on() {
     t.keys(&["Enter"]);
     t.wait_for("loom 20261026-085415");
     t.keys(&["r"]);
-    // The demo's project directories do not exist.
-    t.wait_for("no longer exists");
+    // loom has no resume command: spool says exactly what to type in loom's prompt.
+    t.wait_for("/resume 20261026-085415");
     t.keys(&["d"]);
     t.wait_for("delete session");
     t.keys(&["Escape"]);
