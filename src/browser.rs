@@ -1,7 +1,7 @@
 //! The browser's run loop: terminal guard, loaders, and one synchronous loop over a channel.
 //! Events are drained before each frame, frames are drawn on demand at most ~60 a second, and
-//! the app's effects are carried out here: loads go to the loader, session operations to an
-//! `ActionHandler` (the seam to the store writers and resume).
+//! the app's effects are carried out here: loads go to the loader, session operations to the
+//! ops worker thread (writes and their fsyncs never stall the UI), resume to the terminal.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,45 +26,31 @@ use crate::ui::{self, Theme};
 const FRAME: Duration = Duration::from_millis(16);
 const IDLE: Duration = Duration::from_secs(5);
 
-/// What a session operation can use.
-pub struct OpContext<'a> {
-    pub stores: &'a Stores,
-    pub config: &'a Config,
-    /// Hand the terminal to a child process (resume) and take it back.
-    pub tui: &'a mut Tui,
+/// Session operations, run one at a time in order on their own thread; each answers with
+/// `Event::OpFinished`.
+struct OpsWorker {
+    jobs: mpsc::Sender<(SessionOp, Box<SessionSummary>, OpInput)>,
 }
 
-/// Carries out the session operations the app asks for (`Effect::Session`) and says what
-/// changed: the sentence for the status bar, re-read rows, removals, what to select.
-pub trait ActionHandler {
-    fn handle(
-        &mut self,
-        op: SessionOp,
-        s: &SessionSummary,
-        input: OpInput,
-        cx: &mut OpContext<'_>,
-    ) -> Outcome;
-}
-
-/// The default handler: metadata writes, fork, delete and undo through the `Store` trait,
-/// exports through `export::write_new`, resume through the configured command.
-pub struct StoreOps;
-
-impl ActionHandler for StoreOps {
-    fn handle(
-        &mut self,
-        op: SessionOp,
-        s: &SessionSummary,
-        input: OpInput,
-        cx: &mut OpContext<'_>,
-    ) -> Outcome {
-        if op == SessionOp::Resume {
-            return Outcome::message(resume(s, cx));
-        }
-        match perform(op, s, input, cx.stores) {
-            Ok(o) => o,
-            Err(e) => Outcome::message(e.to_string()),
-        }
+impl OpsWorker {
+    fn start(stores: Arc<Stores>, events: mpsc::Sender<Event>) -> OpsWorker {
+        let (jobs, rx) = mpsc::channel::<(SessionOp, Box<SessionSummary>, OpInput)>();
+        let _ = std::thread::Builder::new()
+            .name("spool-ops".into())
+            .spawn(move || {
+                for (op, summary, input) in rx {
+                    let outcome = perform(op, &summary, input, &stores)
+                        .unwrap_or_else(|e| Outcome::message(e.to_string()));
+                    let done = Event::OpFinished {
+                        summary,
+                        outcome: Box::new(outcome),
+                    };
+                    if events.send(done).is_err() {
+                        return;
+                    }
+                }
+            });
+        OpsWorker { jobs }
     }
 }
 
@@ -171,12 +157,12 @@ pub fn perform(
 /// Resume in the agent: the pre-flight checks and the shell-free command of
 /// `resume::plan`, run in the session's cwd with the terminal (and the input thread) handed
 /// over, then the browser restored as it was.
-fn resume(s: &SessionSummary, cx: &mut OpContext<'_>) -> String {
-    let plan = match crate::resume::plan(s, cx.stores.store_for(s), &cx.config.resume.commands()) {
+fn resume(s: &SessionSummary, stores: &Stores, config: &Config, tui: &mut Tui) -> String {
+    let plan = match crate::resume::plan(s, stores.store_for(s), &config.resume.commands()) {
         Ok(p) => p,
         Err(e) => return e.to_string(),
     };
-    match cx.tui.suspend(|| plan.run()) {
+    match tui.suspend(|| plan.run()) {
         Ok(Ok(0)) => format!("back from {}", s.reference()),
         Ok(Ok(code)) => format!("`{}` exited with status {code}", plan.argv[0]),
         Ok(Err(e)) => e.to_string(),
@@ -186,15 +172,6 @@ fn resume(s: &SessionSummary, cx: &mut OpContext<'_>) -> String {
 
 /// Open the browser over `stores` with `config`; returns when the user quits.
 pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
-    run_with(stores, config, &mut StoreOps)
-}
-
-/// `run` with another handler for session operations.
-pub fn run_with(
-    stores: Stores,
-    config: Config,
-    handler: &mut dyn ActionHandler,
-) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel::<Event>();
     let wake_pending = Arc::new(AtomicBool::new(false));
     let notify = {
@@ -222,6 +199,7 @@ pub fn run_with(
     let stores = Arc::new(stores);
     let mut tui = Tui::new(tx.clone()).wrap_err("could not set up the terminal")?;
     let loader = Loader::start(stores.clone(), tx.clone());
+    let ops = OpsWorker::start(stores.clone(), tx.clone());
     let size = tui
         .terminal
         .size()
@@ -252,7 +230,22 @@ pub fn run_with(
         last_draw = Instant::now();
 
         for e in events {
-            for action in to_actions(&app, e) {
+            let actions = match e {
+                Event::OpFinished { summary, outcome } => {
+                    // Re-read the session (unless it is gone) and rescan for new files (a
+                    // fork, an undone delete).
+                    if !outcome
+                        .removed
+                        .contains(&(summary.store, summary.id.clone()))
+                    {
+                        loader.refresh(&stores, &summary, &tx);
+                    }
+                    loader.poke();
+                    vec![Action::OpDone(outcome)]
+                }
+                e => to_actions(&app, e),
+            };
+            for action in actions {
                 for fx in app.update(action) {
                     match fx {
                         Effect::Quit => {}
@@ -267,37 +260,20 @@ pub fn run_with(
                             view,
                             rounds,
                         }),
+                        // Resume owns the terminal, so it runs here, between frames.
+                        Effect::Session {
+                            op: SessionOp::Resume,
+                            summary,
+                            ..
+                        } => {
+                            let message = resume(&summary, &stores, &config, &mut tui);
+                            let _ = tx.send(Event::OpFinished {
+                                summary,
+                                outcome: Box::new(Outcome::message(message)),
+                            });
+                        }
                         Effect::Session { op, summary, input } => {
-                            let mut cx = OpContext {
-                                stores: &stores,
-                                config: &config,
-                                tui: &mut tui,
-                            };
-                            let outcome = handler.handle(op, &summary, input, &mut cx);
-                            let gone = outcome
-                                .removed
-                                .contains(&(summary.store, summary.id.clone()));
-                            for fx in app.update(Action::OpDone(Box::new(outcome))) {
-                                if let Effect::Load {
-                                    token,
-                                    summary,
-                                    view,
-                                    rounds,
-                                } = fx
-                                {
-                                    loader.request(Request {
-                                        token,
-                                        summary: *summary,
-                                        view,
-                                        rounds,
-                                    });
-                                }
-                            }
-                            if !gone {
-                                loader.refresh(&stores, &summary, &tx);
-                            }
-                            // A fork or an undone delete is a new file: rescan to list it.
-                            loader.poke();
+                            let _ = ops.jobs.send((op, summary, input));
                         }
                     }
                 }
@@ -321,7 +297,7 @@ pub fn run_with(
 fn to_actions(app: &App, e: Event) -> Vec<Action> {
     match e {
         Event::Action(a) => vec![a],
-        Event::Wake => Vec::new(),
+        Event::Wake | Event::OpFinished { .. } => Vec::new(),
         Event::Input(Term::Key(k)) if k.kind == KeyEventKind::Press => {
             app.keymap.lookup(app.ctx(), &k).into_iter().collect()
         }
