@@ -113,28 +113,31 @@ fn wait_for_quiet() {
     }
 }
 
+/// Time `iters` starts up to the first frame. `before` runs untimed ahead of each start; after
+/// it, the start's loader (still discovering, setting up its watcher) is stopped and waited
+/// for, untimed, so each run begins on a quiet machine as a real start does.
+fn time_starts(iters: u64, dir: &Path, before: impl Fn()) -> Duration {
+    let theme = Theme::named("dark", false);
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        before();
+        let t = Instant::now();
+        let loader = first_frame(dir, &theme);
+        total += t.elapsed();
+        drop(loader);
+        wait_for_quiet();
+    }
+    total
+}
+
 fn first_screen(c: &mut Criterion) {
     let mut g = c.benchmark_group("first_screen");
     g.sample_size(20);
     for n in [10_000, 100_000] {
         let (dir, _) = corpus(n, None);
         warm_hints(&dir);
-        let theme = Theme::named("dark", false);
         g.bench_with_input(BenchmarkId::from_parameter(n), &dir, |b, dir| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let t = Instant::now();
-                    let loader = first_frame(dir, &theme);
-                    total += t.elapsed();
-                    // Each run starts from a quiet machine, as a real start does: the last
-                    // run's loader (still discovering, setting up its watcher) is stopped
-                    // and waited for outside the timing.
-                    drop(loader);
-                    wait_for_quiet();
-                }
-                total
-            });
+            b.iter_custom(|iters| time_starts(iters, dir, || {}));
         });
     }
     g.finish();
@@ -149,25 +152,14 @@ fn first_screen_cold(c: &mut Criterion) {
     for n in [10_000, 100_000] {
         let (dir, _) = corpus(n, None);
         let roots = Roots::all_in(&dir);
-        let theme = Theme::named("dark", false);
+        let forget_hints = || {
+            for root in [&roots.loop_dir, &roots.loom_dir, &roots.harness_dir] {
+                let _ =
+                    std::fs::remove_file(spool::hints::file_for(&cache, &root.join("sessions")));
+            }
+        };
         g.bench_with_input(BenchmarkId::from_parameter(n), &dir, |b, dir| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    for root in [&roots.loop_dir, &roots.loom_dir, &roots.harness_dir] {
-                        let _ = std::fs::remove_file(spool::hints::file_for(
-                            &cache,
-                            &root.join("sessions"),
-                        ));
-                    }
-                    let t = Instant::now();
-                    let loader = first_frame(dir, &theme);
-                    total += t.elapsed();
-                    drop(loader);
-                    wait_for_quiet();
-                }
-                total
-            });
+            b.iter_custom(|iters| time_starts(iters, dir, forget_hints));
         });
         // Leave warm hints behind for the other benchmarks.
         warm_hints(&dir);

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::tests_read::{A, A_ID, A_SIDECAR, B, C, C_ID, home, put_sidecar, row, sessions};
 use super::*;
 use crate::store::atomic::{self, Step};
+use std::path::PathBuf;
 
 fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
@@ -331,10 +332,9 @@ fn delete_refuses_an_open_log() {
     s.delete(A_ID).unwrap();
 }
 
-#[test]
-fn delete_purges_expired_trash() {
-    let (d, s) = a_home();
-    let trash = sessions(&d).join(".spool").join("trash");
+/// One trash entry past the 10-minute undo window and one inside it.
+fn old_and_fresh_trash(d: &tempfile::TempDir) -> (PathBuf, PathBuf) {
+    let trash = sessions(d).join(".spool").join("trash");
     std::fs::create_dir_all(&trash).unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -344,6 +344,13 @@ fn delete_purges_expired_trash() {
     let fresh = trash.join(format!("20260101-000001.{}.jsonl", now - 60));
     std::fs::write(&old, b"x").unwrap();
     std::fs::write(&fresh, b"x").unwrap();
+    (old, fresh)
+}
+
+#[test]
+fn delete_purges_expired_trash() {
+    let (d, s) = a_home();
+    let (old, fresh) = old_and_fresh_trash(&d);
     s.delete(C_ID).unwrap();
     assert!(!old.exists() && fresh.exists());
 }
@@ -351,16 +358,7 @@ fn delete_purges_expired_trash() {
 #[test]
 fn tidy_at_exit_purges_expired_trash_only() {
     let (d, s) = a_home();
-    let trash = sessions(&d).join(".spool").join("trash");
-    std::fs::create_dir_all(&trash).unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let old = trash.join(format!("20260101-000000.{}.jsonl", now - 601));
-    let fresh = trash.join(format!("20260101-000001.{}.jsonl", now - 60));
-    std::fs::write(&old, b"x").unwrap();
-    std::fs::write(&fresh, b"x").unwrap();
+    let (old, fresh) = old_and_fresh_trash(&d);
     s.tidy();
     assert!(!old.exists() && fresh.exists());
 }
