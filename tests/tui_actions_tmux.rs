@@ -196,3 +196,61 @@ fn resume_refusal_is_one_line_and_the_browser_goes_on() {
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
 }
+
+/// The demo's DST session, found by search and selected.
+fn select_dst(t: &Tmux) {
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("DST duplicate");
+    t.keys(&["Enter"]);
+    t.wait_for("loom 20261026-085415");
+}
+
+#[test]
+fn rename_prompt_writes_the_new_title() {
+    let Some(t) = Tmux::new("rename") else { return };
+    select_dst(&t);
+    t.keys(&["R"]);
+    t.wait_for("rename loom:20261026-085415");
+    t.keys(&["C-u"]);
+    t.type_text("Sensor CSV: DST fix");
+    t.keys(&["Enter"]);
+    t.wait_for("renamed loom:20261026-085415");
+    // The row shows the new title once the query no longer hides it.
+    t.keys(&["Escape", "/"]);
+    t.type_text("Sensor CSV");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Sensor CSV: DST fix");
+    assert!(s.contains("loom 20261026-085415"), "{s}");
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
+#[test]
+fn export_dialog_writes_a_private_file_and_never_overwrites() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(t) = Tmux::new("export") else { return };
+    select_dst(&t);
+    t.keys(&["e"]);
+    t.wait_for("Export loom:20261026-085415");
+    t.keys(&["Enter"]);
+    t.wait_for("exported loom:20261026-085415");
+    let file = t.dir.path().join("dst-duplicate-rows-in-sensor-csv.md");
+    let text = std::fs::read_to_string(&file).expect("the export was written");
+    assert!(
+        text.starts_with("# DST duplicate rows in sensor CSV"),
+        "{text}"
+    );
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // Again: the same path is refused, the file is left as it was.
+    t.keys(&["e"]);
+    t.wait_for("Export loom:20261026-085415");
+    t.keys(&["Enter"]);
+    t.wait_for("already exists");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    t.keys(&["Escape"]);
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}

@@ -45,11 +45,13 @@ impl Tmux {
     }
 
     /// Run `spool ARGS` in a 120x30 pane; afterwards the pane shows the exit code and
-    /// `stty -a`, so terminal restoration can be checked.
+    /// `stty -a`, so terminal restoration can be checked. spool runs in the test's temporary
+    /// directory (exports default to the current directory).
     pub fn run(&self, args: &str) {
         let script = format!(
-            "env HOME={home} TERM=xterm-256color {BIN} {args}; \
+            "cd {dir} && env HOME={home} TERM=xterm-256color {BIN} {args}; \
              echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
+            dir = self.dir.path().display(),
             home = self.home().display(),
         );
         self.tmux(&[
