@@ -254,3 +254,23 @@ fn export_dialog_writes_a_private_file_and_never_overwrites() {
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
+
+#[test]
+fn delete_confirmed_then_undone() {
+    let Some(t) = Tmux::new("delete") else { return };
+    select_dst(&t);
+    t.keys(&["d"]);
+    t.wait_for("delete session");
+    t.keys(&["y"]);
+    t.wait_for("deleted loom:20261026-085415");
+    t.wait_until("the row to leave the list", |s| {
+        !above_status(s).contains("DST duplicate rows in sensor CSV")
+    });
+    t.keys(&["U"]);
+    t.wait_for("restored loom:20261026-085415");
+    t.wait_until("the row to come back", |s| {
+        above_status(s).contains("DST duplicate rows in sensor CSV")
+    });
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}

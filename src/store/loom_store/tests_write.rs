@@ -303,15 +303,22 @@ fn delete_moves_to_trash_and_undo_restores() {
     );
     let trash = spool.join("trash");
     assert_eq!(mode(&trash), 0o700);
-    let entries: Vec<String> = std::fs::read_dir(&trash)
+    let mut entries: Vec<String> = std::fs::read_dir(&trash)
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(entries.len(), 1);
+    entries.sort();
+    // The log and, beside it, its sidecar (same seconds stamp).
+    assert_eq!(entries.len(), 2, "{entries:?}");
     assert!(entries[0].starts_with("20260314-091502.") && entries[0].ends_with(".jsonl"));
+    let stamp = entries[0].trim_end_matches(".jsonl");
+    assert_eq!(entries[1], format!("{stamp}.spool.json"));
     s.undo_delete(A_ID).unwrap();
     assert_eq!(log_of(&d, A_ID), A);
+    // Undo brings the spool state back with the log: still pinned.
+    let c = s.discover().into_iter().find(|c| c.id == A_ID).unwrap();
+    assert!(s.summarize(&c).unwrap().pinned());
     assert!(matches!(s.undo_delete(A_ID), Err(Error::Refused(_))));
     // Delete again (same second) and undo refuses while the name is taken.
     s.delete(A_ID).unwrap();

@@ -66,41 +66,49 @@ pub fn delete(sessions: &Path, id: &str, log: &Path) -> Result<()> {
     let trash = trash_dir(sessions);
     lease::create_private_dir(&trash)?;
     let now = unix_now();
-    let mut moved = false;
+    let mut moved = None;
     // A delete, undo and delete within one second would reuse a name: take the next second.
     for secs in now..now + 10 {
         let dest = trash.join(format!("{id}.{secs}.jsonl"));
         match atomic::rename_no_replace(log, &dest) {
             Ok(()) => {
-                moved = true;
+                moved = Some(secs);
                 break;
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::io("moving to trash", log, e)),
         }
     }
-    if !moved {
+    let Some(secs) = moved else {
         return Err(Error::Refused(format!(
             "the trash already holds copies of loom session {id}; try again later"
         )));
-    }
+    };
     sync(sessions)?;
-    sync(&trash)?;
-    // The instance lock is held, so remove the sidecar directly (sidecar::remove would
-    // wait on the same lock).
+    // The sidecar leaves with the log, into the trash beside it, so an undo brings back the
+    // title, pin and read state too. (The instance lock is held: no sidecar::remove here.)
     let side = sidecar::path(sessions, id);
-    match std::fs::remove_file(&side) {
+    match atomic::rename_no_replace(&side, &trash.join(sidecar_entry(id, secs))) {
         Ok(()) => sync(&spool)?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io("removing", &side, e)),
+        Err(e) => return Err(Error::io("moving to trash", &side, e)),
     }
+    sync(&trash)?;
     purge(&trash, now);
     Ok(())
 }
 
-/// `(id, unix seconds)` of a trash entry name `<id>.<secs>.jsonl`.
+/// The trash name of a deleted session's sidecar, paired with its log by `secs`.
+fn sidecar_entry(id: &str, secs: u64) -> String {
+    format!("{id}.{secs}.spool.json")
+}
+
+/// `(id, unix seconds)` of a trash entry name: a log `<id>.<secs>.jsonl` or its sidecar
+/// `<id>.<secs>.spool.json`.
 fn parse_entry(name: &str) -> Option<(&str, u64)> {
-    let stem = name.strip_suffix(".jsonl")?;
+    let stem = name
+        .strip_suffix(".jsonl")
+        .or_else(|| name.strip_suffix(".spool.json"))?;
     let (id, secs) = stem.rsplit_once('.')?;
     Some((id, secs.parse().ok()?))
 }
@@ -143,10 +151,10 @@ pub fn undo_delete(sessions: &Path, id: &str) -> Result<()> {
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let (eid, secs) = parse_entry(&name)?;
-            (eid == id).then_some((secs, e.path()))
+            (eid == id && name.ends_with(".jsonl")).then_some((secs, e.path()))
         })
         .max_by_key(|(secs, _)| *secs);
-    let Some((_, from)) = newest else {
+    let Some((secs, from)) = newest else {
         return Err(nothing(id));
     };
     let dest = sessions.join(format!("{id}.jsonl"));
@@ -160,6 +168,13 @@ pub fn undo_delete(sessions: &Path, id: &str) -> Result<()> {
         Err(e) => return Err(Error::io("restoring", &from, e)),
     }
     sync(sessions)?;
+    // Its sidecar comes back too, unless spool state was written for the name meanwhile.
+    let side_from = trash.join(sidecar_entry(id, secs));
+    if side_from.exists()
+        && atomic::rename_no_replace(&side_from, &sidecar::path(sessions, id)).is_ok()
+    {
+        sync(&spool)?;
+    }
     sync(&trash)
 }
 
