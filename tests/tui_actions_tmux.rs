@@ -197,6 +197,13 @@ fn resume_refusal_is_one_line_and_the_browser_goes_on() {
     assert!(end.contains("EXIT=0"), "{end}");
 }
 
+/// Esc on the list clears the query; wait for it, or the next key would arrive glued to
+/// the escape byte and be read as Alt-<key>.
+fn clear_query(t: &Tmux) {
+    t.keys(&["Escape"]);
+    t.wait_for("/ search");
+}
+
 /// The demo's DST session, found by search and selected.
 fn select_dst(t: &Tmux) {
     t.run("--demo");
@@ -218,7 +225,8 @@ fn rename_prompt_writes_the_new_title() {
     t.keys(&["Enter"]);
     t.wait_for("renamed loom:20261026-085415");
     // The row shows the new title once the query no longer hides it.
-    t.keys(&["Escape", "/"]);
+    clear_query(&t);
+    t.keys(&["/"]);
     t.type_text("Sensor CSV");
     t.keys(&["Enter"]);
     let s = t.wait_for("Sensor CSV: DST fix");
@@ -270,6 +278,48 @@ fn delete_confirmed_then_undone() {
     t.wait_for("restored loom:20261026-085415");
     t.wait_until("the row to come back", |s| {
         above_status(s).contains("DST duplicate rows in sensor CSV")
+    });
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
+/// The list side of the screen (left of the pane's border), status bar excluded.
+fn sidebar(screen: &str) -> String {
+    above_status(screen)
+        .lines()
+        .map(|l| l.split('│').next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn archive_hides_the_row_and_the_archived_view_restores_it() {
+    let Some(t) = Tmux::new("archive") else {
+        return;
+    };
+    select_dst(&t);
+    t.keys(&["a"]);
+    t.wait_for("archived loom:20261026-085415");
+    t.wait_until("the row to leave the default view", |s| {
+        !sidebar(s).contains("DST duplicate rows in sensor CSV")
+    });
+    // The archived view lists it; the same key restores it.
+    clear_query(&t);
+    t.keys(&["."]);
+    t.wait_until("the archived view to list it", |s| {
+        sidebar(s).contains("DST duplicate rows in sensor CSV") && s.contains("sessions · archived")
+    });
+    t.keys(&["/"]);
+    t.type_text("DST duplicate");
+    t.keys(&["Enter"]);
+    t.wait_for("loom 20261026-085415");
+    t.keys(&["a"]);
+    t.wait_for("unarchived loom:20261026-085415");
+    // Back to the default view, the query still set: the row is listed there again.
+    t.keys(&["."]);
+    t.wait_until("the default view to list it again", |s| {
+        sidebar(s).contains("DST duplicate rows in sensor CSV")
+            && !s.contains("sessions · archived")
     });
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
