@@ -50,6 +50,11 @@ fn session_fx(fx: &[Effect]) -> (SessionOp, String, OpInput) {
     v.into_iter().next().unwrap()
 }
 
+/// The run loop's answer to an operation: its (empty) outcome.
+fn finish(a: &mut App) {
+    a.update(Action::OpDone(Box::new(Outcome::default())));
+}
+
 fn prompt_text(a: &App) -> (String, usize) {
     match &a.dialog {
         Some(Dialog::Rename { input, .. }) => (input.text(), input.cursor()),
@@ -79,6 +84,7 @@ fn delete_asks_first_and_n_or_esc_cancel() {
         let (op, id, _) = session_fx(&press(&mut a, k));
         assert_eq!((op, id.as_str()), (SessionOp::Delete, "20260314-091502"));
         assert!(a.dialog.is_none());
+        finish(&mut a);
     }
 }
 
@@ -276,10 +282,12 @@ fn fork_from_here_cuts_at_the_round_in_view() {
     open_three_rounds(&mut a);
     // The pane starts at the bottom: the third round is in view.
     let (op, id, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!((op, id.as_str()), (SessionOp::Fork, "20260314-091502"));
     assert_eq!(input, OpInput::ForkAt(Some(5)));
     a.update(Action::Top);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!(input, OpInput::ForkAt(Some(0)));
     // Scroll until the second question's heading is the top line, then one more: still
     // round two. One line above it (the blank line before the heading) is round two too.
@@ -288,9 +296,11 @@ fn fork_from_here_cuts_at_the_round_in_view() {
         assert!(a.pane.scroll < 200, "never reached round two");
     }
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!(input, OpInput::ForkAt(Some(2)));
     a.update(Action::Up);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!(input, OpInput::ForkAt(Some(2)));
     a.update(Action::Up);
     assert!(
@@ -299,10 +309,12 @@ fn fork_from_here_cuts_at_the_round_in_view() {
         top_line(&a)
     );
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!(input, OpInput::ForkAt(Some(0)));
     // From the list: the whole session.
     a.update(Action::ToggleFocus);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
+    finish(&mut a);
     assert_eq!(input, OpInput::ForkAt(None));
 }
 
@@ -416,4 +428,20 @@ fn an_action_right_after_typing_acts_on_the_query_match() {
         .get(&(StoreKind::Harness, id.clone()))
         .map(|s| s.title.clone());
     assert_eq!(title.as_deref(), Some("Write the release notes"));
+}
+
+#[test]
+fn a_second_action_waits_for_the_first_to_finish() {
+    let mut a = loaded_app();
+    session_fx(&press(&mut a, KeyCode::Char('p')));
+    assert!(a.op_pending);
+    // Acting again before the answer would act on the row as it was: refused, said so.
+    assert!(press(&mut a, KeyCode::Char('p')).is_empty());
+    assert_eq!(
+        a.status.as_deref(),
+        Some("still working on the last action; try again in a moment")
+    );
+    finish(&mut a);
+    assert!(!a.op_pending);
+    session_fx(&press(&mut a, KeyCode::Char('p')));
 }

@@ -104,6 +104,9 @@ pub struct App {
     pub status: Option<String>,
     /// The open dialog (delete confirmation, rename prompt, export); it takes every key.
     pub dialog: Option<Dialog>,
+    /// A session operation is running (its `OpDone` has not arrived): a second one would
+    /// act on the row as it was before the first, so it waits.
+    pub op_pending: bool,
     /// The last delete `U` can undo (loom keeps a trash).
     pub last_deleted: Option<crate::model::SessionSummary>,
     next_token: u64,
@@ -125,6 +128,7 @@ impl App {
             progress: Vec::new(),
             status: None,
             dialog: None,
+            op_pending: false,
             last_deleted: None,
             next_token: 0,
             quit: false,
@@ -377,6 +381,9 @@ impl App {
             Action::Tick => {
                 self.list.tick(10);
             }
+        }
+        if fx.iter().any(|f| matches!(f, Effect::Session { .. })) {
+            self.op_pending = true;
         }
         // In the wide layout the pane previews the selection.
         // In the narrow layout only while the pane is up (a fork selected from the pane).

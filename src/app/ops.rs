@@ -20,6 +20,10 @@ impl App {
 
     /// A session key: open a dialog, or ask the run loop to perform it.
     pub(super) fn session_op(&mut self, op: SessionOp, fx: &mut Vec<Effect>) {
+        if self.op_pending {
+            self.status = Some("still working on the last action; try again in a moment".into());
+            return;
+        }
         self.list.keep_selection();
         if op == SessionOp::UndoDelete {
             match self.last_deleted.take() {
@@ -103,6 +107,7 @@ impl App {
 
     /// The run loop finished an operation.
     pub(super) fn op_done(&mut self, o: Outcome) {
+        self.op_pending = false;
         self.status = Some(o.message);
         if !o.removed.is_empty() {
             // The row number stays, so the selection lands on the neighbour below (or the
