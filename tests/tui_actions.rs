@@ -52,7 +52,7 @@ fn session_fx(fx: &[Effect]) -> (SessionOp, String, OpInput) {
 
 /// The run loop's answer to an operation: its (empty) outcome.
 fn finish(a: &mut App) {
-    a.update(Action::OpDone(Box::new(Outcome::default())));
+    a.update(Action::OpDone(Box::default()));
 }
 
 fn prompt_text(a: &App) -> (String, usize) {
