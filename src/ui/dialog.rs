@@ -29,16 +29,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
                 Line::default(),
                 Line::from(Span::styled(delete_note(summary), theme.dim)),
                 Line::default(),
-                Line::from(vec![
-                    Span::styled("y", theme.matched),
-                    Span::styled("/", theme.dim),
-                    Span::styled("enter", theme.matched),
-                    Span::styled(" delete · ", theme.base),
-                    Span::styled("n", theme.matched),
-                    Span::styled("/", theme.dim),
-                    Span::styled("esc", theme.matched),
-                    Span::styled(" cancel", theme.base),
-                ]),
+                key_hints(theme, &[("y/enter", "delete"), ("n/esc", "cancel")]),
             ];
             boxed(frame, theme, screen, " delete session ", body, None);
         }
@@ -76,14 +67,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
                     "never overwrites an existing file; written with mode 0600",
                     theme.dim,
                 )),
-                Line::from(vec![
-                    Span::styled("enter", theme.matched),
-                    Span::styled(" write · ", theme.base),
-                    Span::styled("tab", theme.matched),
-                    Span::styled(" format · ", theme.base),
-                    Span::styled("esc", theme.matched),
-                    Span::styled(" cancel", theme.base),
-                ]),
+                key_hints(
+                    theme,
+                    &[("enter", "write"), ("tab", "format"), ("esc", "cancel")],
+                ),
             ];
             boxed(frame, theme, screen, " export ", body, Some((4, path)));
         }
@@ -116,6 +103,24 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
             }
         }
     }
+}
+
+/// `key what · key what`: keys highlighted (alternatives joined by a dim `/`).
+fn key_hints<'a>(theme: &Theme, hints: &[(&'a str, &'a str)]) -> Line<'a> {
+    let mut spans = Vec::new();
+    for (i, (keys, what)) in hints.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.base));
+        }
+        for (j, k) in keys.split('/').enumerate() {
+            if j > 0 {
+                spans.push(Span::styled("/", theme.dim));
+            }
+            spans.push(Span::styled(k, theme.matched));
+        }
+        spans.push(Span::styled(format!(" {what}"), theme.base));
+    }
+    Line::from(spans)
 }
 
 /// A centred box with `body`; `input` = (body row, field) draws a text field on that row.
