@@ -205,7 +205,7 @@ pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> R
             s.rename(id, &a.title)
         })?,
         Command::Undelete(r) => {
-            let (kind, id) = split_ref(&r.reference);
+            let (kind, id) = crate::store::registry::split_ref(&r.reference);
             let store = stores
                 .stores
                 .iter()
@@ -243,13 +243,6 @@ pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> R
 
 fn stdout_err(e: std::io::Error) -> Error {
     Error::io("writing", "stdout", e)
-}
-
-fn split_ref(r: &str) -> (Option<StoreKind>, &str) {
-    match r.split_once(':') {
-        Some((k, id)) if StoreKind::parse(k).is_some() => (StoreKind::parse(k), id),
-        _ => (None, r),
-    }
 }
 
 fn act(

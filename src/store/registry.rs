@@ -173,9 +173,7 @@ impl Stores {
     /// Only sessions whose discovered id could match are read, so a script's `spool pin REF`
     /// does not pay for listing every store.
     pub fn resolve(&self, reference: &str) -> Result<SessionSummary> {
-        let kind = reference
-            .split_once(':')
-            .and_then(|(k, _)| StoreKind::parse(k));
+        let (kind, _) = split_ref(reference);
         let candidates: Vec<SessionSummary> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .stores
@@ -200,6 +198,15 @@ impl Stores {
                 .collect()
         });
         resolve_in(&candidates, reference)
+    }
+}
+
+/// A reference's store and id: `loom:2026…` gives `(Some(Loom), "2026…")`; anything without
+/// a known `format:` prefix is a bare id (or prefix).
+pub fn split_ref(reference: &str) -> (Option<StoreKind>, &str) {
+    match reference.split_once(':') {
+        Some((k, id)) if StoreKind::parse(k).is_some() => (StoreKind::parse(k), id),
+        _ => (None, reference),
     }
 }
 
