@@ -41,10 +41,7 @@ impl OpsWorker {
                 for (op, summary, input) in rx {
                     let outcome = perform(op, &summary, input, &stores)
                         .unwrap_or_else(|e| Outcome::message(e.to_string()));
-                    let done = Event::OpFinished {
-                        summary,
-                        outcome: Box::new(outcome),
-                    };
+                    let done = Event::OpFinished(Box::new(outcome));
                     if events.send(done).is_err() {
                         return;
                     }
@@ -231,15 +228,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
 
         for e in events {
             let actions = match e {
-                Event::OpFinished { summary, outcome } => {
-                    // Re-read the session (unless it is gone) and rescan for new files (a
-                    // fork, an undone delete).
-                    if !outcome
-                        .removed
-                        .contains(&(summary.store, summary.id.clone()))
-                    {
-                        loader.refresh(&stores, &summary, &tx);
-                    }
+                Event::OpFinished(outcome) => {
+                    // The outcome carries the re-read rows of what the operation changed;
+                    // a rescan lists new files (a fork, an undone delete).
                     loader.poke();
                     vec![Action::OpDone(outcome)]
                 }
@@ -267,10 +258,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                             ..
                         } => {
                             let message = resume(&summary, &stores, &config, &mut tui);
-                            let _ = tx.send(Event::OpFinished {
-                                summary,
-                                outcome: Box::new(Outcome::message(message)),
-                            });
+                            // The agent may have written to the session while it ran.
+                            loader.refresh(&stores, &summary, &tx);
+                            let _ = tx.send(Event::OpFinished(Box::new(Outcome::message(message))));
                         }
                         Effect::Session { op, summary, input } => {
                             let _ = ops.jobs.send((op, summary, input));
@@ -297,7 +287,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
 fn to_actions(app: &App, e: Event) -> Vec<Action> {
     match e {
         Event::Action(a) => vec![a],
-        Event::Wake | Event::OpFinished { .. } => Vec::new(),
+        Event::Wake | Event::OpFinished(_) => Vec::new(),
         Event::Input(Term::Key(k)) if k.kind == KeyEventKind::Press => {
             app.keymap.lookup(app.ctx(), &k).into_iter().collect()
         }

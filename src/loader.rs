@@ -31,10 +31,7 @@ pub enum Event {
     /// The matcher has news: tick and redraw.
     Wake,
     /// A session operation finished (in the ops worker, or resume on the main thread).
-    OpFinished {
-        summary: Box<SessionSummary>,
-        outcome: Box<crate::app::Outcome>,
-    },
+    OpFinished(Box<crate::app::Outcome>),
 }
 
 impl From<crossterm::event::Event> for Event {
