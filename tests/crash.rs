@@ -58,20 +58,6 @@ fn assert_all_readable(h: &Home, what: &str) {
     }
 }
 
-/// Every Loop v3 `meta.json` under `dir`.
-fn loop_metas(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(loop_metas(&p));
-        } else if p.file_name().is_some_and(|n| n == "meta.json") {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// One readable, healthy fixture session per store that has fixtures.
 fn targets(h: &Home) -> Vec<String> {
     let rows = json_lines(&h.ok(&["list", "--json", "--all"]));
@@ -103,7 +89,10 @@ fn sigkill_during_repeated_writes_never_corrupts() {
     }
     // Loop refuses to fork a session whose cwd is gone; point the Loop fixtures at a real
     // directory (the header is metadata: the committed message bytes are untouched).
-    for meta in loop_metas(&h.loop_dir()) {
+    for meta in common::files_under(&h.loop_dir())
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "meta.json"))
+    {
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&meta).unwrap()).unwrap();
         v["header"]["cwd"] = h.path().to_string_lossy().into_owned().into();

@@ -5,21 +5,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
 use common::Home;
 use spool::store::{Roots, Span, Stores};
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else if p.is_file() {
-            out.push(p);
-        }
-    }
-}
 
 /// Damaged variants of `bytes`, deterministic.
 fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -87,8 +74,7 @@ fn exercise(h: &Home) {
 #[test]
 fn damaged_files_never_panic_a_reader() {
     let pristine = Home::with_fixtures();
-    let mut files = Vec::new();
-    files_under(pristine.path(), &mut files);
+    let files = common::files_under(pristine.path());
     assert!(files.len() >= 10, "fixtures present");
     let mut cases = 0;
     for f in &files {

@@ -94,6 +94,20 @@ pub fn copy_tree(src: &Path, dst: &Path) {
     }
 }
 
+/// Every regular file below `dir` (symlinks skipped).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            out.extend(files_under(&e.path()));
+        } else if ft.is_file() {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
 /// Parse JSON Lines output.
 pub fn json_lines(s: &str) -> Vec<serde_json::Value> {
     s.lines()
