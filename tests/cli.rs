@@ -392,11 +392,7 @@ fn last_zero_is_a_usage_error_not_a_crash() {
     let h = Home::with_fixtures();
     let out = h.run(&["show", "loop:3f6b", "--last", "0"]);
     assert_eq!(out.status.code(), Some(2));
-    let lib = spool::store::Stores::open(&spool::store::Roots {
-        loop_dir: h.loop_dir(),
-        loom_dir: h.loom_dir(),
-        harness_dir: h.harness_dir(),
-    });
+    let lib = h.stores();
     for s in lib.list_all() {
         // Every store answers a zero-round page without panicking.
         let _ = lib

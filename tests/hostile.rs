@@ -6,7 +6,7 @@
 mod common;
 
 use common::Home;
-use spool::store::{Roots, Span, Stores};
+use spool::store::Span;
 
 /// Damaged variants of `bytes`, deterministic.
 fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -57,11 +57,7 @@ fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
 }
 
 fn exercise(h: &Home) {
-    let stores = Stores::open(&Roots {
-        loop_dir: h.loop_dir(),
-        loom_dir: h.loom_dir(),
-        harness_dir: h.harness_dir(),
-    });
+    let stores = h.stores();
     for s in stores.list_all() {
         let store = stores.store_for(&s);
         let _ = store.transcript(&s.id, Span::All);

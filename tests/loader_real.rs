@@ -9,18 +9,9 @@ use std::time::{Duration, Instant};
 use common::Home;
 use spool::app::{Action, View};
 use spool::loader::{Event, Loader, Request};
-use spool::store::{Roots, Stores};
 
 /// The tests here count threads and watch timing: one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn roots(h: &Home) -> Roots {
-    Roots {
-        loop_dir: h.loop_dir(),
-        loom_dir: h.loom_dir(),
-        harness_dir: h.harness_dir(),
-    }
-}
 
 /// Drain events until every store has finished its first pass.
 fn until_listed(rx: &mpsc::Receiver<Event>, stores: usize) -> Vec<spool::model::SessionSummary> {
@@ -61,7 +52,7 @@ fn row_events(rx: &mpsc::Receiver<Event>, wait: Duration) -> Vec<String> {
 fn reading_sessions_is_not_a_change_but_appending_is() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let h = Home::with_fixtures();
-    let stores = Arc::new(Stores::open(&roots(&h)));
+    let stores = Arc::new(h.stores());
     let (tx, rx) = mpsc::channel();
     let loader = Loader::start(stores.clone(), tx);
     let rows = until_listed(&rx, stores.stores.len());
@@ -123,7 +114,7 @@ fn dropping_the_loader_stops_its_threads() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     wait_until_no_spool_threads(Duration::from_secs(5));
     let h = Home::with_fixtures();
-    let stores = Arc::new(Stores::open(&roots(&h)));
+    let stores = Arc::new(h.stores());
     let (tx, rx) = mpsc::channel();
     let loader = Loader::start(stores.clone(), tx);
     until_listed(&rx, stores.stores.len());

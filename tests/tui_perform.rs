@@ -10,24 +10,15 @@ use spool::app::{OpInput, SessionOp};
 use spool::browser::perform;
 use spool::export::Format;
 use spool::model::{SessionSummary, StoreKind};
-use spool::store::{Roots, Stores};
 
-fn stores(h: &Home) -> Stores {
-    Stores::open(&Roots {
-        loop_dir: h.loop_dir(),
-        loom_dir: h.loom_dir(),
-        harness_dir: h.harness_dir(),
-    })
-}
-
-fn get(st: &Stores, r: &str) -> SessionSummary {
+fn get(st: &spool::store::Stores, r: &str) -> SessionSummary {
     st.resolve(r).unwrap()
 }
 
 #[test]
 fn metadata_writes_return_the_re_read_row() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "loom:20260314-162041");
     assert!(!s.pinned());
     let o = perform(SessionOp::TogglePin, &s, OpInput::None, &st).unwrap();
@@ -50,7 +41,7 @@ fn metadata_writes_return_the_re_read_row() {
 #[test]
 fn a_held_lease_is_one_sentence() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "harness:Qm3xT8vLk2pR9aZc");
     // Another holder of the lease (flock locks are per open file, so this conflicts).
     let held = spool::store::lease::take_lease(
@@ -69,7 +60,7 @@ fn a_held_lease_is_one_sentence() {
 #[test]
 fn export_writes_0600_and_never_overwrites() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "loom:20260314-091502");
     let path = h.path().join("out.html");
     let input = OpInput::Export {
@@ -96,7 +87,7 @@ fn export_writes_0600_and_never_overwrites() {
 #[test]
 fn fork_asks_to_select_the_new_session() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "loom:20260314-091502");
     let o = perform(SessionOp::Fork, &s, OpInput::ForkAt(None), &st).unwrap();
     let (kind, id) = o.select.clone().unwrap();
@@ -125,7 +116,7 @@ fn fork_asks_to_select_the_new_session() {
 #[test]
 fn loom_delete_is_undoable_and_undo_reselects() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "loom:20260314-162041");
     let o = perform(SessionOp::Delete, &s, OpInput::None, &st).unwrap();
     assert_eq!(
@@ -147,7 +138,7 @@ fn loom_delete_is_undoable_and_undo_reselects() {
 #[test]
 fn loop_delete_needs_archive_first() {
     let h = Home::with_fixtures();
-    let st = stores(&h);
+    let st = h.stores();
     let s = get(&st, "loop:b41e07d2");
     let e = perform(SessionOp::Delete, &s, OpInput::None, &st).unwrap_err();
     assert_eq!(

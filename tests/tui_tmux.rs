@@ -41,25 +41,10 @@ fn browse_search_open_view_quit() {
     restored(&end);
 }
 
-/// A fixture HOME with the contract examples at the default store roots.
-fn fixture_home(t: &Tmux) {
-    let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for (store, root) in [
-        ("loop", ".loop"),
-        ("loom", ".loom"),
-        ("harness", ".agent-harness/memory"),
-    ] {
-        common::copy_tree(
-            &fx.join(store).join("sessions"),
-            &t.home().join(root).join("sessions"),
-        );
-    }
-}
-
 #[test]
 fn sessions_written_while_running_show_up() {
     let Some(t) = Tmux::new("live") else { return };
-    fixture_home(&t);
+    common::install_fixtures(&t.home());
     t.run("");
     let before = t.wait_listed();
     assert!(before.contains("why does router_test.go fail?"), "{before}");

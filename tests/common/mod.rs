@@ -25,17 +25,7 @@ impl Home {
     /// A HOME with every store's contract fixtures copied in.
     pub fn with_fixtures() -> Home {
         let h = Home::empty();
-        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        for (store, root) in [
-            ("loop", h.loop_dir()),
-            ("loom", h.loom_dir()),
-            ("harness", h.harness_dir()),
-        ] {
-            let src = fx.join(store).join("sessions");
-            if src.is_dir() {
-                copy_tree(&src, &root.join("sessions"));
-            }
-        }
+        install_fixtures(h.path());
         h
     }
 
@@ -48,6 +38,15 @@ impl Home {
     pub fn loom_dir(&self) -> PathBuf {
         self.path().join(".loom")
     }
+    /// The stores of this HOME, at their default roots.
+    pub fn stores(&self) -> spool::store::Stores {
+        spool::store::Stores::open(&spool::store::Roots {
+            loop_dir: self.loop_dir(),
+            loom_dir: self.loom_dir(),
+            harness_dir: self.harness_dir(),
+        })
+    }
+
     pub fn harness_dir(&self) -> PathBuf {
         self.path().join(".agent-harness/memory")
     }
@@ -77,6 +76,21 @@ impl Home {
     /// Replace the temporary HOME path with `~` so outputs are stable.
     pub fn tidy(&self, s: &str) -> String {
         s.replace(&self.path().to_string_lossy().into_owned(), "~")
+    }
+}
+
+/// Copy every store's contract fixtures into `home` at the default store roots.
+pub fn install_fixtures(home: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (store, root) in [
+        ("loop", ".loop"),
+        ("loom", ".loom"),
+        ("harness", ".agent-harness/memory"),
+    ] {
+        let src = fx.join(store).join("sessions");
+        if src.is_dir() {
+            copy_tree(&src, &home.join(root).join("sessions"));
+        }
     }
 }
 
