@@ -1,6 +1,7 @@
 //! Resuming a session in its agent: the per-store command template (placeholders `{id}`
 //! `{path}` `{cwd}` `{store}`, split into argv and run without a shell), the pre-flight checks
-//! (cwd exists, not in use, not archived), and the shell-quoted `--print` form.
+//! (not in use, not archived; directory and program usable before running), and the
+//! shell-quoted `--print` form.
 
 use std::path::{Path, PathBuf};
 
@@ -58,20 +59,99 @@ impl ResumePlan {
         )
     }
 
+    /// Why the command cannot start here, if it cannot: the session's directory (gone, not a
+    /// directory, not enterable) or the program (not on PATH, not executable). One sentence
+    /// that names what failed first, then where, so a status bar cut at 80 columns still
+    /// shows the cause.
+    pub fn problem(&self) -> Option<String> {
+        dir_problem(&self.cwd).or_else(|| program_problem(&self.argv[0], &self.cwd))
+    }
+
     /// Run it in the foreground and wait; returns the exit code (`-1` when killed).
     pub fn run(&self) -> Result<i32> {
+        if let Some(p) = self.problem() {
+            return Err(Error::Refused(p));
+        }
         let status = std::process::Command::new(&self.argv[0])
             .args(&self.argv[1..])
             .current_dir(&self.cwd)
             .status()
-            .map_err(|e| {
-                Error::Refused(format!(
-                    "could not start '{}' in {}: {e}",
-                    self.argv[0],
-                    self.cwd.display()
-                ))
-            })?;
+            .map_err(|e| Error::Refused(spawn_failure(&self.argv[0], &self.cwd, &e)))?;
         Ok(status.code().unwrap_or(-1))
+    }
+}
+
+/// What is wrong with the directory a resume runs in, if anything.
+fn dir_problem(dir: &Path) -> Option<String> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("the session's directory no longer exists: {shown}"))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some(format!(
+            "permission denied: cannot reach the session's directory {shown}"
+        )),
+        Err(e) => Some(format!("cannot use the session's directory {shown}: {e}")),
+        Ok(m) if !m.is_dir() => Some(format!(
+            "the session's directory is not a directory: {shown}"
+        )),
+        Ok(_) if !accessible(dir, libc::X_OK) => Some(format!(
+            "permission denied: cannot enter the session's directory {shown}"
+        )),
+        Ok(_) => None,
+    }
+}
+
+/// What is wrong with the program, if anything: looked up on PATH as `execvp` would (or,
+/// with a `/`, relative to the directory it runs in).
+fn program_problem(program: &str, cwd: &Path) -> Option<String> {
+    let executable = |p: &Path| p.is_file() && accessible(p, libc::X_OK);
+    let where_ = format!("(resuming in {})", cwd.display());
+    if program.contains('/') {
+        let p = cwd.join(program);
+        return if executable(&p) {
+            None
+        } else if p.exists() {
+            Some(format!(
+                "{program}: permission denied (not an executable file) {where_}"
+            ))
+        } else {
+            Some(format!("{program}: no such program {where_}"))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut found_unusable = false;
+    for dir in std::env::split_paths(&path) {
+        let p = dir.join(program);
+        if executable(&p) {
+            return None;
+        }
+        found_unusable |= p.exists();
+    }
+    Some(if found_unusable {
+        format!("{program}: permission denied (found on PATH but not executable) {where_}")
+    } else {
+        format!("{program}: command not found on PATH {where_}")
+    })
+}
+
+/// `access(2)` for the real user.
+fn accessible(p: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+}
+
+/// The sentence for a spawn that failed after the checks passed (a race, or an exotic error).
+fn spawn_failure(program: &str, cwd: &Path, e: &std::io::Error) -> String {
+    let where_ = format!("(resuming in {})", cwd.display());
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!("{program}: command not found {where_}"),
+        std::io::ErrorKind::PermissionDenied => format!("{program}: permission denied {where_}"),
+        _ => format!("{program}: could not start: {e} {where_}"),
     }
 }
 
@@ -90,17 +170,23 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
             s.reference()
         )));
     }
-    let cwd = s.cwd.clone().ok_or_else(|| {
-        Error::Refused(format!(
-            "{} has no recorded working directory",
-            s.reference()
-        ))
-    })?;
-    if !Path::new(&cwd).is_dir() {
-        return Err(Error::Refused(format!(
-            "the session's directory {cwd} no longer exists"
-        )));
-    }
+    let cwd = match (&s.cwd, s.store) {
+        (Some(cwd), _) => cwd.clone(),
+        // harness.md: a record without `project_root` resumes from any directory, so it
+        // runs in the current one.
+        (None, StoreKind::Harness) => std::env::current_dir()
+            .map_err(|e| Error::io("reading the current directory", ".", e))?
+            .to_string_lossy()
+            .into_owned(),
+        (None, _) => {
+            return Err(Error::Refused(format!(
+                "{} has no recorded working directory",
+                s.reference()
+            )));
+        }
+    };
+    // A missing directory is not refused here: `--print` still prints (with a warning) and
+    // `run` refuses with the cause (`ResumePlan::problem`).
     if store.in_use(&s.id) {
         return Err(Error::InUse(s.reference()));
     }
@@ -257,5 +343,59 @@ mod tests {
             cwd: "/tmp/a b".into(),
         };
         assert_eq!(p.shell_line(), r#"cd '/tmp/a b' && uv 'it'\''s'"#);
+    }
+
+    fn plan_in(cwd: &Path, program: &str) -> ResumePlan {
+        ResumePlan {
+            argv: vec![program.into(), "--resume".into()],
+            cwd: cwd.to_path_buf(),
+        }
+    }
+
+    fn refusal(p: &ResumePlan) -> String {
+        p.run().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_failed_start_says_what_failed_first() {
+        let d = tempfile::tempdir().unwrap();
+        // A program missing from PATH is not reported as a missing directory.
+        let e = refusal(&plan_in(d.path(), "spool-no-such-agent"));
+        assert!(
+            e.starts_with("spool-no-such-agent: command not found on PATH"),
+            "{e}"
+        );
+        // A missing directory, a file where the directory should be, a program that is
+        // not executable: each says so.
+        let gone = d.path().join("gone");
+        let e = refusal(&plan_in(&gone, "sh"));
+        assert!(
+            e.starts_with("the session's directory no longer exists"),
+            "{e}"
+        );
+        let file = d.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        let e = refusal(&plan_in(&file, "sh"));
+        assert!(
+            e.starts_with("the session's directory is not a directory"),
+            "{e}"
+        );
+        let e = refusal(&plan_in(d.path(), "./file"));
+        assert!(e.starts_with("./file: permission denied"), "{e}");
+        // What works still runs.
+        assert_eq!(plan_in(d.path(), "true").run().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_harness_record_without_project_root_resumes_here() {
+        let d = tempfile::tempdir().unwrap();
+        let store = crate::store::harness_store::HarnessStore::new(d.path());
+        let mut s = SessionSummary::new(StoreKind::Harness, "abc", d.path().join("abc.json"));
+        s.has_user_message = true;
+        let p = plan(&s, &store, &ResumeCommands::default()).unwrap();
+        assert_eq!(p.cwd, std::env::current_dir().unwrap());
+        // Other stores still need a recorded directory.
+        s.store = StoreKind::Loom;
+        assert!(plan(&s, &store, &ResumeCommands::default()).is_err());
     }
 }
