@@ -96,3 +96,33 @@ pub trait Store: Send + Sync {
         false
     }
 }
+
+/// Whether deleting `s` takes an archive first: Loop deletes only archived sessions
+/// (loop.md 9.7), so the browser's one confirmation and `delete --yes` archive, then delete.
+pub fn delete_archives_first(s: &SessionSummary) -> bool {
+    s.store == StoreKind::Loop && !s.archived
+}
+
+/// Delete `s` as the user confirmed it: archived first where the store requires that. When
+/// the delete then fails the session stays archived, and the sentence says so.
+pub fn delete_confirmed(store: &dyn Store, s: &SessionSummary) -> Result<()> {
+    if !delete_archives_first(s) {
+        return store.delete(&s.id);
+    }
+    store.set_archived(&s.id, true)?;
+    store.delete(&s.id).map_err(|e| {
+        crate::error::Error::Refused(format!(
+            "{} was archived but not deleted: {e}",
+            s.reference()
+        ))
+    })
+}
+
+/// The refusal for a fork whose cut keeps no user message: the new session would be empty,
+/// and the default list hides empty sessions, so it would seem to vanish.
+pub fn empty_fork(kind: StoreKind, id: &str, at: usize) -> crate::error::Error {
+    crate::error::Error::Refused(format!(
+        "forking {kind}:{id} before message {at} would copy no user message and make an \
+         empty session; fork at a later message, or whole"
+    ))
+}

@@ -271,9 +271,18 @@ fn fork_whole_copies_values_and_sets_branch_fields() {
 #[test]
 fn fork_at_a_point_cuts_before_a_user_message() {
     let (_d, store) = setup();
-    let new = store.fork(A, Some(1)).unwrap();
+    // A second round on A, so there is a user message to cut before.
+    let mut va = value(&store, A);
+    for key in ["messages", "transcript"] {
+        if let Some(Value::Array(m)) = va.get_mut(key) {
+            m.push(json!({"role": "user", "content": "and now?"}));
+            m.push(json!({"role": "assistant", "content": "done"}));
+        }
+    }
+    std::fs::write(path(&store, &format!("{A}.json")), va.to_string()).unwrap();
+    let new = store.fork(A, Some(5)).unwrap();
     let v = value(&store, &new);
-    assert_eq!(v["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(v["messages"].as_array().unwrap().len(), 5);
     assert_eq!(v["transcript"], v["messages"]);
     assert_eq!(v["state"], json!({}));
     assert_eq!(v["compactions"], json!([]));
@@ -284,10 +293,17 @@ fn fork_at_a_point_cuts_before_a_user_message() {
             "{at}"
         );
     }
+    // Before the first user message (after the system prompt) the fork would be empty,
+    // which the default list hides: refused, saying so.
+    for id in [A, B] {
+        let r = store.fork(id, Some(1));
+        assert!(
+            matches!(r, Err(Error::Refused(ref m)) if m.contains("empty session")),
+            "{id}"
+        );
+    }
     let r = store.fork(C, Some(3));
     assert!(matches!(r, Err(Error::Refused(ref m)) if m.contains("compactions")));
-    let nb = store.fork(B, Some(1)).unwrap();
-    assert_eq!(value(&store, &nb)["messages"].as_array().unwrap().len(), 1);
     no_temps(&store);
 }
 

@@ -217,6 +217,14 @@ fn cut(map: &mut Map<String, Value>, id: &str, n: usize) -> Result<()> {
              forked whole"
         )));
     }
+    let kept_user = messages.is_some_and(|m| m.iter().take(n).any(|e| role(e) == Some("user")));
+    if !kept_user {
+        return Err(crate::store::empty_fork(
+            crate::model::StoreKind::Harness,
+            id,
+            n,
+        ));
+    }
     let is_user = n > 0
         && messages
             .and_then(|m| m.get(n))

@@ -34,6 +34,19 @@ pub fn fork(sessions: &Path, id: &str, path: &Path, at: Option<usize>) -> Result
             ))
         })?,
     };
+    let keeps_user = events.iter().any(|e| {
+        matches!(&e.kind, log::EventKind::Record(r)
+            if r.chat_message().is_some_and(|m| m.role == "user"))
+    });
+    if let Some(n) = at
+        && !keeps_user
+    {
+        return Err(crate::store::empty_fork(
+            crate::model::StoreKind::Loom,
+            id,
+            n,
+        ));
+    }
     let (mut window, system) = replay::replay(events);
     window.push(Slot {
         msg: LMsg::new("user", replay::reopened_notice(id)),

@@ -178,6 +178,13 @@ pub(crate) fn fork(loc: &Loc, at: Option<usize>) -> Result<String> {
             "a Loop fork can only cut before a user message (a round boundary); message {k} is not one"
         )));
     }
+    if at.is_some() && !h.messages[..k].iter().any(|m| role(m) == "user") {
+        return Err(crate::store::empty_fork(
+            crate::model::StoreKind::Loop,
+            &loc.id,
+            k,
+        ));
+    }
     let cut = h.offsets.get(k).map_or(h.bytes.len(), |&o| o as usize);
     let new_id = new_uuid();
     let header = fork_header(&h.head.header, &h.messages, &loc.id, &new_id, k);
