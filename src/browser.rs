@@ -119,7 +119,7 @@ pub fn perform(
             }
         }
         SessionOp::Delete => {
-            store.delete(&s.id)?;
+            crate::store::delete_confirmed(store, s)?;
             let undoable = s.store == StoreKind::Loom;
             Outcome {
                 message: if undoable {
@@ -159,6 +159,10 @@ fn resume(s: &SessionSummary, stores: &Stores, config: &Config, tui: &mut Tui) -
         Ok(p) => p,
         Err(e) => return e.to_string(),
     };
+    // Checked before the terminal is handed over, so a refusal does not flash the screen.
+    if let Some(p) = plan.problem() {
+        return p;
+    }
     match tui.suspend(|| plan.run()) {
         Ok(Ok(0)) => format!("back from {}", s.reference()),
         Ok(Ok(code)) => format!("`{}` exited with status {code}", plan.argv[0]),

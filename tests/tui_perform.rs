@@ -111,6 +111,10 @@ fn fork_asks_to_select_the_new_session() {
     let e = e.to_string();
     assert!(!e.is_empty() && !e.contains('\n'), "{e}");
     assert_eq!(st.list_all().len(), before);
+    // "Fork from here" on the first round would copy no user message: refused, said why.
+    let e = perform(SessionOp::Fork, &s, OpInput::ForkAt(Some(0)), &st).unwrap_err();
+    assert!(e.to_string().contains("empty session"), "{e}");
+    assert_eq!(st.list_all().len(), before);
 }
 
 #[test]
@@ -136,15 +140,16 @@ fn loom_delete_is_undoable_and_undo_reselects() {
 }
 
 #[test]
-fn loop_delete_needs_archive_first() {
+fn loop_delete_archives_first_in_the_one_confirmed_step() {
     let h = Home::with_fixtures();
     let st = h.stores();
+    // Loop deletes only archived sessions: the dialog's one confirmation archives, then
+    // deletes (it used to offer a delete that could only fail).
     let s = get(&st, "loop:b41e07d2");
-    let e = perform(SessionOp::Delete, &s, OpInput::None, &st).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "session b41e07d2-5c9a-4f13-a8e6-0f2d7c3b9e54 is not archived; archive it before deleting"
-    );
+    assert!(!s.archived);
+    let o = perform(SessionOp::Delete, &s, OpInput::None, &st).unwrap();
+    assert_eq!(o.message, format!("deleted {}", s.reference()));
+    assert!(st.resolve("loop:b41e07d2").is_err());
     let archived = get(&st, "loop:e9d4a6b1");
     let o = perform(SessionOp::Delete, &archived, OpInput::None, &st).unwrap();
     assert!(o.undoable.is_none());

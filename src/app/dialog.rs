@@ -189,8 +189,9 @@ pub fn expand_path(typed: &str) -> PathBuf {
 /// What deleting means in each store, for the confirmation dialog.
 pub fn delete_note(s: &SessionSummary) -> String {
     match s.store {
+        // Short enough for the dialog's width (the key hint says "archive and delete").
         StoreKind::Loop if !s.archived => {
-            "Loop deletes only archived sessions: archive it first (a).".into()
+            "Loop deletes only archived sessions: it is archived, then removed.".into()
         }
         StoreKind::Loop => "The session and its backup are removed for good.".into(),
         StoreKind::Loom => {
@@ -200,9 +201,30 @@ pub fn delete_note(s: &SessionSummary) -> String {
     }
 }
 
+/// What confirming the delete dialog does, for its key hint: only what can work is offered.
+pub fn delete_action(s: &SessionSummary) -> &'static str {
+    if crate::store::delete_archives_first(s) {
+        "archive and delete"
+    } else {
+        "delete"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unarchived_loop_session_is_offered_archive_and_delete() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/s/a");
+        assert_eq!(delete_action(&s), "archive and delete");
+        assert!(!delete_note(&s).contains("archive it first"));
+        s.archived = true;
+        assert_eq!(delete_action(&s), "delete");
+        s.store = StoreKind::Harness;
+        s.archived = false;
+        assert_eq!(delete_action(&s), "delete");
+    }
 
     #[test]
     fn editing_keys() {

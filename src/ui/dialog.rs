@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::{Theme, fit};
-use crate::app::dialog::{Dialog, LineInput, delete_note};
+use crate::app::dialog::{Dialog, LineInput, delete_action, delete_note};
 use crate::app::{App, Areas};
 use crate::export::Format;
 use crate::text::{one_line, sanitize};
@@ -29,7 +29,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
                 Line::default(),
                 Line::from(Span::styled(delete_note(summary), theme.dim)),
                 Line::default(),
-                key_hints(theme, &[("y/enter", "delete"), ("n/esc", "cancel")]),
+                key_hints(
+                    theme,
+                    &[("y/enter", delete_action(summary)), ("n/esc", "cancel")],
+                ),
             ];
             boxed(frame, theme, screen, " delete session ", body, None);
         }
