@@ -119,14 +119,14 @@ pub struct ShowArgs {
     pub json: bool,
     /// Only the last N rounds (a user message and everything up to the next one)
     #[arg(long, value_name = "N", conflicts_with_all = ["window", "raw"],
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = parse_rounds)]
     pub last: Option<u64>,
 }
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     pub reference: String,
-    /// Format
+    /// Format: markdown (or md), html or json
     #[arg(long, value_enum, default_value = "markdown")]
     pub to: Format,
     /// Write to PATH (never overwrites) instead of stdout
@@ -172,6 +172,15 @@ pub struct ResumeArgs {
     pub print: bool,
 }
 
+/// `--last N`: clap's own range message ("0 is not in 1..18446744073709551615") says
+/// nothing a person can use.
+fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("--last wants a number of rounds, 1 or more (for example --last 2)".into()),
+    }
+}
+
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
     StoreKind::parse(s).ok_or_else(|| format!("unknown format '{s}' (use loop, loom or harness)"))
 }
@@ -211,7 +220,7 @@ pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> R
                 .iter()
                 .find(|s| kind.is_none_or(|k| s.kind() == k) && s.undo_delete(id).is_ok());
             match store {
-                Some(s) => eprintln!("restored {}:{id}", s.kind()),
+                Some(s) => note(&format!("restored {}:{id}", s.kind())),
                 None => {
                     return Err(Error::NotFound(format!(
                         "{} (nothing recently deleted by that name)",
@@ -230,7 +239,19 @@ pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> R
             let s = stores.resolve(&a.reference)?;
             let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
             if a.print {
-                writeln!(out, "{}", plan.shell_line()).map_err(stdout_err)?;
+                // The command is printed even when it cannot run here (the directory is
+                // gone, the program is missing): the user may fix that, or run it elsewhere.
+                if let Some(p) = plan.problem() {
+                    note(&format!("spool: warning: {p}"));
+                }
+                // Exact for a pipe (it is meant to be run); sanitised for a terminal.
+                let line = plan.shell_line();
+                let line = if std::io::stdout().is_terminal() {
+                    text::sanitize(&line)
+                } else {
+                    line
+                };
+                writeln!(out, "{line}").map_err(stdout_err)?;
             } else {
                 drop(out);
                 return plan.run();
@@ -245,6 +266,12 @@ fn stdout_err(e: std::io::Error) -> Error {
     Error::io("writing", "stdout", e)
 }
 
+/// One line for people on stderr. A closed stderr is not worth a panic (`eprintln!` panics),
+/// so write errors are ignored.
+pub fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", text::one_line(line));
+}
+
 fn act(
     stores: &Stores,
     reference: &str,
@@ -253,7 +280,7 @@ fn act(
 ) -> Result<()> {
     let s = stores.resolve(reference)?;
     f(stores.store_for(&s), &s.id)?;
-    eprintln!("{done} {}", s.reference());
+    note(&format!("{done} {}", s.reference()));
     Ok(())
 }
 
@@ -402,7 +429,8 @@ fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
         if a.json {
             pretty_json(&t.to_json())
         } else {
-            text::sanitize(&export::markdown(&t))
+            // The export banner warns about sharing a file; `show` writes none.
+            text::sanitize(&export::transcript_markdown(&t))
         }
     };
     out.write_all(body.as_bytes()).map_err(stdout_err)?;
@@ -423,7 +451,7 @@ fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<(
     match &a.output {
         Some(path) => {
             export::write_new(path, &body)?;
-            eprintln!("exported {} to {}", s.reference(), path.display());
+            note(&format!("exported {} to {}", s.reference(), path.display()));
         }
         None => {
             // To a terminal, session text is sanitised; to a pipe or file, exact.
@@ -447,8 +475,14 @@ fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
                 s.reference()
             )));
         }
-        eprint!(
-            "Delete {} \"{}\"? [y/N] ",
+        let first = if crate::store::delete_archives_first(&s) {
+            " (Loop deletes only archived sessions: it is archived first)"
+        } else {
+            ""
+        };
+        let _ = write!(
+            std::io::stderr().lock(),
+            "Delete {} \"{}\"{first}? [y/N] ",
             s.reference(),
             text::one_line(&s.title)
         );
@@ -461,8 +495,8 @@ fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
             return Err(Error::Refused("delete cancelled".into()));
         }
     }
-    stores.store_for(&s).delete(&s.id)?;
-    eprintln!("deleted {}", s.reference());
+    crate::store::delete_confirmed(stores.store_for(&s), &s)?;
+    note(&format!("deleted {}", s.reference()));
     Ok(())
 }
 

@@ -129,6 +129,11 @@ impl Config {
                 c.path = Some(p);
                 Ok(c)
             }
+            // A file named on the command line that is not there is a mistake (a typo would
+            // otherwise silently mean "defaults"); only the default file is optional.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && path.is_some() => Err(
+                Error::Usage(format!("config file {} does not exist", p.display())),
+            ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(Error::io("read config", p, e)),
         }
@@ -283,8 +288,12 @@ mod tests {
     }
 
     #[test]
-    fn missing_file_is_defaults() {
-        let c = Config::load(Some(Path::new("/nonexistent/spool/config.toml"))).unwrap();
-        assert_eq!(c.theme, "dark");
+    fn a_missing_file_named_on_the_command_line_is_a_usage_error() {
+        let e = Config::load(Some(Path::new("/nonexistent/spool/config.toml"))).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.to_string(),
+            "config file /nonexistent/spool/config.toml does not exist"
+        );
     }
 }

@@ -48,6 +48,12 @@ impl Error {
         }
     }
 
+    /// Output to a closed pipe (`spool list | head -1`): the reader has what it wanted, so
+    /// this is a quiet success, not an error.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     /// Wrap an `io::Error` with what was being done to which path.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

@@ -12,6 +12,8 @@ use crate::store::atomic;
 /// An export format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// Also `md`, the extension the help and the export dialog use.
+    #[value(alias = "md")]
     Markdown,
     Html,
     Json,
@@ -43,10 +45,23 @@ pub fn render(t: &Transcript, format: Format) -> String {
     }
 }
 
-/// The transcript as Markdown: title, metadata table, then every entry in order.
+/// The transcript as an exported Markdown file: title, metadata table, the sharing
+/// warning, then every entry in order.
 pub fn markdown(t: &Transcript) -> String {
+    transcript_body(t, true)
+}
+
+/// The transcript as Markdown for reading (`spool show`): as exported, without the sharing
+/// warning, which is about files that leave the machine.
+pub fn transcript_markdown(t: &Transcript) -> String {
+    transcript_body(t, false)
+}
+
+fn transcript_body(t: &Transcript, banner: bool) -> String {
     let mut out = header_markdown(&t.summary);
-    let _ = writeln!(out, "> {SHARE_WARNING}\n");
+    if banner {
+        let _ = writeln!(out, "> {SHARE_WARNING}\n");
+    }
     if t.first_round > 0 {
         let _ = writeln!(
             out,

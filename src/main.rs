@@ -12,17 +12,22 @@ fn main() {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => std::process::exit(code),
+        // The reader of a pipe went away (`spool list | head -1`): it has what it wanted.
+        Err(e) if e.is_broken_pipe() => std::process::exit(0),
         Err(e) => {
-            eprintln!("spool: {}", spool::text::one_line(&e.to_string()));
+            spool::cli::note(&format!("spool: {e}"));
             std::process::exit(e.exit_code());
         }
     }
 }
 
 fn run(cli: Cli) -> Result<i32, Error> {
-    // The demo copy lives until the process exits.
+    // The demo copy lives until the process exits; a signal removes it too.
     let demo = if cli.stores.demo {
-        Some(spool::demo::DemoStore::create()?)
+        let d = spool::demo::DemoStore::create()?;
+        spool::hints::use_cache_dir(d.cache_dir());
+        spool::tui::handle_exit_signals().map_err(|e| Error::io("watching", "signals", e))?;
+        Some(d)
     } else {
         None
     };

@@ -155,9 +155,16 @@ fn unknown_and_ambiguous_refs_exit_2_with_one_sentence() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("no session matches"));
 
+    // The candidates carry their titles, so the user can tell them apart.
     let out = h.run(&["show", "harness:"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ambiguous"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ambiguous"), "{err}");
+    assert!(
+        err.contains("harness:h2Jd9sWq0TzN4bXe \"List the TODO comments in src/\""),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 
     let out = h.run(&["list", "--no-such-flag"]);
     assert_eq!(out.status.code(), Some(2));
@@ -392,6 +399,9 @@ fn last_zero_is_a_usage_error_not_a_crash() {
     let h = Home::with_fixtures();
     let out = h.run(&["show", "loop:3f6b", "--last", "0"]);
     assert_eq!(out.status.code(), Some(2));
+    // In words, not clap's "0 is not in 1..18446744073709551615".
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a number of rounds, 1 or more"), "{err}");
     let lib = h.stores();
     for s in lib.list_all() {
         // Every store answers a zero-round page without panicking.
@@ -399,4 +409,156 @@ fn last_zero_is_a_usage_error_not_a_crash() {
             .store_for(&s)
             .transcript(&s.id, spool::store::Span::LastRounds(0));
     }
+}
+
+#[test]
+fn committed_bytes_missing_is_an_error_row() {
+    let h = Home::with_fixtures();
+    // loop.md section 8: a messages.jsonl shorter than start + bytes is an error row.
+    let msgs = h.loop_dir().join(
+        "sessions/767af75ec9c3c6ac7b4a00e5/3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c/messages.jsonl",
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&msgs)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let row = json_lines(&h.ok(&["list", "--json", "--format", "loop"]))
+        .into_iter()
+        .find(|r| r["id"] == "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c")
+        .unwrap();
+    assert_eq!(row["error"], "committed bytes missing");
+    assert_eq!(
+        std::fs::metadata(&msgs).unwrap().len(),
+        100,
+        "listing never writes"
+    );
+}
+
+#[test]
+fn resume_print_of_a_harness_record_without_project_root_runs_here() {
+    let h = Home::with_fixtures();
+    // harness.md: no project_root means the session resumes from any directory.
+    let out = h.ok(&["resume", "harness:h2Jd", "--print"]);
+    let here = std::env::current_dir().unwrap();
+    assert!(
+        out.starts_with(&format!("cd {} && ", here.display())),
+        "{out}"
+    );
+    assert!(out.contains("--resume h2Jd9sWq0TzN4bXe"), "{out}");
+}
+
+#[test]
+fn resume_print_prints_even_when_the_directory_is_gone() {
+    let h = Home::with_fixtures();
+    // Its project_root (/home/user/projects/uploader) does not exist here.
+    let out = h.run(&["resume", "harness:Qm3x", "--print"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("cd /home/user/projects/uploader && uv run agent.py --resume"),
+        "{stdout}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("spool: warning: the session's directory no longer exists"),
+        "{err}"
+    );
+    // Running it is refused with the cause, first.
+    let out = h.run(&["resume", "harness:Qm3x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("spool: the session's directory no longer exists"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fork_before_the_first_user_message_is_refused_in_every_store() {
+    let h = Home::with_fixtures();
+    let before = h.ok(&["list", "--json", "--all"]).lines().count();
+    // Message 0 everywhere; message 1 in harness, whose message 0 is the system prompt. Loop
+    // forks only into an existing directory, which the demo's sessions have.
+    for (r, at) in [
+        ("--demo loop:4f2c", "0"),
+        ("loom:20260314-091502", "0"),
+        ("harness:Qm3x", "0"),
+        ("harness:Qm3x", "1"),
+    ] {
+        let mut args: Vec<&str> = r.split(' ').collect();
+        args.insert(args.len() - 1, "fork");
+        args.extend(["--at", at]);
+        let out = h.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{r} --at {at}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("empty session"), "{r} --at {at}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert_eq!(h.ok(&["list", "--json", "--all"]).lines().count(), before);
+    // A cut that keeps a user message still forks.
+    assert!(
+        h.ok(&["--demo", "fork", "loop:4f2c", "--at", "7"])
+            .starts_with("loop:")
+    );
+}
+
+#[test]
+fn deleting_an_unarchived_loop_session_archives_it_first() {
+    let h = Home::with_fixtures();
+    let out = h.ok(&["delete", "loop:3f6b", "--yes"]);
+    assert!(out.is_empty());
+    assert_eq!(h.run(&["show", "loop:3f6b"]).status.code(), Some(2));
+}
+
+#[test]
+fn cli_papercuts() {
+    let h = Home::with_fixtures();
+    // `md` is what the help and the file extension say.
+    assert!(h.ok(&["export", "Qm3x", "--to", "md"]).starts_with("# "));
+    // `show` is for reading: no export banner; an export keeps it.
+    assert!(!h.ok(&["show", "Qm3x"]).contains("Exported by spool"));
+    assert!(h.ok(&["export", "Qm3x"]).contains("Exported by spool"));
+    // A config file named on the command line must exist.
+    let out = h.run(&["--config", "/nonexistent/spool.toml", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "spool: config file /nonexistent/spool.toml does not exist"
+    );
+}
+
+/// Run `spool ARGS` into a pipe whose reader quits after one byte; returns spool's exit
+/// code and what it wrote to stderr (or, with `merged`, stderr goes into the pipe too).
+fn into_closed_pipe(args: &str, merged: bool) -> (i32, String) {
+    let d = tempfile::tempdir().unwrap();
+    let code = d.path().join("code");
+    let err = d.path().join("err");
+    let redirect = if merged { "2>&1" } else { "2>\"$2\"" };
+    let script = format!("( \"$0\" {args} {redirect}; echo $? > \"$1\" ) | head -c 1 > /dev/null");
+    let st = std::process::Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_spool")])
+        .arg(&code)
+        .arg(&err)
+        .env("HOME", d.path())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let code = std::fs::read_to_string(&code)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (code, std::fs::read_to_string(&err).unwrap_or_default())
+}
+
+#[test]
+fn a_closed_pipe_is_a_quiet_success() {
+    // 170 KiB of output: more than a pipe holds, so the write after `head` quits fails.
+    let args = "--demo show loop:761f --raw";
+    assert_eq!(into_closed_pipe(args, false), (0, String::new()));
+    // stderr is the same closed pipe: no panic (101) writing the error either.
+    assert_eq!(into_closed_pipe(args, true).0, 0);
 }

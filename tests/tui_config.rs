@@ -82,6 +82,6 @@ fn file_on_disk_and_missing_file() {
         Some("agent-harness --resume {id}")
     );
     assert_eq!(c.path.as_deref(), Some(p.as_path()));
-    let missing = Config::load(Some(&dir.path().join("nope.toml"))).unwrap();
-    assert!(missing.path.is_none());
+    // A file named explicitly must exist (only the default file is optional).
+    assert!(Config::load(Some(&dir.path().join("nope.toml"))).is_err());
 }

@@ -232,9 +232,31 @@ pub fn resolve_in(sessions: &[SessionSummary], reference: &str) -> Result<Sessio
         [one] => Ok((*one).clone()),
         many => Err(Error::Ambiguous {
             reference: reference.to_string(),
-            candidates: many.iter().map(|s| s.reference()).collect(),
+            candidates: candidate_list(many),
         }),
     }
+}
+
+/// How many candidates an ambiguous reference lists; the rest are counted.
+const CANDIDATES_SHOWN: usize = 8;
+
+/// The candidates of an ambiguous reference, in list order, each with its title (one line,
+/// sanitised, cut) so the user can tell which one they meant.
+fn candidate_list(many: &[&SessionSummary]) -> Vec<String> {
+    let mut sorted = many.to_vec();
+    sorted.sort_by(|a, b| list_order(a, b));
+    let mut out: Vec<String> = sorted
+        .iter()
+        .take(CANDIDATES_SHOWN)
+        .map(|s| {
+            let title = crate::text::truncate_chars(&crate::text::one_line(&s.title), 40);
+            format!("{} \"{title}\"", s.reference())
+        })
+        .collect();
+    if sorted.len() > CANDIDATES_SHOWN {
+        out.push(format!("and {} more", sorted.len() - CANDIDATES_SHOWN));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -294,10 +316,16 @@ mod tests {
         assert_eq!(resolve_in(&v, "loom:abc2").unwrap().id, "abc2");
         assert_eq!(resolve_in(&v, "abc1").unwrap().id, "abc1");
         assert_eq!(resolve_in(&v, "loop:a").unwrap().id, "abc1");
-        assert!(matches!(
-            resolve_in(&v, "abc"),
-            Err(Error::Ambiguous { .. })
-        ));
+        let e = resolve_in(&v, "abc").unwrap_err();
+        assert!(matches!(e, Error::Ambiguous { .. }));
+        let mut evil = row(StoreKind::Loop, "abc3", 1);
+        evil.title = "Fix \u{1b}[2Jthe\nlogin bug".into();
+        let e = resolve_in(&[v[0].clone(), evil], "abc").unwrap_err();
+        // Candidates carry their titles, sanitised to one line.
+        let text = e.to_string();
+        assert!(text.contains("loop:abc3 \"Fix"), "{text}");
+        assert!(text.contains("login bug\""), "{text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\n'), "{text}");
         assert!(matches!(resolve_in(&v, "zzz"), Err(Error::NotFound(_))));
     }
 }
