@@ -4,7 +4,8 @@
 //! created there, so resume, fork and the project filter work on them like on real ones.
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use include_dir::{Dir, DirEntry, include_dir};
 
@@ -16,9 +17,31 @@ static DEMO: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
 /// Where the demo sessions say their projects are.
 const DEMO_PROJECTS: &str = "/home/demo/projects/";
 
+/// The live demo copy, for the exit-signal handler: it ends the process without running
+/// destructors, so it removes the copy itself (`remove_live`).
+static LIVE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
 /// A private copy of the demo store; removed when dropped.
 pub struct DemoStore {
     dir: tempfile::TempDir,
+}
+
+impl Drop for DemoStore {
+    fn drop(&mut self) {
+        // The TempDir field removes the copy right after this.
+        if let Ok(mut live) = LIVE.lock() {
+            live.take();
+        }
+    }
+}
+
+/// Remove the live demo copy now, if there is one (the process is about to exit on a
+/// signal). Safe to call from any thread, more than once.
+pub fn remove_live() {
+    let dir = LIVE.lock().ok().and_then(|mut live| live.take());
+    if let Some(dir) = dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 impl DemoStore {
@@ -37,7 +60,16 @@ impl DemoStore {
             let p = dir.path().join("projects").join(name);
             std::fs::create_dir_all(&p).map_err(|e| Error::io("creating", &p, e))?;
         }
+        if let Ok(mut live) = LIVE.lock() {
+            *live = Some(dir.path().to_path_buf());
+        }
         Ok(DemoStore { dir })
+    }
+
+    /// spool's cache for the demo (start-up hints), inside the copy: the user's own cache
+    /// must not fill with hints pointing at copies that are gone.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("cache")
     }
 
     pub fn path(&self) -> &Path {

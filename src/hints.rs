@@ -8,6 +8,7 @@
 //! agent's store.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
@@ -19,8 +20,19 @@ use crate::store::{Candidate, atomic};
 /// a row), and the top of the list may all come from one store.
 pub const KEEP: usize = 32;
 
-/// `<cache dir>/spool`, when the platform has one.
+/// A cache directory that replaces the user's for this process (`--demo`).
+static CACHE_OVERRIDE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Keep this process's hints in `dir` instead of the user's cache. The first call wins.
+pub fn use_cache_dir(dir: PathBuf) {
+    let _ = CACHE_OVERRIDE.set(dir);
+}
+
+/// `<cache dir>/spool` (when the platform has one), or the directory `use_cache_dir` set.
 pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(d) = CACHE_OVERRIDE.get() {
+        return Some(d.clone());
+    }
     directories::ProjectDirs::from("", "", "spool").map(|d| d.cache_dir().to_path_buf())
 }
 

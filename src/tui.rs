@@ -1,7 +1,7 @@
 //! The terminal guard. It owns every mode it turns on (raw mode, alternate screen, mouse
 //! capture, bracketed paste) and one function, `restore`, undoes them all; `Drop`, the panic
-//! hook and the SIGTERM/SIGHUP handler all call it. It also owns the input thread, which can
-//! be paused so a child process (resume) gets the keyboard.
+//! hook and the exit-signal handler (SIGTERM, SIGHUP, SIGINT, SIGQUIT) all call it. It also
+//! owns the input thread, which can be paused so a child process (resume) gets the keyboard.
 
 use std::io::{self, Stdout, Write};
 use std::sync::Arc;
@@ -63,18 +63,27 @@ fn install_panic_hook() {
     }));
 }
 
-/// On SIGTERM / SIGHUP: restore the terminal and exit with 128 + signal.
-fn install_signal_handler() -> io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP])?;
+/// On SIGTERM, SIGHUP, SIGINT or SIGQUIT: restore the terminal, remove the `--demo` copy
+/// (exiting skips destructors), and exit with 128 + signal. Installed once per process: by
+/// the browser, and by `main` for any `--demo` run.
+pub fn handle_exit_signals() -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    static INSTALLED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+    if *installed {
+        return Ok(());
+    }
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
     thread::Builder::new()
         .name("spool-signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
                 restore();
+                crate::demo::remove_live();
                 std::process::exit(128 + sig);
             }
         })?;
+    *installed = true;
     Ok(())
 }
 
@@ -101,7 +110,7 @@ impl Tui {
     /// Take over the terminal and start the input thread feeding `sink`.
     pub fn new(sink: impl InputSink) -> io::Result<Tui> {
         install_panic_hook();
-        install_signal_handler()?;
+        handle_exit_signals()?;
         enter()?;
         let terminal = match Terminal::new(CrosstermBackend::new(io::stdout())) {
             Ok(t) => t,

@@ -1,6 +1,7 @@
 //! Real-terminal tests of the browser: the built `spool` binary under tmux. The first screen
 //! appears; `/` and typing filter; Enter opens the pane; `v` switches views; sessions written
-//! while spool runs show up; `q` exits 0 and SIGTERM restores the terminal too.
+//! while spool runs show up; `q` exits 0, and SIGTERM, SIGHUP, SIGINT and SIGQUIT restore
+//! the terminal too; `--demo` leaves nothing behind in TMPDIR or the user's cache.
 
 mod common;
 
@@ -98,12 +99,44 @@ fn sighup_restores_the_terminal() {
     signal_restores_the_terminal("HUP", 129);
 }
 
+#[test]
+fn sigint_restores_the_terminal() {
+    signal_restores_the_terminal("INT", 130);
+}
+
+#[test]
+fn sigquit_restores_the_terminal() {
+    signal_restores_the_terminal("QUIT", 131);
+}
+
+/// The `--demo` copies under `tmp` (the run's TMPDIR).
+fn demo_copies(tmp: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("spool-demo-"))
+        .collect()
+}
+
+/// Run `--demo` with a private TMPDIR and the cache at its default place under HOME.
+fn run_demo(t: &Tmux) -> std::path::PathBuf {
+    let tmp = t.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    t.run_env(
+        &format!("-u XDG_CACHE_HOME TMPDIR={}", tmp.display()),
+        "--demo",
+    );
+    tmp
+}
+
 fn signal_restores_the_terminal(signal: &str, code: i32) {
     let Some(t) = Tmux::new(&format!("sig{signal}")) else {
         return;
     };
-    t.run("--demo");
+    let tmp = run_demo(&t);
     t.wait_for("/ search");
+    assert_eq!(demo_copies(&tmp).len(), 1, "the demo copy is in TMPDIR");
     // The pane's shell runs spool as its child: signal that process only (other tests run
     // spool at the same time).
     let shell = t.tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
@@ -125,4 +158,22 @@ fn signal_restores_the_terminal(signal: &str, code: i32) {
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains(&format!("EXIT={code}")), "{end}");
     restored(&end);
+    // No litter: the temporary copy went with the process.
+    assert_eq!(demo_copies(&tmp), Vec::<String>::new());
+}
+
+#[test]
+fn demo_keeps_its_cache_and_copy_to_itself() {
+    let Some(t) = Tmux::new("democache") else {
+        return;
+    };
+    let tmp = run_demo(&t);
+    t.wait_listed();
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+    assert_eq!(demo_copies(&tmp), Vec::<String>::new());
+    // Start-up hints of the demo stay inside its copy, not in the user's cache.
+    let cache = t.home().join(".cache");
+    assert!(!cache.exists(), "{:?}", common::files_under(&cache));
 }

@@ -48,8 +48,13 @@ impl Tmux {
     /// `stty -a`, so terminal restoration can be checked. spool runs in the test's temporary
     /// directory (exports default to the current directory).
     pub fn run(&self, args: &str) {
+        self.run_env("", args);
+    }
+
+    /// `run` with extra `env` arguments first (`-u NAME`, `NAME=value`).
+    pub fn run_env(&self, env: &str, args: &str) {
         let script = format!(
-            "cd {dir} && env HOME={home} TERM=xterm-256color {BIN} {args}; \
+            "cd {dir} && env {env} HOME={home} TERM=xterm-256color {BIN} {args}; \
              echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
             dir = self.dir.path().display(),
             home = self.home().display(),
