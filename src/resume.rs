@@ -72,10 +72,9 @@ impl ResumePlan {
         if let Some(p) = self.problem() {
             return Err(Error::Refused(p));
         }
-        let status = std::process::Command::new(&self.argv[0])
-            .args(&self.argv[1..])
-            .current_dir(&self.cwd)
-            .status()
+        let mut cmd = std::process::Command::new(&self.argv[0]);
+        cmd.args(&self.argv[1..]).current_dir(&self.cwd);
+        let status = crate::tui::with_child_in_foreground(|| cmd.status())
             .map_err(|e| Error::Refused(spawn_failure(&self.argv[0], &self.cwd, &e)))?;
         Ok(status.code().unwrap_or(-1))
     }

@@ -63,6 +63,19 @@ fn install_panic_hook() {
     }));
 }
 
+/// Whether a child (a resumed agent) owns the terminal: Ctrl-C and Ctrl-\ are meant for it
+/// (it shares spool's process group), so they must not end spool.
+static CHILD_IN_FOREGROUND: AtomicBool = AtomicBool::new(false);
+
+/// Run `f` (which waits for a child in the foreground) with SIGINT and SIGQUIT left to
+/// the child.
+pub fn with_child_in_foreground<R>(f: impl FnOnce() -> R) -> R {
+    CHILD_IN_FOREGROUND.store(true, Ordering::SeqCst);
+    let r = f();
+    CHILD_IN_FOREGROUND.store(false, Ordering::SeqCst);
+    r
+}
+
 /// On SIGTERM, SIGHUP, SIGINT or SIGQUIT: restore the terminal, remove the `--demo` copy
 /// (exiting skips destructors), and exit with 128 + signal. Installed once per process: by
 /// the browser, and by `main` for any `--demo` run.
@@ -77,7 +90,12 @@ pub fn handle_exit_signals() -> io::Result<()> {
     thread::Builder::new()
         .name("spool-signals".into())
         .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
+            for sig in signals.forever() {
+                let for_child =
+                    matches!(sig, SIGINT | SIGQUIT) && CHILD_IN_FOREGROUND.load(Ordering::SeqCst);
+                if for_child {
+                    continue;
+                }
                 restore();
                 crate::demo::remove_live();
                 std::process::exit(128 + sig);

@@ -177,3 +177,35 @@ fn demo_keeps_its_cache_and_copy_to_itself() {
     let cache = t.home().join(".cache");
     assert!(!cache.exists(), "{:?}", common::files_under(&cache));
 }
+
+#[test]
+fn ctrl_c_in_a_resumed_agent_does_not_end_spool() {
+    let Some(t) = Tmux::new("resumeint") else {
+        return;
+    };
+    common::install_fixtures(&t.home());
+    // The agent is `sleep`; the harness record without project_root resumes in the
+    // current directory.
+    let config = t.home().join(".config/spool");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[filters]\nstore = \"harness\"\n\n[resume]\nharness = \"sleep 30\"\n",
+    )
+    .unwrap();
+    // The pane's shell shares the process group too; a trap keeps it alive (an interactive
+    // shell would have put spool in a group of its own).
+    t.run_with("trap : INT;", "-u XDG_CONFIG_HOME", "");
+    t.wait_listed();
+    t.keys(&["j"]);
+    t.wait_for("List the TODO comments");
+    t.keys(&["r"]);
+    t.wait_until("the agent to own the terminal", |s| !s.contains("/ search"));
+    // Ctrl-C goes to the whole foreground process group: the agent ends, spool stays.
+    t.keys(&["C-c"]);
+    let back = t.wait_for("/ search");
+    assert!(!back.contains("EXIT="), "{back}");
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+}

@@ -53,8 +53,14 @@ impl Tmux {
 
     /// `run` with extra `env` arguments first (`-u NAME`, `NAME=value`).
     pub fn run_env(&self, env: &str, args: &str) {
+        self.run_with("", env, args);
+    }
+
+    /// `run_env` after shell commands `pre` (for example a `trap`, so the pane's shell
+    /// outlives a Ctrl-C meant for spool's child).
+    pub fn run_with(&self, pre: &str, env: &str, args: &str) {
         let script = format!(
-            "cd {dir} && env {env} HOME={home} TERM=xterm-256color {BIN} {args}; \
+            "{pre} cd {dir} && env {env} HOME={home} TERM=xterm-256color {BIN} {args}; \
              echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
             dir = self.dir.path().display(),
             home = self.home().display(),
