@@ -8,6 +8,7 @@ pub mod keymap;
 pub mod list;
 mod ops;
 pub mod pane;
+pub mod timefmt;
 
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View
 pub use dialog::{Dialog, LineInput};
 pub use keymap::{Ctx, Keymap};
 use list::List;
-use pane::{Pane, ROUND_PAGE};
+use pane::{ALL_ROUNDS, Content, Pane, ROUND_PAGE};
 
 use crate::model::StoreKind;
 use crate::search::Key;
@@ -69,6 +70,8 @@ pub struct Options {
     pub keymap: Keymap,
     pub filter: Filter,
     pub sidebar_width: u16,
+    /// Mark a session read once the pane has shown its last message.
+    pub mark_read_on_open: bool,
     /// Called by the matcher when it has new results (the run loop wakes up).
     pub notify: Arc<dyn Fn() + Sync + Send>,
 }
@@ -82,6 +85,7 @@ impl Options {
             keymap: Keymap::default(),
             filter: Filter::default(),
             sidebar_width: 46,
+            mark_read_on_open: true,
             notify: Arc::new(|| {}),
         }
     }
@@ -109,6 +113,8 @@ pub struct App {
     pub op_pending: bool,
     /// The last delete `U` can undo (loom keeps a trash).
     pub last_deleted: Option<crate::model::SessionSummary>,
+    /// Mark a session read once the pane has shown its last message (config).
+    pub mark_read_on_open: bool,
     next_token: u64,
     pub quit: bool,
 }
@@ -130,6 +136,7 @@ impl App {
             dialog: None,
             op_pending: false,
             last_deleted: None,
+            mark_read_on_open: o.mark_read_on_open,
             next_token: 0,
             quit: false,
         }
@@ -232,7 +239,6 @@ impl App {
     /// The one entry point for state changes.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
-        let before = self.list.selected.clone();
         match action {
             Action::Quit => {
                 self.quit = true;
@@ -257,25 +263,23 @@ impl App {
             Action::SearchBackspace => self.edit_query(|q| {
                 q.pop();
             }),
-            Action::SearchAccept => self.focus = Focus::List,
+            // Enter in the search box reads what it found (the list when nothing matched).
+            Action::SearchAccept => {
+                self.settle();
+                self.focus = Focus::List;
+                self.open(&mut fx);
+            }
             Action::Down => self.movement(1, &mut fx),
             Action::Up => self.movement(-1, &mut fx),
             Action::PageDown => self.movement(self.page() as isize, &mut fx),
             Action::PageUp => self.movement(-(self.page() as isize), &mut fx),
             Action::HalfPageDown => self.movement((self.page() / 2).max(1) as isize, &mut fx),
             Action::HalfPageUp => self.movement(-((self.page() / 2).max(1) as isize), &mut fx),
+            Action::Top if self.pane_active() => self.pane_top(&mut fx),
             Action::Top => self.movement(isize::MIN / 2, &mut fx),
             Action::Bottom => self.movement(isize::MAX / 2, &mut fx),
             Action::Scroll { .. } | Action::Click { .. } if self.dialog.is_some() => {}
-            Action::Open => {
-                self.list.keep_selection();
-                if self.list.selected.is_some() {
-                    self.focus = Focus::Pane;
-                    if self.pane.key != self.list.selected {
-                        self.open_selected(&mut fx);
-                    }
-                }
-            }
+            Action::Open => self.open(&mut fx),
             Action::ToggleFocus => {
                 self.list.keep_selection();
                 self.focus = match self.focus {
@@ -382,19 +386,67 @@ impl App {
                 self.list.tick(10);
             }
         }
-        if fx.iter().any(|f| matches!(f, Effect::Session { .. })) {
+        self.follow_selection(&mut fx);
+        self.layout();
+        self.mark_read_if_seen(&mut fx);
+        if fx
+            .iter()
+            .any(|f| matches!(f, Effect::Session { op, .. } if !op.is_automatic()))
+        {
             self.op_pending = true;
         }
-        // In the wide layout the pane previews the selection.
-        // In the narrow layout only while the pane is up (a fork selected from the pane).
-        if self.list.selected != before
-            && (!self.narrow() || self.focus == Focus::Pane)
-            && self.list.selected.is_some()
-        {
-            self.open_selected(&mut fx);
-        }
-        self.layout();
         fx
+    }
+
+    /// The one place that keeps the pane on the selection: whatever moved it (a key, the
+    /// matcher catching up with the query, rows arriving or leaving, an operation), the pane
+    /// asks for the selected session. In the wide layout the pane previews the selection; in
+    /// the narrow layout only while the pane is up (a fork selected from the pane).
+    fn follow_selection(&mut self, fx: &mut Vec<Effect>) {
+        if self.list.selected.is_some()
+            && self.list.selected != self.pane.key
+            && (!self.narrow() || self.focus == Focus::Pane)
+        {
+            self.open_selected(fx);
+        }
+    }
+
+    /// Mark the pane's session read once its last message is on screen, as mail clients do
+    /// (through the store's own read rule); once per message count, so `u` after it sticks.
+    fn mark_read_if_seen(&mut self, fx: &mut Vec<Effect>) {
+        let body = self.areas().body;
+        let shown = matches!(self.pane.content, Content::Transcript(_) | Content::Window(_))
+            && body.width > 0
+            && body.height > 0
+            && self.pane.scroll + body.height as usize >= self.pane.total_lines();
+        let Some(s) = self.pane_summary() else { return };
+        if !self.mark_read_on_open
+            || !shown
+            || !s.unread
+            || s.read_only
+            || self.pane.marked_read_at == Some(s.messages)
+        {
+            return;
+        }
+        let mut s = s.clone();
+        self.pane.marked_read_at = Some(s.messages);
+        fx.push(Effect::Session {
+            op: SessionOp::MarkRead,
+            summary: Box::new(s.clone()),
+            input: OpInput::None,
+        });
+        // The dot goes now; the store's re-read row confirms it.
+        s.unread = false;
+        self.list.upsert(vec![s]);
+    }
+
+    /// Focus the pane on the selected session (Enter).
+    fn open(&mut self, fx: &mut Vec<Effect>) {
+        self.list.keep_selection();
+        if self.list.selected.is_some() {
+            self.focus = Focus::Pane;
+            self.follow_selection(fx);
+        }
     }
 
     fn page(&self) -> usize {
@@ -407,6 +459,8 @@ impl App {
 
     fn movement(&mut self, delta: isize, fx: &mut Vec<Effect>) {
         if self.pane_active() {
+            // Moving after `g` means the user no longer wants the top when it arrives.
+            self.pane.want_top = false;
             let h = self.body_height();
             self.pane.layout(self.areas().body.width.max(1) as usize);
             self.pane.scroll_by(delta, h);
@@ -424,7 +478,21 @@ impl App {
             && self.pane.has_more_above()
             && !self.pane.loading
         {
-            self.pane.rounds += ROUND_PAGE;
+            self.pane.rounds = self.pane.rounds.saturating_add(ROUND_PAGE);
+            self.request(fx, false);
+        }
+    }
+
+    /// `g` in the pane: the first message, whatever was loaded. A paged transcript is read
+    /// from the start in one request (paging back 20 rounds a press took four presses for
+    /// 62 rounds), and the view stays at the top when it arrives.
+    fn pane_top(&mut self, fx: &mut Vec<Effect>) {
+        self.pane.scroll = 0;
+        self.pane.follow = false;
+        let partial = self.pane.has_more_above() || matches!(self.pane.content, Content::Empty);
+        if self.pane.view == View::Transcript && partial && self.pane.rounds != ALL_ROUNDS {
+            self.pane.rounds = ALL_ROUNDS;
+            self.pane.want_top = true;
             self.request(fx, false);
         }
     }
@@ -473,7 +541,8 @@ impl App {
         self.next_token += 1;
         self.pane.token = self.next_token;
         self.pane.loading = true;
-        let rounds = (self.pane.view == View::Transcript).then_some(self.pane.rounds);
+        let rounds = (self.pane.view == View::Transcript && self.pane.rounds != ALL_ROUNDS)
+            .then_some(self.pane.rounds);
         fx.push(Effect::Load {
             token: self.pane.token,
             summary: Box::new(summary.clone()),

@@ -11,6 +11,8 @@ use crate::search::Key;
 
 /// Rounds read first, and added each time the user scrolls to the top.
 pub const ROUND_PAGE: usize = 20;
+/// `Pane::rounds` meaning the whole history (`g` reads from the start).
+pub const ALL_ROUNDS: usize = usize::MAX;
 
 /// What the pane holds.
 #[derive(Clone, Debug, Default)]
@@ -40,6 +42,10 @@ pub struct Pane {
     pub scroll: usize,
     /// Stick to the bottom (new output scrolls into view).
     pub follow: bool,
+    /// `g` was pressed: stay at the top when the whole history arrives.
+    pub want_top: bool,
+    /// Marked read (automatically) at this message count.
+    pub marked_read_at: Option<u64>,
     lines: Vec<DocLine>,
     /// Round starts in `lines` (transcript view).
     round_starts: Vec<doc::RoundStart>,
@@ -61,6 +67,8 @@ impl Pane {
         self.rounds = ROUND_PAGE;
         self.scroll = 0;
         self.follow = true;
+        self.want_top = false;
+        self.marked_read_at = None;
         self.lines.clear();
         self.round_starts.clear();
         self.row_starts.clear();
@@ -80,7 +88,10 @@ impl Pane {
             Loaded::Failed(e) => Content::Failed(e),
         };
         self.dirty = true;
-        if !self.follow && self.wrapped_width > 0 {
+        if std::mem::take(&mut self.want_top) {
+            self.scroll = 0;
+            self.follow = false;
+        } else if !self.follow && self.wrapped_width > 0 {
             let w = self.wrapped_width;
             self.layout(w);
             self.scroll = self.total_lines().saturating_sub(from_bottom);
