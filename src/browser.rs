@@ -115,9 +115,12 @@ pub fn perform(
                 _ => None,
             };
             let id = store.fork(&s.id, at)?;
-            let from = at
-                .map(|i| format!(" before message {i}"))
-                .unwrap_or_default();
+            // Say where the fork ends in the pane's numbers (`#N` on each message).
+            let from = match at {
+                Some(0) => " before message #0".to_string(),
+                Some(i) => format!(" through message #{}", i - 1),
+                None => String::new(),
+            };
             Outcome {
                 message: format!("forked {r}{from} into {}:{id}", s.store),
                 select: Some((s.store, id)),
@@ -242,6 +245,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     opts.keymap = config.keymap.clone();
     opts.notify = notify;
     opts.mark_read_on_open = config.mark_read_on_open;
+    opts.time = crate::app::TimeFmt::local();
     if let Some(w) = config.sidebar_width {
         opts.sidebar_width = w;
     }

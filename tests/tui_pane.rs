@@ -85,3 +85,178 @@ fn config_turns_mark_read_on_open_off() {
     assert!(Config::parse("", "c").unwrap().mark_read_on_open);
     assert!(!Config::parse("mark_read_on_open = false\n", "c").unwrap().mark_read_on_open);
 }
+
+/// A harness-style session: the system prompt as message #0, an edit call (a diff), a read
+/// whose output is ten lines, a one-line result.
+fn tools(s: &spool::model::SessionSummary) -> Transcript {
+    use spool::model::{Entry, Role, ToolCall};
+    let mut entries = Vec::new();
+    let mut add = |mut m: spool::model::Message, i: usize| {
+        m.index = Some(i);
+        entries.push(Entry::Message(Box::new(m)));
+    };
+    add(msg(Role::System, "You are a coding agent.\nBe brief.\nRun the tests.", 0), 0);
+    add(msg(Role::User, "Rename x to y in a.rs, then show me b.rs", 1), 1);
+    let mut call = msg(Role::Assistant, "", 2);
+    call.tool_calls = vec![
+        ToolCall {
+            id: "edit1".into(),
+            name: "edit".into(),
+            arguments: serde_json::json!({
+                "path": "a.rs",
+                "old_string": "let x = 1;\nprint(x);",
+                "new_string": "let y = 1;\nprint(y);"
+            }),
+        },
+        ToolCall {
+            id: "read1".into(),
+            name: "read".into(),
+            arguments: serde_json::json!({"path": "b.rs", "limit": 10}),
+        },
+    ];
+    add(call, 2);
+    let mut ok = msg(Role::Tool, "Edited a.rs.", 3);
+    ok.tool_call_id = Some("edit1".into());
+    add(ok, 3);
+    let body: Vec<String> = (1..=10).map(|i| format!("b.rs line {i}")).collect();
+    let mut read = msg(Role::Tool, &body.join("\n"), 4);
+    read.tool_call_id = Some("read1".into());
+    add(read, 4);
+    add(msg(Role::Assistant, "Done: x is y now.", 5), 5);
+    Transcript {
+        summary: s.clone(),
+        entries,
+        total_rounds: 1,
+        first_round: 0,
+        warnings: vec![],
+    }
+}
+
+fn open_tools(a: &mut App) {
+    let fx = a.update(Action::Down);
+    answer_with(a, &fx, tools);
+    a.update(Action::Open);
+}
+
+/// The whole wrapped document, whatever is scrolled into view.
+fn doc_text(a: &mut App) -> Vec<String> {
+    let (scroll, follow) = (a.pane.scroll, a.pane.follow);
+    a.pane.scroll = 0;
+    let rows = a.pane.visible(a.pane.total_lines());
+    (a.pane.scroll, a.pane.follow) = (scroll, follow);
+    rows.iter()
+        .map(|l| l.iter().map(|(_, s)| s.as_str()).collect())
+        .collect()
+}
+
+#[test]
+fn tool_calls_read_as_arguments_and_diffs() {
+    let mut a = loaded_app();
+    open_tools(&mut a);
+    insta::assert_snapshot!(screen(&mut a, 120, 40));
+    let text = doc_text(&mut a).join("\n");
+    // No raw JSON, no "1 lines", the system prompt one collapsed line.
+    assert!(!text.contains("{\""), "{text}");
+    assert!(!text.contains("1 lines") && text.contains("result · 1 line\n"), "{text}");
+    assert!(text.contains("▸ system prompt #0 (3 lines)"), "{text}");
+    assert!(!text.contains("Be brief."), "{text}");
+}
+
+#[test]
+fn diff_lines_are_coloured_by_the_theme() {
+    use ratatui::style::Color;
+    let mut a = loaded_app();
+    open_tools(&mut a);
+    let t = render(&mut a, 120, 40, &spool::ui::Theme::dark());
+    let buf = t.backend().buffer();
+    let colour_of = |needle: &str| {
+        let area = buf.area;
+        for y in 0..area.height {
+            let row: String = (0..area.width).map(|x| buf[(x, y)].symbol()).collect();
+            if let Some(at) = row.find(needle) {
+                let x = row[..at].chars().count() as u16;
+                return buf[(x, y)].fg;
+            }
+        }
+        panic!("{needle:?} not on screen");
+    };
+    assert_eq!(colour_of("- let x = 1;"), Color::Red);
+    assert_eq!(colour_of("+ let y = 1;"), Color::Green);
+}
+
+#[test]
+fn o_opens_the_block_in_view_and_capital_o_opens_all() {
+    let mut a = loaded_app();
+    open_tools(&mut a);
+    a.update(Action::Resize(120, 24));
+    // Scroll so the read call is the top line: it is the block in view.
+    let row = doc_text(&mut a)
+        .iter()
+        .position(|l| l.contains("⚙ read"))
+        .unwrap();
+    a.pane.follow = false;
+    a.pane.scroll = row;
+    a.update(Action::ToggleExpand);
+    let text = doc_text(&mut a).join("\n");
+    assert!(text.contains("b.rs line 10"), "the read output opened:\n{text}");
+    assert!(!text.contains("Be brief."), "the system prompt stayed shut:\n{text}");
+    // The opened block's first line stays on screen (the body is 18 rows).
+    assert!(a.pane.scroll <= row && row < a.pane.scroll + 18, "{}", a.pane.scroll);
+    a.update(Action::ToggleExpand);
+    assert!(!doc_text(&mut a).join("\n").contains("b.rs line 10"));
+    // O: every block.
+    a.update(Action::ToggleExpandAll);
+    let text = doc_text(&mut a).join("\n");
+    assert!(text.contains("b.rs line 10") && text.contains("Be brief."), "{text}");
+    a.update(Action::ToggleExpandAll);
+    assert!(!doc_text(&mut a).join("\n").contains("Be brief."));
+}
+
+#[test]
+fn message_numbers_and_header_times_in_local_time_at_one_precision() {
+    let mut o = Options::new(now());
+    o.time = spool::app::TimeFmt::fixed(chrono::FixedOffset::east_opt(2 * 3600).unwrap());
+    let mut a = App::new(o);
+    a.update(Action::Resize(120, 40));
+    a.update(Action::Rows(sample()));
+    a.settle();
+    open_tools(&mut a);
+    let s = screen(&mut a, 120, 40);
+    // Stored 07:00 / 08:00 UTC, shown at +02:00, to the minute, like the messages below.
+    assert!(s.contains("created 2026-03-20 11:00 · updated 2026-03-20 12:00"), "{s}");
+    assert!(s.contains("▌ you #1 · 2026-03-20 11:01"), "{s}");
+    assert!(!s.contains("T09:") && !s.contains(":00Z"), "{s}");
+}
+
+#[test]
+fn a_loop_system_prompt_is_one_collapsed_line_like_the_other_stores() {
+    use spool::store::{Span, Store, loop_store::LoopStore};
+    // The demo's 62-round Loop session records its prompt as checkpoints only.
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/loop");
+    let store = LoopStore::new(&demo);
+    let id = "761f2baa-2426-459d-9b26-029e4cce8d41";
+    let whole = store.transcript(id, Span::All).unwrap();
+    assert!(matches!(
+        whole.entries.first(),
+        Some(spool::model::Entry::SystemPrompt { .. })
+    ));
+    // A page from the end does not start at the beginning: no prompt in it.
+    let page = store.transcript(id, Span::LastRounds(3)).unwrap();
+    assert!(
+        !page
+            .entries
+            .iter()
+            .any(|e| matches!(e, spool::model::Entry::SystemPrompt { .. }))
+    );
+    let mut a = loaded_app();
+    let fx = a.update(Action::Down);
+    answer_with(&mut a, &fx, |_| whole.clone());
+    a.update(Action::Open);
+    a.update(Action::Top);
+    let top = doc_text(&mut a);
+    assert!(
+        top[1].starts_with("▸ system prompt · ") && top[1].ends_with(" lines)"),
+        "{top:?}"
+    );
+    assert!(top[3].starts_with("▌ you #0"), "{top:?}");
+}

@@ -38,8 +38,10 @@ pub enum Action {
     Back,
     /// Cycle the pane view: transcript, context window, raw records.
     CycleView,
-    /// Expand or collapse tool results and thinking in the pane.
+    /// Expand or collapse the block in view (tool call and output, thinking, system prompt).
     ToggleExpand,
+    /// Expand or collapse every block in the pane.
+    ToggleExpandAll,
     /// Make the sidebar narrower.
     ShrinkSidebar,
     /// Make the sidebar wider.

@@ -9,6 +9,7 @@ pub mod list;
 mod ops;
 pub mod pane;
 pub mod timefmt;
+pub mod tool_args;
 
 use std::sync::Arc;
 
@@ -19,6 +20,7 @@ pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View
 pub use dialog::{Dialog, LineInput};
 pub use keymap::{Ctx, Keymap};
 use list::List;
+pub use timefmt::TimeFmt;
 use pane::{ALL_ROUNDS, Content, Pane, ROUND_PAGE};
 
 use crate::model::StoreKind;
@@ -72,6 +74,8 @@ pub struct Options {
     pub sidebar_width: u16,
     /// Mark a session read once the pane has shown its last message.
     pub mark_read_on_open: bool,
+    /// The zone times are shown in (local in the browser, UTC in tests).
+    pub time: TimeFmt,
     /// Called by the matcher when it has new results (the run loop wakes up).
     pub notify: Arc<dyn Fn() + Sync + Send>,
 }
@@ -86,6 +90,7 @@ impl Options {
             filter: Filter::default(),
             sidebar_width: 46,
             mark_read_on_open: true,
+            time: TimeFmt::utc(),
             notify: Arc::new(|| {}),
         }
     }
@@ -126,7 +131,7 @@ impl App {
             cwd: o.cwd,
             keymap: o.keymap,
             list: List::new(o.filter, o.notify),
-            pane: Pane::default(),
+            pane: Pane::new(o.time),
             focus: Focus::List,
             help: false,
             sidebar_width: o.sidebar_width,
@@ -297,7 +302,11 @@ impl App {
                     self.request(&mut fx, true);
                 }
             }
-            Action::ToggleExpand => self.pane.set_expanded(!self.pane.expanded),
+            Action::ToggleExpand => {
+                let h = self.body_height();
+                self.pane.toggle_in_view(h);
+            }
+            Action::ToggleExpandAll => self.pane.toggle_all(),
             Action::ShrinkSidebar => {
                 self.sidebar_width = self.sidebar_width.saturating_sub(4).max(MIN_SIDEBAR)
             }

@@ -51,7 +51,7 @@ impl App {
             SessionOp::Export => self.dialog = Some(Dialog::export(&s)),
             SessionOp::Fork => {
                 let at = if self.focus == Focus::Pane {
-                    self.pane.round_in_view()
+                    self.pane.fork_cut()
                 } else {
                     None
                 };

@@ -9,7 +9,6 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::{Theme, fit};
 use crate::app::pane::Content;
 use crate::app::{App, Focus, View};
-use crate::model::rfc3339;
 use crate::text::one_line;
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {
@@ -96,7 +95,8 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     }
     let cwd = s.cwd.as_deref().map(one_line).unwrap_or_else(|| "-".into());
     let l2 = Line::styled(fit(&format!("cwd {cwd}"), w), theme.dim);
-    let t = |x: Option<chrono::DateTime<chrono::Utc>>| x.map(rfc3339).unwrap_or_else(|| "-".into());
+    // The same precision and zone as the message headings below.
+    let t = |x| app.pane.time.or_dash(x);
     let mut l3 = format!(
         "created {} · updated {} · {} messages",
         t(s.created_at),

@@ -39,7 +39,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     } else {
         match app.focus {
             Focus::Search => "type to filter · enter keep · esc clear".into(),
-            Focus::Pane => "v view · o expand · f fork from here · esc back · ? help".into(),
+            Focus::Pane => "v view · o/O expand one/all · f fork through here · esc back · ? help".into(),
             Focus::List => "enter open · / search · ? help · q quit".into(),
         }
     };
