@@ -9,8 +9,13 @@ use spool::app::{Action, App, Effect, Loaded, Options, Outcome, SessionOp};
 use spool::model::Transcript;
 use tui_common::*;
 
-/// Answer the newest load in `fx` with `t` (built for its summary); the effects of taking it.
-fn answer_with(a: &mut App, fx: &[Effect], t: impl Fn(&spool::model::SessionSummary) -> Transcript) -> Vec<Effect> {
+/// Answer the newest load in `fx` (else the pane's outstanding one) with `t`, built for its
+/// summary; the effects of taking it.
+fn answer_with(
+    a: &mut App,
+    fx: &[Effect],
+    t: impl Fn(&spool::model::SessionSummary) -> Transcript,
+) -> Vec<Effect> {
     let (token, s) = fx
         .iter()
         .rev()
@@ -18,6 +23,8 @@ fn answer_with(a: &mut App, fx: &[Effect], t: impl Fn(&spool::model::SessionSumm
             Effect::Load { token, summary, .. } => Some((*token, summary.clone())),
             _ => None,
         })
+        // Already asked for by an earlier update: answer the pane's newest request.
+        .or_else(|| Some((a.pane.token, Box::new(a.pane_summary()?.clone()))))
         .expect("a load request");
     a.update(Action::Loaded {
         token,
@@ -83,7 +90,11 @@ fn not_marked_read_while_the_pane_is_hidden_or_when_turned_off() {
 fn config_turns_mark_read_on_open_off() {
     use spool::config::Config;
     assert!(Config::parse("", "c").unwrap().mark_read_on_open);
-    assert!(!Config::parse("mark_read_on_open = false\n", "c").unwrap().mark_read_on_open);
+    assert!(
+        !Config::parse("mark_read_on_open = false\n", "c")
+            .unwrap()
+            .mark_read_on_open
+    );
 }
 
 /// A harness-style session: the system prompt as message #0, an edit call (a diff), a read
@@ -95,8 +106,18 @@ fn tools(s: &spool::model::SessionSummary) -> Transcript {
         m.index = Some(i);
         entries.push(Entry::Message(Box::new(m)));
     };
-    add(msg(Role::System, "You are a coding agent.\nBe brief.\nRun the tests.", 0), 0);
-    add(msg(Role::User, "Rename x to y in a.rs, then show me b.rs", 1), 1);
+    add(
+        msg(
+            Role::System,
+            "You are a coding agent.\nBe brief.\nRun the tests.",
+            0,
+        ),
+        0,
+    );
+    add(
+        msg(Role::User, "Rename x to y in a.rs, then show me b.rs", 1),
+        1,
+    );
     let mut call = msg(Role::Assistant, "", 2);
     call.tool_calls = vec![
         ToolCall {
@@ -157,7 +178,10 @@ fn tool_calls_read_as_arguments_and_diffs() {
     let text = doc_text(&mut a).join("\n");
     // No raw JSON, no "1 lines", the system prompt one collapsed line.
     assert!(!text.contains("{\""), "{text}");
-    assert!(!text.contains("1 lines") && text.contains("result · 1 line\n"), "{text}");
+    assert!(
+        !text.contains("1 lines") && text.contains("result · 1 line\n"),
+        "{text}"
+    );
     assert!(text.contains("▸ system prompt #0 (3 lines)"), "{text}");
     assert!(!text.contains("Be brief."), "{text}");
 }
@@ -198,16 +222,29 @@ fn o_opens_the_block_in_view_and_capital_o_opens_all() {
     a.pane.scroll = row;
     a.update(Action::ToggleExpand);
     let text = doc_text(&mut a).join("\n");
-    assert!(text.contains("b.rs line 10"), "the read output opened:\n{text}");
-    assert!(!text.contains("Be brief."), "the system prompt stayed shut:\n{text}");
+    assert!(
+        text.contains("b.rs line 10"),
+        "the read output opened:\n{text}"
+    );
+    assert!(
+        !text.contains("Be brief."),
+        "the system prompt stayed shut:\n{text}"
+    );
     // The opened block's first line stays on screen (the body is 18 rows).
-    assert!(a.pane.scroll <= row && row < a.pane.scroll + 18, "{}", a.pane.scroll);
+    assert!(
+        a.pane.scroll <= row && row < a.pane.scroll + 18,
+        "{}",
+        a.pane.scroll
+    );
     a.update(Action::ToggleExpand);
     assert!(!doc_text(&mut a).join("\n").contains("b.rs line 10"));
     // O: every block.
     a.update(Action::ToggleExpandAll);
     let text = doc_text(&mut a).join("\n");
-    assert!(text.contains("b.rs line 10") && text.contains("Be brief."), "{text}");
+    assert!(
+        text.contains("b.rs line 10") && text.contains("Be brief."),
+        "{text}"
+    );
     a.update(Action::ToggleExpandAll);
     assert!(!doc_text(&mut a).join("\n").contains("Be brief."));
 }
@@ -223,7 +260,10 @@ fn message_numbers_and_header_times_in_local_time_at_one_precision() {
     open_tools(&mut a);
     let s = screen(&mut a, 120, 40);
     // Stored 07:00 / 08:00 UTC, shown at +02:00, to the minute, like the messages below.
-    assert!(s.contains("created 2026-03-20 11:00 · updated 2026-03-20 12:00"), "{s}");
+    assert!(
+        s.contains("created 2026-03-20 11:00 · updated 2026-03-20 12:00"),
+        "{s}"
+    );
     assert!(s.contains("▌ you #1 · 2026-03-20 11:01"), "{s}");
     assert!(!s.contains("T09:") && !s.contains(":00Z"), "{s}");
 }
@@ -259,4 +299,16 @@ fn a_loop_system_prompt_is_one_collapsed_line_like_the_other_stores() {
         "{top:?}"
     );
     assert!(top[3].starts_with("▌ you #0"), "{top:?}");
+}
+
+#[test]
+fn counts_of_one_are_singular_on_screen() {
+    let mut a = loaded_app();
+    search(&mut a, "flaky");
+    let fx = a.update(Action::SearchAccept);
+    answer_with(&mut a, &fx, tools);
+    let s = screen(&mut a, 120, 40);
+    assert!(s.contains(" 1 session "), "{s}");
+    assert!(s.contains("result · 1 line "), "{s}");
+    assert!(!s.contains(" 1 sessions") && !s.contains(" 1 lines"), "{s}");
 }

@@ -315,7 +315,10 @@ fn the_pane_loads_what_the_matcher_selects_and_enter_opens_it() {
         }
     }
     assert_eq!(selected_id(&a), "20260301-101010");
-    assert_eq!(loads_of(&fx).last().map(String::as_str), Some("20260301-101010"));
+    assert_eq!(
+        loads_of(&fx).last().map(String::as_str),
+        Some("20260301-101010")
+    );
     answer(&mut a, &fx);
     assert!(!a.pane.loading);
     // Enter in the search box opens what it found, already loaded.
@@ -363,12 +366,14 @@ fn g_in_the_pane_reads_the_whole_history_and_lands_on_the_first_message() {
     let fx = a.update(Action::Top);
     // One request for everything (not 20 more rounds), answered with the whole history.
     let (token, summary) = match &fx[..] {
-        [Effect::Load {
-            token,
-            summary,
-            rounds: None,
-            view: View::Transcript,
-        }] => (*token, summary.clone()),
+        [
+            Effect::Load {
+                token,
+                summary,
+                rounds: None,
+                view: View::Transcript,
+            },
+        ] => (*token, summary.clone()),
         other => panic!("expected one load of the whole history, got {other:?}"),
     };
     let mut whole = transcript(&summary);

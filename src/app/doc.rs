@@ -39,13 +39,9 @@ const RESULT_PREVIEW: usize = 3;
 /// Lines of a tool call's arguments shown while collapsed.
 const ARGS_PREVIEW: usize = 8;
 
-/// `1 line`, `2 lines`.
-pub fn count(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
+/// `1 line`, `2 lines` (for the regular nouns of this document).
+fn count(n: usize, one: &str) -> String {
+    crate::text::plural(n as u64, one, &format!("{one}s"))
 }
 
 /// Which foldable blocks are open: all of them (`O`) or none, with exceptions the user
@@ -172,7 +168,10 @@ impl Builder<'_> {
         let n = text.lines().count();
         self.fold(key, n > 0, |b, open| {
             let mark = if open { "▾" } else { "▸" };
-            b.push(line(Tone::Dim, format!("{mark} {label} ({})", count(n, "line"))));
+            b.push(line(
+                Tone::Dim,
+                format!("{mark} {label} ({})", count(n, "line")),
+            ));
             if open {
                 b.text(text, Tone::Dim, "  ", None);
             }
@@ -200,10 +199,16 @@ impl Builder<'_> {
             let n = t.lines().count();
             self.fold(format!("t:{anchor}:{i}"), n > 0, |b, open| {
                 if open {
-                    b.push(line(Tone::Dim, format!("  ▾ thinking ({})", count(n, "line"))));
+                    b.push(line(
+                        Tone::Dim,
+                        format!("  ▾ thinking ({})", count(n, "line")),
+                    ));
                     b.text(t, Tone::Dim, "    ", None);
                 } else {
-                    b.push(line(Tone::Dim, format!("  ▸ thinking ({})", count(n, "line"))));
+                    b.push(line(
+                        Tone::Dim,
+                        format!("  ▸ thinking ({})", count(n, "line")),
+                    ));
                 }
             });
         }
@@ -327,7 +332,10 @@ pub fn transcript(t: &Transcript, open: &Expansion, time: TimeFmt) -> Doc {
             Entry::Compaction { summary, timestamp } => {
                 b.push(Vec::new());
                 let when = timestamp.map(|t| b.time.format(t)).unwrap_or_default();
-                b.push(line(Tone::Virtual, format!("── context compacted {when} ──")));
+                b.push(line(
+                    Tone::Virtual,
+                    format!("── context compacted {when} ──"),
+                ));
                 b.text(summary, Tone::Dim, "  ", None);
             }
             Entry::SystemPrompt { text, timestamp } => {

@@ -156,7 +156,10 @@ impl Pane {
     /// when that is the last round, outside the transcript view, or before it has loaded.
     pub fn fork_cut(&self) -> Option<usize> {
         let here = self.round_in_view()?;
-        self.round_starts.iter().map(|&(_, i)| i).find(|&i| i > here)
+        self.round_starts
+            .iter()
+            .map(|&(_, i)| i)
+            .find(|&i| i > here)
     }
 
     /// Wrap for `width` (cached) and clamp the scroll for a viewport of `height` rows.

@@ -147,7 +147,13 @@ mod tests {
         let v = json!({"path": "src/lib.rs", "limit": 20, "content": "a\nb"});
         assert_eq!(
             texts(&v),
-            ["  path: src/lib.rs", "  limit: 20", "  content:", "    a", "    b"]
+            [
+                "  path: src/lib.rs",
+                "  limit: 20",
+                "  content:",
+                "    a",
+                "    b"
+            ]
         );
     }
 
@@ -170,7 +176,14 @@ mod tests {
         let tones: Vec<Tone> = lines(&p, "").iter().map(|l| l[0].0).collect();
         assert_eq!(
             tones,
-            [Tone::Tool, Tone::Heading, Tone::Tool, Tone::Removed, Tone::Added, Tone::Dim]
+            [
+                Tone::Tool,
+                Tone::Heading,
+                Tone::Tool,
+                Tone::Removed,
+                Tone::Added,
+                Tone::Dim
+            ]
         );
     }
 
