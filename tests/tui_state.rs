@@ -340,6 +340,13 @@ fn enter_from_the_search_box_loads_a_selection_made_between_updates() {
     let s = screen(&mut a, 120, 32);
     assert!(!s.contains("loading…"), "{s}");
     assert!(s.contains("Why does the parser test fail on CI?"), "{s}");
+    // Nothing matched: Enter keeps the query and goes to the (empty) list.
+    a.update(Action::Back);
+    a.update(Action::Back);
+    search(&mut a, "zzqqxxj");
+    assert!(a.list.is_empty());
+    assert!(a.update(Action::SearchAccept).is_empty());
+    assert_eq!(a.focus, Focus::List);
 }
 
 #[test]

@@ -273,7 +273,10 @@ impl App {
             Action::SearchAccept => {
                 self.settle();
                 self.focus = Focus::List;
-                self.open(&mut fx);
+                // With no match the selection is whatever it was before the query.
+                if !self.list.is_empty() {
+                    self.open(&mut fx);
+                }
             }
             Action::Down => self.movement(1, &mut fx),
             Action::Up => self.movement(-1, &mut fx),
