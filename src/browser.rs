@@ -39,8 +39,9 @@ impl OpsWorker {
             .name("spool-ops".into())
             .spawn(move || {
                 for (op, summary, input) in rx {
-                    let outcome = perform(op, &summary, input, &stores)
+                    let mut outcome = perform(op, &summary, input, &stores)
                         .unwrap_or_else(|e| Outcome::message(e.to_string()));
+                    outcome.automatic = op.is_automatic();
                     let done = Event::OpFinished(Box::new(outcome));
                     if events.send(done).is_err() {
                         return;
@@ -89,6 +90,11 @@ pub fn perform(
                 if s.unread { "read" } else { "unread" }
             ))
         }
+        // Quiet on success: the dot leaving the row says it.
+        SessionOp::MarkRead => {
+            store.set_unread(&s.id, false)?;
+            reread(String::new())
+        }
         SessionOp::ToggleArchive => {
             store.set_archived(&s.id, !s.archived)?;
             reread(format!(
@@ -109,9 +115,12 @@ pub fn perform(
                 _ => None,
             };
             let id = store.fork(&s.id, at)?;
-            let from = at
-                .map(|i| format!(" before message {i}"))
-                .unwrap_or_default();
+            // Say where the fork ends in the pane's numbers (`#N` on each message).
+            let from = match at {
+                Some(0) => " before message #0".to_string(),
+                Some(i) => format!(" through message #{}", i - 1),
+                None => String::new(),
+            };
             Outcome {
                 message: format!("forked {r}{from} into {}:{id}", s.store),
                 select: Some((s.store, id)),
@@ -171,6 +180,54 @@ fn resume(s: &SessionSummary, stores: &Stores, config: &Config, tui: &mut Tui) -
     }
 }
 
+/// Where the app's effects go: the pane loader, the ops worker, and resume (which needs the
+/// terminal).
+struct Effects<'a> {
+    loader: &'a Loader,
+    ops: &'a OpsWorker,
+    stores: &'a Arc<Stores>,
+    config: &'a Config,
+    tx: &'a mpsc::Sender<Event>,
+}
+
+impl Effects<'_> {
+    /// Carry out what one `App::update` returned. Every update's effects come here, so no
+    /// load request is lost (a lost one leaves the pane at "loading…").
+    fn carry_out(&self, fx: Vec<Effect>, tui: &mut Tui) {
+        for f in fx {
+            match f {
+                Effect::Quit => {}
+                Effect::Load {
+                    token,
+                    summary,
+                    view,
+                    rounds,
+                } => self.loader.request(Request {
+                    token,
+                    summary: *summary,
+                    view,
+                    rounds,
+                }),
+                // Resume owns the terminal, so it runs here, between frames.
+                Effect::Session {
+                    op: SessionOp::Resume,
+                    summary,
+                    ..
+                } => {
+                    let message = resume(&summary, self.stores, self.config, tui);
+                    // The agent may have written to the session while it ran.
+                    self.loader.refresh(self.stores, &summary, self.tx);
+                    let done = Outcome::message(message);
+                    let _ = self.tx.send(Event::OpFinished(Box::new(done)));
+                }
+                Effect::Session { op, summary, input } => {
+                    let _ = self.ops.jobs.send((op, summary, input));
+                }
+            }
+        }
+    }
+}
+
 /// Open the browser over `stores` with `config`; returns when the user quits.
 pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let (tx, rx) = mpsc::channel::<Event>();
@@ -191,6 +248,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     opts.cwd = cwd;
     opts.keymap = config.keymap.clone();
     opts.notify = notify;
+    opts.mark_read_on_open = config.mark_read_on_open;
+    opts.time = crate::app::TimeFmt::local();
     if let Some(w) = config.sidebar_width {
         opts.sidebar_width = w;
     }
@@ -207,11 +266,24 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         .wrap_err("could not read the terminal size")?;
     app.update(Action::Resize(size.width, size.height));
 
+    let effects = Effects {
+        loader: &loader,
+        ops: &ops,
+        stores: &stores,
+        config: &config,
+        tx: &tx,
+    };
     let mut last_draw = Instant::now() - FRAME;
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
-        app.update(Action::Tick);
+        // The matcher's new results can move the selection, and the pane must then load it:
+        // a tick's effects are carried out like any other action's.
+        let fx = app.update(Action::Tick);
+        effects.carry_out(fx, &mut tui);
+        if app.quit {
+            break;
+        }
         tui.draw(|f| ui::draw(f, &mut app, &theme))
             .wrap_err("could not draw")?;
         last_draw = last_draw.max(Instant::now());
@@ -241,36 +313,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                 e => to_actions(&app, e),
             };
             for action in actions {
-                for fx in app.update(action) {
-                    match fx {
-                        Effect::Quit => {}
-                        Effect::Load {
-                            token,
-                            summary,
-                            view,
-                            rounds,
-                        } => loader.request(Request {
-                            token,
-                            summary: *summary,
-                            view,
-                            rounds,
-                        }),
-                        // Resume owns the terminal, so it runs here, between frames.
-                        Effect::Session {
-                            op: SessionOp::Resume,
-                            summary,
-                            ..
-                        } => {
-                            let message = resume(&summary, &stores, &config, &mut tui);
-                            // The agent may have written to the session while it ran.
-                            loader.refresh(&stores, &summary, &tx);
-                            let _ = tx.send(Event::OpFinished(Box::new(Outcome::message(message))));
-                        }
-                        Effect::Session { op, summary, input } => {
-                            let _ = ops.jobs.send((op, summary, input));
-                        }
-                    }
-                }
+                let fx = app.update(action);
+                effects.carry_out(fx, &mut tui);
             }
             if app.quit {
                 break;

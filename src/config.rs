@@ -18,6 +18,8 @@ pub struct Config {
     /// `dark` (default) or `light`.
     pub theme: String,
     pub sidebar_width: Option<u16>,
+    /// Mark a session read once the pane has shown its last message (default true).
+    pub mark_read_on_open: bool,
     /// The default keymap with the file's `[keys]` remaps applied (checked for conflicts).
     pub keymap: Keymap,
     /// Extra store roots per kind (`[roots]`), each an agent directory holding `sessions/`.
@@ -92,6 +94,7 @@ enum Keys {
 struct File {
     theme: Option<String>,
     sidebar_width: Option<u16>,
+    mark_read_on_open: Option<bool>,
     keys: std::collections::BTreeMap<String, Keys>,
     roots: RootsFile,
     filters: Filters,
@@ -103,6 +106,7 @@ impl Default for Config {
         Config {
             theme: "dark".into(),
             sidebar_width: None,
+            mark_read_on_open: true,
             keymap: Keymap::default(),
             roots: Vec::new(),
             filters: Filters::default(),
@@ -163,6 +167,7 @@ impl Config {
             c.theme = t;
         }
         c.sidebar_width = file.sidebar_width;
+        c.mark_read_on_open = file.mark_read_on_open.unwrap_or(true);
         for (name, keys) in file.keys {
             let keys = match keys {
                 Keys::One(k) => vec![k],

@@ -85,8 +85,8 @@ pub fn window_markdown(w: &Window) -> String {
     let mut out = header_markdown(&w.summary);
     let _ = writeln!(
         out,
-        "**Context window** as the agent would resume it: {} messages, about {} tokens.\n",
-        w.messages.len(),
+        "**Context window** as the agent would resume it: {}, about {} tokens.\n",
+        crate::text::plural(w.messages.len() as u64, "message", "messages"),
         w.estimated_tokens()
     );
     if let Some(n) = &w.system_note {

@@ -32,6 +32,11 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// `1 line`, `2 lines`: a count with the noun agreeing with it.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Sanitise and fold onto one line (list rows, headers): newlines become spaces.
 pub fn one_line(s: &str) -> String {
     let clean = sanitize(s);
@@ -181,6 +186,14 @@ fn title_deleted(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn plural_agrees_with_the_count() {
+        assert_eq!(plural(1, "line", "lines"), "1 line");
+        assert_eq!(plural(0, "line", "lines"), "0 lines");
+        assert_eq!(plural(2, "match", "matches"), "2 matches");
+    }
+
     use super::*;
 
     #[test]

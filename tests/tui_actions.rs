@@ -277,31 +277,34 @@ fn top_line(a: &App) -> String {
 }
 
 #[test]
-fn fork_from_here_cuts_at_the_round_in_view() {
+fn fork_from_here_ends_with_the_round_in_view() {
     let mut a = loaded_app();
     open_three_rounds(&mut a);
-    // The pane starts at the bottom: the third round is in view.
+    // The pane starts at the bottom: the third round is in view, so the fork is all of it.
     let (op, id, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);
     assert_eq!((op, id.as_str()), (SessionOp::Fork, "20260314-091502"));
-    assert_eq!(input, OpInput::ForkAt(Some(5)));
+    assert_eq!(input, OpInput::ForkAt(None));
+    // The first round in view: cut before the second question (#2), never before #0.
     a.update(Action::Top);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);
-    assert_eq!(input, OpInput::ForkAt(Some(0)));
+    assert_eq!(input, OpInput::ForkAt(Some(2)));
     // Scroll until the second question's heading is the top line, then one more: still
-    // round two. One line above it (the blank line before the heading) is round two too.
+    // round two, which the fork includes. One line above it (the blank line before the
+    // heading) is round two too.
     while !top_line(&a).contains("you") || a.pane.scroll < 5 {
         a.update(Action::Down);
         assert!(a.pane.scroll < 200, "never reached round two");
     }
+    assert!(top_line(&a).contains("you #2"), "{}", top_line(&a));
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);
-    assert_eq!(input, OpInput::ForkAt(Some(2)));
+    assert_eq!(input, OpInput::ForkAt(Some(5)));
     a.update(Action::Up);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);
-    assert_eq!(input, OpInput::ForkAt(Some(2)));
+    assert_eq!(input, OpInput::ForkAt(Some(5)));
     a.update(Action::Up);
     assert!(
         top_line(&a).contains("first answer line 29"),
@@ -310,7 +313,7 @@ fn fork_from_here_cuts_at_the_round_in_view() {
     );
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);
-    assert_eq!(input, OpInput::ForkAt(Some(0)));
+    assert_eq!(input, OpInput::ForkAt(Some(2)));
     // From the list: the whole session.
     a.update(Action::ToggleFocus);
     let (_, _, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));

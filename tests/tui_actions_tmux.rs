@@ -197,9 +197,12 @@ fn resume_refusal_is_one_line_and_the_browser_goes_on() {
     assert!(end.contains("EXIT=0"), "{end}");
 }
 
-/// Esc on the list clears the query; wait for it, or the next key would arrive glued to
-/// the escape byte and be read as Alt-<key>.
+/// Esc leaves the pane (Enter in the search box opened it), a second Esc on the list clears
+/// the query; pause between them and wait for the result, or the next key would arrive glued
+/// to the escape byte and be read as Alt-<key>.
 fn clear_query(t: &Tmux) {
+    t.keys(&["Escape"]);
+    std::thread::sleep(std::time::Duration::from_millis(200));
     t.keys(&["Escape"]);
     t.wait_for("/ search");
 }

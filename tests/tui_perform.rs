@@ -98,12 +98,13 @@ fn fork_asks_to_select_the_new_session() {
     );
     let child = get(&st, &format!("loom:{id}"));
     assert_eq!(child.forked_from.as_deref(), Some("loom:20260314-091502"));
-    // A cut: named in the sentence.
+    // A cut: the sentence names the last message the fork keeps, numbered as the pane
+    // numbers messages (`#N`).
     let o = perform(SessionOp::Fork, &s, OpInput::ForkAt(Some(4)), &st).unwrap();
     let id = o.select.unwrap().1;
     assert_eq!(
         o.message,
-        format!("forked loom:20260314-091502 before message 4 into loom:{id}")
+        format!("forked loom:20260314-091502 through message #3 into loom:{id}")
     );
     // A cut past the history is refused with the store's sentence; nothing is created.
     let before = st.list_all().len();

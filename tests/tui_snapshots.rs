@@ -54,7 +54,7 @@ fn transcript_pane_expanded() {
     let fx = a.update(Action::Down);
     answer(&mut a, &fx);
     a.update(Action::Open);
-    a.update(Action::ToggleExpand);
+    a.update(Action::ToggleExpandAll);
     assert_snapshot!(screen(&mut a, 120, 44));
 }
 

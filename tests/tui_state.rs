@@ -109,7 +109,7 @@ fn search_matches_first_prompt_and_highlights_title_chars() {
         vec![12, 13, 14, 15, 16, 17]
     );
     a.update(Action::SearchAccept);
-    assert_eq!(a.focus, Focus::List);
+    assert_eq!(a.focus, Focus::Pane);
     assert_eq!(a.list.query(), "memory");
 }
 
@@ -203,7 +203,10 @@ fn paging_in_the_list_and_in_the_pane() {
     assert!(total > 4, "{total}");
     a.update(Action::PageUp);
     assert!(!a.pane.follow);
-    let fx = a.update(Action::Top);
+    let fx = (0..20)
+        .map(|_| a.update(Action::PageUp))
+        .find(|fx| !fx.is_empty())
+        .unwrap_or_default();
     match &fx[..] {
         [Effect::Load { rounds, .. }] => assert_eq!(*rounds, Some(40)),
         other => panic!("expected a request for more rounds, got {other:?}"),
@@ -283,4 +286,121 @@ fn removed_rows_leave_and_the_selection_moves_on() {
     a.update(Action::Removed(vec![k]));
     assert_eq!(selected_id(&a), "Qm3xT8vLk2pR9aZc");
     assert_eq!(a.list.cursor, 1);
+}
+
+/// The newest load request in `fx`: the id it asks for.
+fn loads_of(fx: &[Effect]) -> Vec<String> {
+    fx.iter()
+        .filter_map(|f| match f {
+            Effect::Load { summary, .. } => Some(summary.id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_pane_loads_what_the_matcher_selects_and_enter_opens_it() {
+    let mut a = loaded_app();
+    a.update(Action::FocusSearch);
+    let mut fx = Vec::new();
+    for c in "memory".chars() {
+        fx.extend(a.update(Action::SearchInput(c)));
+    }
+    // The selection moves when the matcher catches up (a tick), not on the key press: the
+    // load for the new selection is that tick's effect.
+    for _ in 0..500 {
+        fx.extend(a.update(Action::Tick));
+        if selected_id(&a) == "20260301-101010" {
+            break;
+        }
+    }
+    assert_eq!(selected_id(&a), "20260301-101010");
+    assert_eq!(
+        loads_of(&fx).last().map(String::as_str),
+        Some("20260301-101010")
+    );
+    answer(&mut a, &fx);
+    assert!(!a.pane.loading);
+    // Enter in the search box opens what it found, already loaded.
+    assert!(a.update(Action::SearchAccept).is_empty());
+    assert_eq!(a.focus, Focus::Pane);
+    assert!(screen(&mut a, 120, 32).contains("Why does the parser test fail on CI?"));
+}
+
+#[test]
+fn enter_from_the_search_box_loads_a_selection_made_between_updates() {
+    let mut a = loaded_app();
+    // `search` lets the matcher settle outside `update`: the selection changed with no
+    // request made. Enter must still load and open it.
+    search(&mut a, "memory");
+    let fx = a.update(Action::SearchAccept);
+    assert_eq!(loads_of(&fx), ["20260301-101010"]);
+    assert_eq!(a.focus, Focus::Pane);
+    answer(&mut a, &fx);
+    let s = screen(&mut a, 120, 32);
+    assert!(!s.contains("loading…"), "{s}");
+    assert!(s.contains("Why does the parser test fail on CI?"), "{s}");
+    // Nothing matched: Enter keeps the query and goes to the (empty) list.
+    a.update(Action::Back);
+    a.update(Action::Back);
+    search(&mut a, "zzqqxxj");
+    assert!(a.list.is_empty());
+    assert!(a.update(Action::SearchAccept).is_empty());
+    assert_eq!(a.focus, Focus::List);
+}
+
+#[test]
+fn the_pane_loads_the_neighbour_when_the_shown_session_is_deleted() {
+    let mut a = loaded_app();
+    a.update(Action::Down);
+    let k = a.selected().cloned().unwrap();
+    let fx = a.update(Action::Removed(vec![k]));
+    assert_eq!(loads_of(&fx), ["Qm3xT8vLk2pR9aZc"]);
+}
+
+#[test]
+fn g_in_the_pane_reads_the_whole_history_and_lands_on_the_first_message() {
+    let mut a = loaded_app();
+    a.update(Action::Open);
+    // The last two of three rounds, opened at the bottom.
+    let s = a.list.selected_summary().unwrap().clone();
+    let token = a.pane.token;
+    a.update(Action::Loaded {
+        token,
+        content: spool::app::Loaded::Transcript(std::sync::Arc::new(transcript(&s))),
+    });
+    assert!(a.pane.has_more_above());
+    let fx = a.update(Action::Top);
+    // One request for everything (not 20 more rounds), answered with the whole history.
+    let (token, summary) = match &fx[..] {
+        [
+            Effect::Load {
+                token,
+                summary,
+                rounds: None,
+                view: View::Transcript,
+            },
+        ] => (*token, summary.clone()),
+        other => panic!("expected one load of the whole history, got {other:?}"),
+    };
+    let mut whole = transcript(&summary);
+    whole.first_round = 0;
+    let mut first = spool::model::Message::new(spool::model::Role::User, "The very first question");
+    first.index = Some(0);
+    whole
+        .entries
+        .insert(0, spool::model::Entry::Message(Box::new(first)));
+    a.update(Action::Loaded {
+        token,
+        content: spool::app::Loaded::Transcript(std::sync::Arc::new(whole)),
+    });
+    assert_eq!(a.pane.scroll, 0);
+    assert!(!a.pane.has_more_above());
+    let s = screen(&mut a, 120, 32);
+    assert!(s.contains("The very first question"), "{s}");
+    // G lands on the last message.
+    a.update(Action::Bottom);
+    assert!(a.pane.follow);
+    let s = screen(&mut a, 120, 32);
+    assert!(s.contains("wall-clock"), "{s}");
 }

@@ -29,7 +29,6 @@ fn browse_search_open_view_quit() {
         s.contains("/ pyt") && s.contains("pytest") && !s.contains("mkdocs build")
     });
     t.keys(&["Enter"]);
-    t.keys(&["Enter"]);
     t.wait_for("esc back");
     t.keys(&["v"]);
     t.wait_for("context window");
@@ -40,6 +39,52 @@ fn browse_search_open_view_quit() {
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
     restored(&end);
+}
+
+/// The demo's 62-round session, found by search and opened with one Enter: the pane shows
+/// its last message (the matcher's tick moved the selection; that load used to be lost and
+/// the pane said `loading…` until the selection moved again).
+fn open_the_long_session(t: &Tmux) -> String {
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("port");
+    t.wait_until("the list to narrow to 'port'", |s| {
+        s.contains("/ port") && s.contains("Port the test suite")
+    });
+    t.keys(&["Enter"]);
+    t.wait_until("the session's last message in the pane", |s| {
+        s.contains("That completes the port")
+    })
+}
+
+#[test]
+fn a_session_found_by_search_is_shown_not_left_loading() {
+    let Some(t) = Tmux::new("search-open") else {
+        return;
+    };
+    let s = open_the_long_session(&t);
+    assert!(!s.contains("loading…"), "{s}");
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
+#[test]
+fn g_and_g_reach_the_first_and_last_message_of_a_long_session() {
+    let Some(t) = Tmux::new("top") else { return };
+    open_the_long_session(&t);
+    // One press: the first message of 62 rounds, not round 23.
+    t.keys(&["g"]);
+    let s = t.wait_until("the first message", |s| {
+        s.contains("We're moving the weatherstation tests")
+    });
+    assert!(!s.contains("earlier rounds"), "{s}");
+    t.keys(&["G"]);
+    t.wait_until("the last message again", |s| {
+        s.contains("That completes the port") && !s.contains("We're moving")
+    });
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
 
 #[test]
@@ -60,6 +105,10 @@ fn sessions_written_while_running_show_up() {
     )
     .unwrap();
     t.wait_for("live session appears");
+    // The pane previews the selected row and marks it read when its end is shown: select
+    // another row, so the appended session below is not the one on screen.
+    t.keys(&["j"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
 
     // New output in an existing session makes it unread (its read marker is in the sidecar).
     // Its row is the pinned one (◆); only the sidebar part of the screen is looked at.

@@ -38,8 +38,10 @@ pub enum Action {
     Back,
     /// Cycle the pane view: transcript, context window, raw records.
     CycleView,
-    /// Expand or collapse tool results and thinking in the pane.
+    /// Expand or collapse the block in view (tool call and output, thinking, system prompt).
     ToggleExpand,
+    /// Expand or collapse every block in the pane.
+    ToggleExpandAll,
     /// Make the sidebar narrower.
     ShrinkSidebar,
     /// Make the sidebar wider.
@@ -147,6 +149,9 @@ pub enum SessionOp {
     Rename,
     /// Undo the last delete (`U`).
     UndoDelete,
+    /// Mark read because the pane showed the last message (`mark_read_on_open`); not a key,
+    /// so not in `ALL`.
+    MarkRead,
 }
 
 impl SessionOp {
@@ -173,7 +178,14 @@ impl SessionOp {
             SessionOp::Delete => "delete",
             SessionOp::Rename => "rename",
             SessionOp::UndoDelete => "undo-delete",
+            SessionOp::MarkRead => "mark-read",
         }
+    }
+
+    /// Done by spool on its own, not asked for by a key: it reports only failures and does
+    /// not hold up the user's next operation.
+    pub fn is_automatic(self) -> bool {
+        self == SessionOp::MarkRead
     }
 }
 
@@ -251,6 +263,8 @@ pub struct Outcome {
     pub select: Option<Key>,
     /// A delete that `U` can undo.
     pub undoable: Option<SessionSummary>,
+    /// The answer to an automatic operation (`SessionOp::is_automatic`).
+    pub automatic: bool,
 }
 
 impl Outcome {

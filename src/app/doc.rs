@@ -4,13 +4,14 @@
 //! Lines carry a semantic `Tone`, not colours, so the theme decides how they look and the app
 //! stays free of terminal types.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, Utc};
 use unicode_width::UnicodeWidthChar;
 
+use super::timefmt::TimeFmt;
+use super::tool_args;
 use crate::model::{Entry, Message, Role, Transcript, Window};
-use crate::text::{one_line, sanitize, truncate_chars};
+use crate::text::{one_line, sanitize};
 
 /// How a piece of text should look; the theme maps tones to styles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,142 +25,254 @@ pub enum Tone {
     Virtual,
     Warn,
     Heading,
+    /// A line an edit adds (`+`).
+    Added,
+    /// A line an edit removes (`-`).
+    Removed,
 }
 
 /// One display line: tagged runs of sanitised text without newlines.
 pub type DocLine = Vec<(Tone, String)>;
 
-/// Lines of a tool result shown while collapsed.
+/// Lines of a tool result (or an unpaired tool / system message) shown while collapsed.
 const RESULT_PREVIEW: usize = 3;
-/// Lines of a system prompt / system message shown while collapsed.
-const SYSTEM_PREVIEW: usize = 2;
+/// Lines of a tool call's arguments shown while collapsed.
+const ARGS_PREVIEW: usize = 8;
+
+/// `1 line`, `2 lines` (for the regular nouns of this document).
+fn count(n: usize, one: &str) -> String {
+    crate::text::plural(n as u64, one, &format!("{one}s"))
+}
+
+/// Which foldable blocks are open: all of them (`O`) or none, with exceptions the user
+/// toggled one at a time (`o`). Blocks are named by `Fold::key`, which survives reloads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expansion {
+    pub all: bool,
+    flipped: HashSet<String>,
+}
+
+impl Expansion {
+    pub fn is_open(&self, key: &str) -> bool {
+        self.all != self.flipped.contains(key)
+    }
+
+    /// Open or close one block.
+    pub fn toggle(&mut self, key: &str) {
+        if !self.flipped.remove(key) {
+            self.flipped.insert(key.to_string());
+        }
+    }
+
+    /// Open every block, or close every block.
+    pub fn toggle_all(&mut self) {
+        self.all = !self.all;
+        self.flipped.clear();
+    }
+}
+
+/// A block `o` opens and closes (thinking, a tool call with its result, a system prompt, a
+/// long tool or system message) and the document lines it covers, `start..end`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fold {
+    pub key: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Where a round starts in the document: (line, stored index of its user message).
+pub type RoundStart = (usize, usize);
+
+/// A document with its round starts (for "fork from here") and its foldable blocks.
+#[derive(Clone, Debug, Default)]
+pub struct Doc {
+    pub lines: Vec<DocLine>,
+    pub rounds: Vec<RoundStart>,
+    pub folds: Vec<Fold>,
+}
 
 fn line(tone: Tone, s: impl Into<String>) -> DocLine {
     vec![(tone, s.into())]
 }
 
-fn time(t: Option<DateTime<Utc>>) -> String {
-    t.map(|t| t.format("%Y-%m-%d %H:%M").to_string())
-        .unwrap_or_default()
+/// Builds a `Doc`: which folds are open, and the zone times are shown in.
+struct Builder<'a> {
+    doc: Doc,
+    open: &'a Expansion,
+    time: TimeFmt,
 }
 
-/// Push the (sanitised) lines of `text`, prefixed, at most `max` of them (with a "more" line).
-fn text_block(out: &mut Vec<DocLine>, text: &str, tone: Tone, indent: &str, max: Option<usize>) {
-    let clean = sanitize(text);
-    let lines: Vec<&str> = clean.lines().collect();
-    let shown = max.unwrap_or(usize::MAX).min(lines.len());
-    for l in &lines[..shown] {
-        out.push(line(tone, format!("{indent}{l}")));
+impl Builder<'_> {
+    fn push(&mut self, l: DocLine) {
+        self.doc.lines.push(l);
     }
-    if shown < lines.len() {
-        out.push(line(
-            Tone::Dim,
-            format!("{indent}… {} more lines (o expands)", lines.len() - shown),
-        ));
-    }
-}
 
-fn role_heading(m: &Message) -> DocLine {
-    let (mark, tone, label) = match &m.role {
-        Role::User => ("▌ ", Tone::User, "you".to_string()),
-        Role::Assistant => ("● ", Tone::Assistant, "assistant".to_string()),
-        Role::Tool => ("↳ ", Tone::Tool, "tool".to_string()),
-        Role::System => ("▸ ", Tone::Dim, "system".to_string()),
-        Role::Other(r) => ("? ", Tone::Warn, one_line(r)),
-    };
-    let tone = if m.is_virtual { Tone::Virtual } else { tone };
-    let mut l = vec![(tone, format!("{mark}{label}"))];
-    if let Some(model) = &m.model {
-        l.push((Tone::Dim, format!(" · {}", one_line(model))));
-    }
-    if m.timestamp.is_some() {
-        l.push((Tone::Dim, format!(" · {}", time(m.timestamp))));
-    }
-    if m.is_virtual {
-        l.push((Tone::Virtual, " ◇ virtual".into()));
-    }
-    if m.is_error {
-        l.push((Tone::Error, " ✗ error".into()));
-    }
-    l
-}
-
-/// Render one message. Tool results answering one of its calls are rendered under the call
-/// (taken from `results`), the rest stand alone.
-fn message(
-    out: &mut Vec<DocLine>,
-    m: &Message,
-    results: &HashMap<String, &Message>,
-    expanded: bool,
-) {
-    out.push(Vec::new());
-    out.push(role_heading(m));
-    if let Some(n) = &m.note {
-        out.push(line(Tone::Warn, format!("  note: {}", one_line(n))));
-    }
-    for t in &m.thinking {
-        let n = t.lines().count();
-        if expanded {
-            out.push(line(Tone::Dim, "  ▾ thinking"));
-            text_block(out, t, Tone::Dim, "    ", None);
-        } else {
-            out.push(line(Tone::Dim, format!("  ▸ thinking ({n} lines)")));
+    /// Push the (sanitised) lines of `text`, prefixed, at most `max` of them (with a line
+    /// saying how many more).
+    fn text(&mut self, text: &str, tone: Tone, indent: &str, max: Option<usize>) {
+        let clean = sanitize(text);
+        let lines: Vec<&str> = clean.lines().collect();
+        let shown = max.unwrap_or(usize::MAX).min(lines.len());
+        for l in &lines[..shown] {
+            self.push(line(tone, format!("{indent}{l}")));
+        }
+        if shown < lines.len() {
+            let more = count(lines.len() - shown, "more line");
+            self.push(line(Tone::Dim, format!("{indent}… {more} (o expands)")));
         }
     }
-    let body_max = match m.role {
-        Role::System if !expanded => Some(SYSTEM_PREVIEW),
-        Role::Tool if !expanded => Some(RESULT_PREVIEW),
-        _ => None,
-    };
-    let tone = match m.role {
-        _ if m.is_error => Tone::Error,
-        Role::Tool | Role::System => Tone::Dim,
-        _ => Tone::Plain,
-    };
-    text_block(out, &m.text, tone, "  ", body_max);
-    for img in &m.images {
-        out.push(line(
-            Tone::Dim,
-            format!(
-                "  [image {} {} KB]",
-                one_line(&img.mime_type),
-                img.bytes.div_ceil(1024)
-            ),
-        ));
+
+    /// Run `body` with whether block `key` is open; when `foldable` (closing it hides
+    /// something) its lines become a `Fold`.
+    fn fold(&mut self, key: String, foldable: bool, body: impl FnOnce(&mut Self, bool)) {
+        let start = self.doc.lines.len();
+        let open = self.open.is_open(&key);
+        body(self, open);
+        let end = self.doc.lines.len();
+        if foldable && end > start {
+            self.doc.folds.push(Fold { key, start, end });
+        }
     }
-    for call in &m.tool_calls {
-        let args = match &call.arguments {
-            serde_json::Value::String(s) => s.clone(),
-            v => v.to_string(),
+
+    fn role_heading(&mut self, m: &Message) {
+        let (mark, tone, label) = match &m.role {
+            Role::User => ("▌ ", Tone::User, "you".to_string()),
+            Role::Assistant => ("● ", Tone::Assistant, "assistant".to_string()),
+            Role::Tool => ("↳ ", Tone::Tool, "tool".to_string()),
+            Role::System => ("▸ ", Tone::Dim, "system".to_string()),
+            Role::Other(r) => ("? ", Tone::Warn, one_line(r)),
         };
-        out.push(vec![
-            (Tone::Tool, format!("  ⚙ {}", one_line(&call.name))),
-            (
+        let tone = if m.is_virtual { Tone::Virtual } else { tone };
+        let mut l = vec![(tone, format!("{mark}{label}"))];
+        // The stored message number: what `spool fork --at N` and "fork from here" count.
+        if let Some(i) = m.index {
+            l.push((Tone::Dim, format!(" #{i}")));
+        }
+        if let Some(model) = &m.model {
+            l.push((Tone::Dim, format!(" · {}", one_line(model))));
+        }
+        if let Some(t) = m.timestamp {
+            l.push((Tone::Dim, format!(" · {}", self.time.format(t))));
+        }
+        if m.is_virtual {
+            l.push((Tone::Virtual, " ◇ virtual".into()));
+        }
+        if m.is_error {
+            l.push((Tone::Error, " ✗ error".into()));
+        }
+        self.push(l);
+    }
+
+    /// A system prompt, in every store the same: one line, its text behind `o`.
+    fn system_prompt(&mut self, key: String, label: &str, text: &str) {
+        let n = text.lines().count();
+        self.fold(key, n > 0, |b, open| {
+            let mark = if open { "▾" } else { "▸" };
+            b.push(line(
                 Tone::Dim,
-                format!(" {}", truncate_chars(&one_line(&args), 200)),
-            ),
-        ]);
-        match results.get(&call.id) {
-            Some(r) => {
-                let n = r.text.lines().count();
-                let (tone, mark) = if r.is_error {
-                    (Tone::Error, "✗ error")
-                } else {
-                    (Tone::Dim, "result")
-                };
-                out.push(line(tone, format!("    ↳ {mark} · {n} lines")));
-                let max = (!expanded).then_some(RESULT_PREVIEW);
-                let body = if r.is_error { Tone::Error } else { Tone::Dim };
-                text_block(out, &r.text, body, "      ", max);
+                format!("{mark} {label} ({})", count(n, "line")),
+            ));
+            if open {
+                b.text(text, Tone::Dim, "  ", None);
             }
-            None => out.push(line(Tone::Warn, "    ↳ no result")),
+        });
+    }
+
+    /// One message. `anchor` names it in fold keys (its stored index, else its position
+    /// from the end, which older rounds loading above do not change). Tool results that
+    /// answer one of its calls are drawn under the call (taken from `results`).
+    fn message(&mut self, m: &Message, anchor: &str, results: &HashMap<String, &Message>) {
+        self.push(Vec::new());
+        if m.role == Role::System && m.tool_calls.is_empty() {
+            let label = match m.index {
+                Some(i) => format!("system prompt #{i}"),
+                None => "system prompt".to_string(),
+            };
+            self.system_prompt(format!("s:{anchor}"), &label, &m.text);
+            return;
+        }
+        self.role_heading(m);
+        if let Some(n) = &m.note {
+            self.push(line(Tone::Warn, format!("  note: {}", one_line(n))));
+        }
+        for (i, t) in m.thinking.iter().enumerate() {
+            let n = t.lines().count();
+            self.fold(format!("t:{anchor}:{i}"), n > 0, |b, open| {
+                if open {
+                    b.push(line(
+                        Tone::Dim,
+                        format!("  ▾ thinking ({})", count(n, "line")),
+                    ));
+                    b.text(t, Tone::Dim, "    ", None);
+                } else {
+                    b.push(line(
+                        Tone::Dim,
+                        format!("  ▸ thinking ({})", count(n, "line")),
+                    ));
+                }
+            });
+        }
+        let tone = match m.role {
+            _ if m.is_error => Tone::Error,
+            Role::Tool => Tone::Dim,
+            _ => Tone::Plain,
+        };
+        if m.role == Role::Tool {
+            let long = m.text.lines().count() > RESULT_PREVIEW;
+            self.fold(format!("b:{anchor}"), long, |b, open| {
+                let max = (!open).then_some(RESULT_PREVIEW);
+                b.text(&m.text, tone, "  ", max);
+            });
+        } else {
+            self.text(&m.text, tone, "  ", None);
+        }
+        for img in &m.images {
+            self.push(line(
+                Tone::Dim,
+                format!(
+                    "  [image {} {} KB]",
+                    one_line(&img.mime_type),
+                    img.bytes.div_ceil(1024)
+                ),
+            ));
+        }
+        for call in &m.tool_calls {
+            let args = tool_args::lines(&call.arguments, "      ");
+            let result = results.get(&call.id);
+            let long_result = result.is_some_and(|r| r.text.lines().count() > RESULT_PREVIEW);
+            let foldable = args.len() > ARGS_PREVIEW || long_result;
+            self.fold(format!("r:{}", call.id), foldable, |b, open| {
+                b.push(line(Tone::Tool, format!("  ⚙ {}", one_line(&call.name))));
+                let shown = if open { args.len() } else { ARGS_PREVIEW };
+                let hidden = args.len().saturating_sub(shown);
+                b.doc.lines.extend(args.into_iter().take(shown));
+                if hidden > 0 {
+                    let more = count(hidden, "more line");
+                    b.push(line(Tone::Dim, format!("      … {more} (o expands)")));
+                }
+                match result {
+                    Some(r) => {
+                        let n = r.text.lines().count();
+                        let (tone, mark) = if r.is_error {
+                            (Tone::Error, "✗ error")
+                        } else {
+                            (Tone::Dim, "result")
+                        };
+                        b.push(line(tone, format!("    ↳ {mark} · {}", count(n, "line"))));
+                        let max = (!open).then_some(RESULT_PREVIEW);
+                        let body = if r.is_error { Tone::Error } else { Tone::Dim };
+                        b.text(&r.text, body, "      ", max);
+                    }
+                    None => b.push(line(Tone::Warn, "    ↳ no result")),
+                }
+            });
         }
     }
 }
 
 /// Tool results that pair with a call somewhere in `msgs` (they are drawn under the call).
 fn paired<'a>(msgs: &[&'a Message]) -> HashMap<String, &'a Message> {
-    let calls: std::collections::HashSet<&str> = msgs
+    let calls: HashSet<&str> = msgs
         .iter()
         .flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str()))
         .collect();
@@ -179,85 +292,89 @@ fn is_paired(m: &Message, results: &HashMap<String, &Message>) -> bool {
             .is_some_and(|id| results.get(id).is_some_and(|r| std::ptr::eq(*r, m)))
 }
 
-/// The stored history as display lines.
-pub fn transcript(t: &Transcript, expanded: bool) -> Vec<DocLine> {
-    transcript_with_rounds(t, expanded).0
+/// A message's name in fold keys: its stored index, else its position from the end.
+fn anchor(m: &Message, from_end: usize) -> String {
+    match m.index {
+        Some(i) => format!("i{i}"),
+        None => format!("e{from_end}"),
+    }
 }
-
-/// Where a round starts in the document: (line, stored index of its user message).
-pub type RoundStart = (usize, usize);
 
 /// The stored history as display lines, with the first line of every round (the blank line
 /// above the user message), so "fork from here" can find the round in view.
-pub fn transcript_with_rounds(t: &Transcript, expanded: bool) -> (Vec<DocLine>, Vec<RoundStart>) {
-    let mut rounds = Vec::new();
-    let mut out = Vec::new();
+pub fn transcript(t: &Transcript, open: &Expansion, time: TimeFmt) -> Doc {
+    let mut b = Builder {
+        doc: Doc::default(),
+        open,
+        time,
+    };
     if t.first_round > 0 {
-        out.push(line(
-            Tone::Dim,
-            format!("↑ {} earlier rounds (scroll up to load)", t.first_round),
-        ));
+        let n = count(t.first_round, "earlier round");
+        b.push(line(Tone::Dim, format!("↑ {n} (scroll up or g to load)")));
     }
     for w in &t.warnings {
-        out.push(line(Tone::Warn, format!("⚠ {}", one_line(w))));
+        b.push(line(Tone::Warn, format!("⚠ {}", one_line(w))));
     }
     let msgs: Vec<&Message> = t.messages().collect();
     let results = paired(&msgs);
-    for e in &t.entries {
+    let total = t.entries.len();
+    for (i, e) in t.entries.iter().enumerate() {
+        let from_end = total - i;
         match e {
             Entry::Message(m) if is_paired(m, &results) => {}
             Entry::Message(m) => {
                 // A round starts at a stored user message (replay-inserted ones have no index).
                 if let (Role::User, Some(i), false) = (&m.role, m.index, m.is_virtual) {
-                    rounds.push((out.len(), i));
+                    b.doc.rounds.push((b.doc.lines.len(), i));
                 }
-                message(&mut out, m, &results, expanded)
+                b.message(m, &anchor(m, from_end), &results)
             }
             Entry::Compaction { summary, timestamp } => {
-                out.push(Vec::new());
-                out.push(line(
+                b.push(Vec::new());
+                let when = timestamp.map(|t| b.time.format(t)).unwrap_or_default();
+                b.push(line(
                     Tone::Virtual,
-                    format!("── context compacted {} ──", time(*timestamp)),
+                    format!("── context compacted {when} ──"),
                 ));
-                text_block(&mut out, summary, Tone::Dim, "  ", None);
+                b.text(summary, Tone::Dim, "  ", None);
             }
             Entry::SystemPrompt { text, timestamp } => {
-                out.push(Vec::new());
-                out.push(line(
-                    Tone::Dim,
-                    format!(
-                        "▸ system prompt {} ({} lines)",
-                        time(*timestamp),
-                        text.lines().count()
-                    ),
-                ));
-                let max = (!expanded).then_some(SYSTEM_PREVIEW);
-                text_block(&mut out, text, Tone::Dim, "  ", max);
+                b.push(Vec::new());
+                let label = match timestamp {
+                    Some(t) => format!("system prompt · {}", b.time.format(*t)),
+                    None => "system prompt".to_string(),
+                };
+                b.system_prompt(format!("s:e{from_end}"), &label, text);
             }
-            Entry::Notice(n) => out.push(line(Tone::Warn, format!("⚠ {}", one_line(n)))),
+            Entry::Notice(n) => b.push(line(Tone::Warn, format!("⚠ {}", one_line(n)))),
         }
     }
-    (out, rounds)
+    b.doc
 }
 
 /// The replayed context window as display lines (its token estimate is in the header).
-pub fn window(w: &Window, expanded: bool) -> Vec<DocLine> {
+pub fn window(w: &Window, open: &Expansion, time: TimeFmt) -> Doc {
+    let mut b = Builder {
+        doc: Doc::default(),
+        open,
+        time,
+    };
     // The size line lives in the pane header, which stays in view while scrolling.
-    let mut out = Vec::new();
     if let Some(n) = &w.system_note {
-        out.push(line(Tone::Dim, one_line(n)));
+        b.push(line(Tone::Dim, one_line(n)));
     }
     for warn in &w.warnings {
-        out.push(line(Tone::Warn, format!("⚠ {}", one_line(warn))));
+        b.push(line(Tone::Warn, format!("⚠ {}", one_line(warn))));
     }
     let msgs: Vec<&Message> = w.messages.iter().collect();
     let results = paired(&msgs);
-    for m in &w.messages {
+    let total = w.messages.len();
+    for (i, m) in w.messages.iter().enumerate() {
         if !is_paired(m, &results) {
-            message(&mut out, m, &results, expanded);
+            b.message(m, &anchor(m, total - i), &results);
         }
     }
-    out
+    b.doc
 }
 
 /// The stored records as display lines.

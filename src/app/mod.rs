@@ -8,6 +8,9 @@ pub mod keymap;
 pub mod list;
 mod ops;
 pub mod pane;
+mod preview;
+pub mod timefmt;
+pub mod tool_args;
 
 use std::sync::Arc;
 
@@ -18,7 +21,8 @@ pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View
 pub use dialog::{Dialog, LineInput};
 pub use keymap::{Ctx, Keymap};
 use list::List;
-use pane::{Pane, ROUND_PAGE};
+use pane::Pane;
+pub use timefmt::TimeFmt;
 
 use crate::model::StoreKind;
 use crate::search::Key;
@@ -69,6 +73,10 @@ pub struct Options {
     pub keymap: Keymap,
     pub filter: Filter,
     pub sidebar_width: u16,
+    /// Mark a session read once the pane has shown its last message.
+    pub mark_read_on_open: bool,
+    /// The zone times are shown in (local in the browser, UTC in tests).
+    pub time: TimeFmt,
     /// Called by the matcher when it has new results (the run loop wakes up).
     pub notify: Arc<dyn Fn() + Sync + Send>,
 }
@@ -82,6 +90,8 @@ impl Options {
             keymap: Keymap::default(),
             filter: Filter::default(),
             sidebar_width: 46,
+            mark_read_on_open: true,
+            time: TimeFmt::utc(),
             notify: Arc::new(|| {}),
         }
     }
@@ -109,6 +119,8 @@ pub struct App {
     pub op_pending: bool,
     /// The last delete `U` can undo (loom keeps a trash).
     pub last_deleted: Option<crate::model::SessionSummary>,
+    /// Mark a session read once the pane has shown its last message (config).
+    pub mark_read_on_open: bool,
     next_token: u64,
     pub quit: bool,
 }
@@ -120,7 +132,7 @@ impl App {
             cwd: o.cwd,
             keymap: o.keymap,
             list: List::new(o.filter, o.notify),
-            pane: Pane::default(),
+            pane: Pane::new(o.time),
             focus: Focus::List,
             help: false,
             sidebar_width: o.sidebar_width,
@@ -130,6 +142,7 @@ impl App {
             dialog: None,
             op_pending: false,
             last_deleted: None,
+            mark_read_on_open: o.mark_read_on_open,
             next_token: 0,
             quit: false,
         }
@@ -232,7 +245,6 @@ impl App {
     /// The one entry point for state changes.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
-        let before = self.list.selected.clone();
         match action {
             Action::Quit => {
                 self.quit = true;
@@ -257,25 +269,26 @@ impl App {
             Action::SearchBackspace => self.edit_query(|q| {
                 q.pop();
             }),
-            Action::SearchAccept => self.focus = Focus::List,
+            // Enter in the search box reads what it found (the list when nothing matched).
+            Action::SearchAccept => {
+                self.settle();
+                self.focus = Focus::List;
+                // With no match the selection is whatever it was before the query.
+                if !self.list.is_empty() {
+                    self.open(&mut fx);
+                }
+            }
             Action::Down => self.movement(1, &mut fx),
             Action::Up => self.movement(-1, &mut fx),
             Action::PageDown => self.movement(self.page() as isize, &mut fx),
             Action::PageUp => self.movement(-(self.page() as isize), &mut fx),
             Action::HalfPageDown => self.movement((self.page() / 2).max(1) as isize, &mut fx),
             Action::HalfPageUp => self.movement(-((self.page() / 2).max(1) as isize), &mut fx),
+            Action::Top if self.pane_active() => self.pane_top(&mut fx),
             Action::Top => self.movement(isize::MIN / 2, &mut fx),
             Action::Bottom => self.movement(isize::MAX / 2, &mut fx),
             Action::Scroll { .. } | Action::Click { .. } if self.dialog.is_some() => {}
-            Action::Open => {
-                self.list.keep_selection();
-                if self.list.selected.is_some() {
-                    self.focus = Focus::Pane;
-                    if self.pane.key != self.list.selected {
-                        self.open_selected(&mut fx);
-                    }
-                }
-            }
+            Action::Open => self.open(&mut fx),
             Action::ToggleFocus => {
                 self.list.keep_selection();
                 self.focus = match self.focus {
@@ -293,7 +306,11 @@ impl App {
                     self.request(&mut fx, true);
                 }
             }
-            Action::ToggleExpand => self.pane.set_expanded(!self.pane.expanded),
+            Action::ToggleExpand => {
+                let h = self.body_height();
+                self.pane.toggle_in_view(h);
+            }
+            Action::ToggleExpandAll => self.pane.toggle_all(),
             Action::ShrinkSidebar => {
                 self.sidebar_width = self.sidebar_width.saturating_sub(4).max(MIN_SIDEBAR)
             }
@@ -382,18 +399,15 @@ impl App {
                 self.list.tick(10);
             }
         }
-        if fx.iter().any(|f| matches!(f, Effect::Session { .. })) {
+        self.follow_selection(&mut fx);
+        self.layout();
+        self.mark_read_if_seen(&mut fx);
+        if fx
+            .iter()
+            .any(|f| matches!(f, Effect::Session { op, .. } if !op.is_automatic()))
+        {
             self.op_pending = true;
         }
-        // In the wide layout the pane previews the selection.
-        // In the narrow layout only while the pane is up (a fork selected from the pane).
-        if self.list.selected != before
-            && (!self.narrow() || self.focus == Focus::Pane)
-            && self.list.selected.is_some()
-        {
-            self.open_selected(&mut fx);
-        }
-        self.layout();
         fx
     }
 
@@ -407,25 +421,14 @@ impl App {
 
     fn movement(&mut self, delta: isize, fx: &mut Vec<Effect>) {
         if self.pane_active() {
+            // Moving after `g` means the user no longer wants the top when it arrives.
+            self.pane.want_top = false;
             let h = self.body_height();
             self.pane.layout(self.areas().body.width.max(1) as usize);
             self.pane.scroll_by(delta, h);
             self.maybe_more(fx);
         } else {
             self.list.move_by(delta);
-        }
-    }
-
-    /// At the top of a paged transcript: ask for more rounds (once per outstanding request).
-    fn maybe_more(&mut self, fx: &mut Vec<Effect>) {
-        if self.pane.scroll == 0
-            && !self.pane.follow
-            && self.pane.view == View::Transcript
-            && self.pane.has_more_above()
-            && !self.pane.loading
-        {
-            self.pane.rounds += ROUND_PAGE;
-            self.request(fx, false);
         }
     }
 
@@ -452,34 +455,6 @@ impl App {
         let mut filter = self.list.filter.clone();
         f(&mut filter);
         self.list.set_filter(filter);
-    }
-
-    fn open_selected(&mut self, fx: &mut Vec<Effect>) {
-        if let Some(k) = self.list.selected.clone() {
-            self.pane.show(k);
-            self.request(fx, true);
-        }
-    }
-
-    /// Ask the loader for the pane's session and view with a fresh token.
-    fn request(&mut self, fx: &mut Vec<Effect>, reset: bool) {
-        let Some(summary) = self.pane.key.as_ref().and_then(|k| self.list.get(k)) else {
-            return;
-        };
-        if reset {
-            self.pane.scroll = 0;
-            self.pane.follow = true;
-        }
-        self.next_token += 1;
-        self.pane.token = self.next_token;
-        self.pane.loading = true;
-        let rounds = (self.pane.view == View::Transcript).then_some(self.pane.rounds);
-        fx.push(Effect::Load {
-            token: self.pane.token,
-            summary: Box::new(summary.clone()),
-            view: self.pane.view,
-            rounds,
-        });
     }
 
     fn wheel(&mut self, col: u16, row: u16, lines: i32, fx: &mut Vec<Effect>) {

@@ -51,7 +51,7 @@ impl App {
             SessionOp::Export => self.dialog = Some(Dialog::export(&s)),
             SessionOp::Fork => {
                 let at = if self.focus == Focus::Pane {
-                    self.pane.round_in_view()
+                    self.pane.fork_cut()
                 } else {
                     None
                 };
@@ -107,6 +107,15 @@ impl App {
 
     /// The run loop finished an operation.
     pub(super) fn op_done(&mut self, o: Outcome) {
+        if o.automatic {
+            if !o.message.is_empty() {
+                self.status = Some(o.message);
+            }
+            if !o.rows.is_empty() {
+                self.list.upsert(o.rows);
+            }
+            return;
+        }
         self.op_pending = false;
         self.status = Some(o.message);
         if !o.removed.is_empty() {

@@ -5,12 +5,15 @@
 use std::sync::Arc;
 
 use super::action::{Loaded, View};
-use super::doc::{self, DocLine};
+use super::doc::{self, DocLine, Expansion, Fold};
+use super::timefmt::TimeFmt;
 use crate::model::{Transcript, Window};
 use crate::search::Key;
 
 /// Rounds read first, and added each time the user scrolls to the top.
 pub const ROUND_PAGE: usize = 20;
+/// `Pane::rounds` meaning the whole history (`g` reads from the start).
+pub const ALL_ROUNDS: usize = usize::MAX;
 
 /// What the pane holds.
 #[derive(Clone, Debug, Default)]
@@ -34,17 +37,25 @@ pub struct Pane {
     pub token: u64,
     /// Rounds requested for the transcript view.
     pub rounds: usize,
-    /// Tool results and thinking expanded.
-    pub expanded: bool,
+    /// Which tool outputs, thinking blocks and system prompts are open.
+    pub open: Expansion,
+    /// The zone message times are shown in.
+    pub time: TimeFmt,
     /// First wrapped line shown.
     pub scroll: usize,
     /// Stick to the bottom (new output scrolls into view).
     pub follow: bool,
+    /// `g` was pressed: stay at the top when the whole history arrives.
+    pub want_top: bool,
+    /// Marked read (automatically) at this message count.
+    pub marked_read_at: Option<u64>,
     lines: Vec<DocLine>,
     /// Round starts in `lines` (transcript view).
     round_starts: Vec<doc::RoundStart>,
     /// Round starts as wrapped rows.
     wrapped_rounds: Vec<doc::RoundStart>,
+    /// Foldable blocks (document lines).
+    folds: Vec<Fold>,
     /// `row_starts[i]`: the wrapped row where line `i` begins; the last entry is the total.
     /// Only heights are measured for the whole document; rows are built for the visible
     /// slice alone.
@@ -54,6 +65,14 @@ pub struct Pane {
 }
 
 impl Pane {
+    /// An empty pane showing times with `time`.
+    pub fn new(time: TimeFmt) -> Pane {
+        Pane {
+            time,
+            ..Pane::default()
+        }
+    }
+
     /// Point the pane at another session (content is dropped; a load follows).
     pub fn show(&mut self, key: Key) {
         self.key = Some(key);
@@ -61,8 +80,11 @@ impl Pane {
         self.rounds = ROUND_PAGE;
         self.scroll = 0;
         self.follow = true;
+        self.want_top = false;
+        self.marked_read_at = None;
         self.lines.clear();
         self.round_starts.clear();
+        self.folds.clear();
         self.row_starts.clear();
         self.wrapped_rounds.clear();
         self.dirty = true;
@@ -80,7 +102,10 @@ impl Pane {
             Loaded::Failed(e) => Content::Failed(e),
         };
         self.dirty = true;
-        if !self.follow && self.wrapped_width > 0 {
+        if std::mem::take(&mut self.want_top) {
+            self.scroll = 0;
+            self.follow = false;
+        } else if !self.follow && self.wrapped_width > 0 {
             let w = self.wrapped_width;
             self.layout(w);
             self.scroll = self.total_lines().saturating_sub(from_bottom);
@@ -92,29 +117,73 @@ impl Pane {
         matches!(&self.content, Content::Transcript(t) if t.first_round > 0)
     }
 
-    pub fn set_expanded(&mut self, on: bool) {
-        self.expanded = on;
+    /// `O`: open every block, or close them all.
+    pub fn toggle_all(&mut self) {
+        self.open.toggle_all();
         self.dirty = true;
+    }
+
+    /// `o`: open or close the block in view, the one the top line is in, else the first
+    /// that starts on screen. A block closed from inside keeps its first line in view.
+    pub fn toggle_in_view(&mut self, height: usize) {
+        if self.wrapped_width == 0 {
+            return;
+        }
+        let row = |l: usize| self.row_starts.get(l).copied().unwrap_or(0);
+        let top = self.scroll;
+        let bottom = top + height;
+        let hit = self
+            .folds
+            .iter()
+            .find(|f| row(f.start) <= top && top < row(f.end))
+            .or_else(|| {
+                self.folds
+                    .iter()
+                    .find(|f| row(f.start) >= top && row(f.start) < bottom)
+            });
+        let Some(f) = hit.cloned() else { return };
+        self.open.toggle(&f.key);
+        self.dirty = true;
+        let w = self.wrapped_width;
+        self.layout(w);
+        // Lines above the block did not change, so its first row is where it was.
+        self.scroll = self.scroll.min(self.row_starts[f.start]);
+        self.follow = false;
+    }
+
+    /// "Fork from here": cut before the stored user message that starts the round after the
+    /// one in view, so the fork ends with the round being read. `None` (the whole session)
+    /// when that is the last round, outside the transcript view, or before it has loaded.
+    pub fn fork_cut(&self) -> Option<usize> {
+        let here = self.round_in_view()?;
+        self.round_starts
+            .iter()
+            .map(|&(_, i)| i)
+            .find(|&i| i > here)
     }
 
     /// Wrap for `width` (cached) and clamp the scroll for a viewport of `height` rows.
     pub fn layout(&mut self, width: usize) {
         if self.dirty {
-            self.round_starts.clear();
-            self.lines = match &self.content {
-                Content::Empty => Vec::new(),
-                Content::Transcript(t) => {
-                    let (lines, rounds) = doc::transcript_with_rounds(t, self.expanded);
-                    self.round_starts = rounds;
-                    lines
-                }
-                Content::Window(w) => doc::window(w, self.expanded),
-                Content::Raw(r) => doc::raw(r),
-                Content::Failed(e) => vec![vec![(
-                    doc::Tone::Error,
-                    format!("could not load: {}", crate::text::one_line(e)),
-                )]],
+            let d = match &self.content {
+                Content::Empty => doc::Doc::default(),
+                Content::Transcript(t) => doc::transcript(t, &self.open, self.time),
+                Content::Window(w) => doc::window(w, &self.open, self.time),
+                Content::Raw(r) => doc::Doc {
+                    lines: doc::raw(r),
+                    ..doc::Doc::default()
+                },
+                Content::Failed(e) => doc::Doc {
+                    lines: vec![vec![(
+                        doc::Tone::Error,
+                        format!("could not load: {}", crate::text::one_line(e)),
+                    )]],
+                    ..doc::Doc::default()
+                },
             };
+            self.lines = d.lines;
+            self.round_starts = d.rounds;
+            self.folds = d.folds;
             self.wrapped_width = 0;
             self.dirty = false;
         }
@@ -136,8 +205,8 @@ impl Pane {
         }
     }
 
-    /// "Fork from here": the stored index of the user message that starts the round at or
-    /// above the top line in view (the first round when the view is above all of them).
+    /// The stored index of the user message that starts the round at or above the top line
+    /// in view (the first round when the view is above all of them).
     /// `None` outside the transcript view or before it has loaded.
     pub fn round_in_view(&self) -> Option<usize> {
         if !matches!(self.content, Content::Transcript(_)) {

@@ -9,8 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::{Theme, fit};
 use crate::app::pane::Content;
 use crate::app::{App, Focus, View};
-use crate::model::rfc3339;
-use crate::text::one_line;
+use crate::text::{one_line, plural};
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {
     if header.width == 0 {
@@ -96,12 +95,13 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     }
     let cwd = s.cwd.as_deref().map(one_line).unwrap_or_else(|| "-".into());
     let l2 = Line::styled(fit(&format!("cwd {cwd}"), w), theme.dim);
-    let t = |x: Option<chrono::DateTime<chrono::Utc>>| x.map(rfc3339).unwrap_or_else(|| "-".into());
+    // The same precision and zone as the message headings below.
+    let t = |x| app.pane.time.or_dash(x);
     let mut l3 = format!(
-        "created {} · updated {} · {} messages",
+        "created {} · updated {} · {}",
         t(s.created_at),
         t(s.updated_at),
-        s.messages
+        plural(s.messages, "message", "messages")
     );
     if let Content::Transcript(tr) = &app.pane.content
         && tr.first_round > 0
@@ -116,9 +116,9 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     if let Content::Window(win) = &app.pane.content {
         let virt = win.messages.iter().filter(|m| m.is_virtual).count();
         l3 = format!(
-            "context window · ~{} tokens · {} messages ({virt} inserted by replay)",
+            "context window · ~{} tokens · {} ({virt} inserted by replay)",
             win.estimated_tokens(),
-            win.messages.len()
+            plural(win.messages.len() as u64, "message", "messages")
         );
     }
     let l3 = match &s.error {

@@ -17,7 +17,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     }
     let w = area.width as usize;
     let f = &app.list.filter;
-    let mut right = vec![format!("{} sessions", thousands(app.list.len()))];
+    let n = app.list.len();
+    let noun = if n == 1 { "session" } else { "sessions" };
+    let mut right = vec![format!("{} {noun}", thousands(n))];
     if let Some(k) = f.format {
         right.push(k.to_string());
     }
@@ -39,7 +41,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     } else {
         match app.focus {
             Focus::Search => "type to filter · enter keep · esc clear".into(),
-            Focus::Pane => "v view · o expand · f fork from here · esc back · ? help".into(),
+            Focus::Pane => {
+                "v view · o/O expand one/all · f fork through here · esc back · ? help".into()
+            }
             Focus::List => "enter open · / search · ? help · q quit".into(),
         }
     };

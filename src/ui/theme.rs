@@ -25,6 +25,9 @@ pub struct Theme {
     pub tool: Style,
     pub virt: Style,
     pub heading: Style,
+    /// Diff lines an edit adds and removes.
+    pub added: Style,
+    pub removed: Style,
     pub stores: [Style; 3],
 }
 
@@ -48,6 +51,8 @@ impl Theme {
             tool: fg(Color::Cyan),
             virt: fg(Color::Magenta).add_modifier(Modifier::ITALIC),
             heading: Style::new().add_modifier(Modifier::BOLD),
+            added: fg(Color::Green),
+            removed: fg(Color::Red),
             stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Yellow)],
         }
     }
@@ -87,6 +92,9 @@ impl Theme {
             tool: plain,
             virt: plain.add_modifier(Modifier::ITALIC),
             heading: bold,
+            // The `+` / `-` at the start of each line carries the meaning without colour.
+            added: plain,
+            removed: plain,
             stores: [plain; 3],
         }
     }
@@ -118,6 +126,8 @@ impl Theme {
             Tone::Virtual => self.virt,
             Tone::Warn => self.warn,
             Tone::Heading => self.heading,
+            Tone::Added => self.added,
+            Tone::Removed => self.removed,
         }
     }
 

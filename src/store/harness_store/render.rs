@@ -66,9 +66,8 @@ fn message(index: usize, entry: &Value, calls: &HashMap<String, String>) -> Mess
                     m.thinking.push(t.to_string());
                 }
             }
-            if entry.get("content").is_none_or(Value::is_null) && !m.tool_calls.is_empty() {
-                m.text = "[tool call]".into(); // as the harness's own read_session shows it
-            }
+            // A call without content has no text: the harness's own `read_session` prints
+            // "[tool call]" above every call, which only repeats the call drawn below it.
         }
         Role::Tool => {
             if let Some((name, body)) = unwrap_tool(&raw) {

@@ -158,7 +158,7 @@ fn odd_entries_render_leniently_and_keep_positions() {
     assert_eq!(m[2].note.as_deref(), Some("unknown entry"));
     assert_eq!(m[2].role, Role::Other("unknown".into()));
     assert_eq!(m[3].text, "look\n[image]");
-    assert_eq!(m[4].text, "[tool call]");
+    assert_eq!(m[4].text, "");
     assert_eq!(m[4].thinking, ["hmm"]);
     assert_eq!(m[4].tool_calls[0].arguments, json!("{not json"));
     assert_eq!(m[5].note.as_deref(), Some("no matching tool call"));

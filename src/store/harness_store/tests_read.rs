@@ -118,7 +118,7 @@ fn example_a_transcript_pairs_and_unwraps() {
         m[1].text,
         "Why is test_upload flaky? Don't change anything yet."
     );
-    assert_eq!(m[2].text, "[tool call]");
+    assert_eq!(m[2].text, "", "no [tool call] placeholder above the call");
     assert_eq!(m[2].tool_calls.len(), 1);
     let call = &m[2].tool_calls[0];
     assert_eq!(

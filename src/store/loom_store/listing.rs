@@ -10,7 +10,7 @@ use super::log::{Facts, Log};
 use crate::model::{SessionSummary, StoreKind, parse_time};
 use crate::store::Candidate;
 use crate::store::sidecar::{self, Sidecar};
-use crate::text::{collapse_whitespace, truncate_chars};
+use crate::text::{collapse_whitespace, plural, truncate_chars};
 
 /// Whether `id` is one loom creates: `^[0-9]{8}-[0-9]{6}(-[1-9][0-9]?)?$`.
 pub fn is_standard_id(id: &str) -> bool {
@@ -132,10 +132,6 @@ fn title(side: &Sidecar, first: &str) -> String {
     } else {
         truncate_chars(&collapsed, 80)
     }
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn badges(id: &str, f: &Facts, side: &Sidecar) -> Vec<String> {

@@ -303,7 +303,26 @@ fn build(
         is_user,
         &mut warnings,
     );
-    let mut entries = Vec::with_capacity(msgs.len() + comps.len());
+    let mut entries = Vec::with_capacity(msgs.len() + comps.len() + 1);
+    // Loop renders its system prompt live and keeps only checkpoints of it; the other
+    // stores show theirs at the top of the history, so Loop's (reconstructed as the context
+    // window does) goes there too when the page starts at the beginning.
+    if first == 0 {
+        let cps = validate::checkpoints(
+            &head.header,
+            head.check.checkpoints_ok,
+            head.range.count,
+            &mut warnings,
+        );
+        if let Some(text) = super::replay::system_prompt(&cps) {
+            let timestamp = cps
+                .first()
+                .and_then(|c| c.get("timestamp"))
+                .and_then(Value::as_i64)
+                .and_then(from_millis);
+            entries.push(Entry::SystemPrompt { text, timestamp });
+        }
+    }
     for (k, m) in msgs.iter().enumerate() {
         let gi = first + k;
         for c in &comps {
