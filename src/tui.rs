@@ -24,6 +24,11 @@ use ratatui::backend::CrosstermBackend;
 /// Whether the modes are on (so `restore` is idempotent and cheap to call from anywhere).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// Held while a frame is written, and by the exit-signal handler from its restore to the
+/// process exit: otherwise a frame being drawn when the signal lands is finished after the
+/// restore, on the user's own screen.
+static OUTPUT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Turn every mode on.
 fn enter() -> io::Result<()> {
     enable_raw_mode()?;
@@ -96,6 +101,8 @@ pub fn handle_exit_signals() -> io::Result<()> {
                 if for_child {
                     continue;
                 }
+                // Never released: no frame may follow the restore.
+                let _frames_stopped = OUTPUT.lock().unwrap_or_else(|e| e.into_inner());
                 restore();
                 crate::demo::remove_live();
                 std::process::exit(128 + sig);
@@ -154,6 +161,11 @@ impl Tui {
 
     /// Draw one frame inside a synchronized update (no flicker on terminals that support it).
     pub fn draw(&mut self, f: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+        let _writing = OUTPUT.lock().unwrap_or_else(|e| e.into_inner());
+        if !ACTIVE.load(Ordering::SeqCst) {
+            // Restored for an exit that is under way: the screen is the user's again.
+            return Ok(());
+        }
         execute!(io::stdout(), BeginSynchronizedUpdate)?;
         let r = self.terminal.draw(f).map(|_| ());
         execute!(io::stdout(), EndSynchronizedUpdate)?;
