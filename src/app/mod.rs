@@ -5,19 +5,28 @@ pub mod action;
 pub mod dialog;
 pub mod doc;
 pub mod keymap;
+pub mod line_input;
 pub mod list;
 mod ops;
+pub mod overlay;
 pub mod pane;
+mod status;
+mod mouse;
+mod units;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use ratatui::layout::Rect;
 
 pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View};
-pub use dialog::{Dialog, LineInput};
+pub use dialog::Dialog;
+pub use line_input::LineInput;
 pub use keymap::{Ctx, Keymap};
 use list::List;
+pub use overlay::Overlay;
+pub use units::{age, thousands};
 use pane::{Pane, ROUND_PAGE};
 
 use crate::model::StoreKind;
@@ -71,6 +80,8 @@ pub struct Options {
     pub sidebar_width: u16,
     /// Called by the matcher when it has new results (the run loop wakes up).
     pub notify: Arc<dyn Fn() + Sync + Send>,
+    /// The session directories read, for the "no sessions" screen (`store  path`).
+    pub searched: Vec<String>,
 }
 
 impl Options {
@@ -83,6 +94,7 @@ impl Options {
             filter: Filter::default(),
             sidebar_width: 46,
             notify: Arc::new(|| {}),
+            searched: Vec::new(),
         }
     }
 }
@@ -96,12 +108,23 @@ pub struct App {
     pub list: List,
     pub pane: Pane,
     pub focus: Focus,
-    pub help: bool,
+    /// The search query being typed (the list matches on its text).
+    pub query: LineInput,
+    /// The open overlay (help or message log) and how far it is scrolled.
+    pub overlay: Option<Overlay>,
+    pub overlay_scroll: usize,
     pub sidebar_width: u16,
     pub size: (u16, u16),
     pub progress: Vec<Progress>,
-    /// One-line message for the status bar (results of session operations).
+    /// One-line message for the status bar (results of session operations); it expires
+    /// (see `status.rs`).
     pub status: Option<String>,
+    /// When `status` appeared (app clock).
+    pub status_at: DateTime<Utc>,
+    /// The last status messages, oldest first.
+    pub log: VecDeque<String>,
+    /// The session directories read (for the "no sessions" screen).
+    pub searched: Vec<String>,
     /// The open dialog (delete confirmation, rename prompt, export); it takes every key.
     pub dialog: Option<Dialog>,
     /// A session operation is running (its `OpDone` has not arrived): a second one would
@@ -122,11 +145,16 @@ impl App {
             list: List::new(o.filter, o.notify),
             pane: Pane::default(),
             focus: Focus::List,
-            help: false,
+            query: LineInput::default(),
+            overlay: None,
+            overlay_scroll: 0,
             sidebar_width: o.sidebar_width,
             size: (120, 40),
             progress: Vec::new(),
             status: None,
+            status_at: o.now,
+            log: VecDeque::new(),
+            searched: o.searched,
             dialog: None,
             op_pending: false,
             last_deleted: None,
@@ -143,7 +171,7 @@ impl App {
             } else {
                 Ctx::Confirm
             }
-        } else if self.help {
+        } else if self.overlay.is_some() {
             Ctx::Help
         } else if self.focus == Focus::Search {
             Ctx::Search
@@ -222,6 +250,10 @@ impl App {
         self.pane.clamp(self.body_height());
         let rows = self.list_rows_visible();
         self.list.scroll_into_view(rows);
+        if let Some(o) = self.overlay {
+            let max = overlay::layout(self, o).max_scroll();
+            self.overlay_scroll = self.overlay_scroll.min(max);
+        }
     }
 
     /// Whether the pane is where movement keys go.
@@ -233,15 +265,21 @@ impl App {
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         let before = self.list.selected.clone();
+        // The next key answers the last message: it leaves the footer (the log keeps it).
+        if action.is_input() {
+            self.status = None;
+        }
+        let status_before = self.status.clone();
         match action {
             Action::Quit => {
                 self.quit = true;
                 fx.push(Effect::Quit);
             }
-            Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleHelp => self.toggle_overlay(Overlay::Help),
+            Action::ToggleMessages => self.toggle_overlay(Overlay::Messages),
             Action::Back => self.back(),
             Action::FocusSearch => self.focus = Focus::Search,
-            Action::SearchInput(c) => self.edit_query(|q| q.push(c)),
+            Action::SearchInput(c) => self.edit_query(Edit::Insert(c)),
             Action::Paste(s) if self.dialog.is_some() => {
                 if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
                     i.paste(&s);
@@ -251,12 +289,10 @@ impl App {
                 if self.focus != Focus::Search {
                     self.focus = Focus::Search;
                 }
-                let s = crate::text::one_line(&s);
-                self.edit_query(|q| q.push_str(&s));
+                self.query.paste(&crate::text::one_line(&s));
+                self.list.set_query(&self.query.text());
             }
-            Action::SearchBackspace => self.edit_query(|q| {
-                q.pop();
-            }),
+            Action::SearchBackspace => self.edit_query(Edit::Backspace),
             Action::SearchAccept => self.focus = Focus::List,
             Action::Down => self.movement(1, &mut fx),
             Action::Up => self.movement(-1, &mut fx),
@@ -320,9 +356,11 @@ impl App {
                     self.status = Some("cancelled".into());
                 }
             }
-            Action::DialogEdit(e) => {
+            Action::Edit(e) => {
                 if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
                     i.apply(e);
+                } else if self.focus == Focus::Search {
+                    self.edit_query(e);
                 }
             }
             Action::DialogCycle(forward) => {
@@ -368,7 +406,8 @@ impl App {
                 };
             }
             Action::Loaded { token, content } => {
-                if token == self.pane.token {
+                // A closed pane takes no late answer.
+                if token == self.pane.token && self.pane.key.is_some() {
                     self.pane.accept(content);
                 }
             }
@@ -380,16 +419,26 @@ impl App {
             Action::OpDone(outcome) => self.op_done(*outcome),
             Action::Tick => {
                 self.list.tick(10);
+                self.expire_status();
             }
         }
+        self.note_status(status_before);
         if fx.iter().any(|f| matches!(f, Effect::Session { .. })) {
             self.op_pending = true;
         }
-        // In the wide layout the pane previews the selection.
+        // With no rows (a query matching nothing) the pane shows no stale session.
+        if self.list.is_empty() && self.pane.key.is_some() {
+            self.pane.close();
+            if self.focus == Focus::Pane {
+                self.focus = Focus::List;
+            }
+        }
+        // In the wide layout the pane previews the selection (again, after it was closed).
         // In the narrow layout only while the pane is up (a fork selected from the pane).
-        if self.list.selected != before
+        if (self.list.selected != before || (self.pane.key.is_none() && !self.narrow()))
             && (!self.narrow() || self.focus == Focus::Pane)
             && self.list.selected.is_some()
+            && !self.list.is_empty()
         {
             self.open_selected(&mut fx);
         }
@@ -398,7 +447,9 @@ impl App {
     }
 
     fn page(&self) -> usize {
-        if self.pane_active() {
+        if let Some(o) = self.overlay {
+            overlay::layout(self, o).visible.saturating_sub(1).max(1)
+        } else if self.pane_active() {
             self.body_height().saturating_sub(1).max(1)
         } else {
             self.list_rows_visible()
@@ -406,7 +457,10 @@ impl App {
     }
 
     fn movement(&mut self, delta: isize, fx: &mut Vec<Effect>) {
-        if self.pane_active() {
+        if let Some(o) = self.overlay {
+            let max = overlay::layout(self, o).max_scroll();
+            self.overlay_scroll = self.overlay_scroll.saturating_add_signed(delta).min(max);
+        } else if self.pane_active() {
             let h = self.body_height();
             self.pane.layout(self.areas().body.width.max(1) as usize);
             self.pane.scroll_by(delta, h);
@@ -430,22 +484,41 @@ impl App {
     }
 
     fn back(&mut self) {
-        if self.help {
-            self.help = false;
+        if self.overlay.is_some() {
+            self.overlay = None;
         } else if self.focus == Focus::Search {
-            self.edit_query(String::clear);
+            self.clear_query();
             self.focus = Focus::List;
         } else if self.focus == Focus::Pane {
             self.focus = Focus::List;
         } else if !self.list.query().is_empty() {
-            self.edit_query(String::clear);
+            self.clear_query();
         }
     }
 
-    fn edit_query(&mut self, f: impl FnOnce(&mut String)) {
-        let mut q = self.list.query().to_string();
-        f(&mut q);
-        self.list.set_query(&q);
+    /// Open `o`, or close it when it is the one open (another overlay is replaced).
+    fn toggle_overlay(&mut self, o: Overlay) {
+        if self.overlay == Some(o) {
+            self.overlay = None;
+        } else {
+            self.overlay = Some(o);
+            self.overlay_scroll = 0;
+        }
+    }
+
+    fn edit_query(&mut self, e: Edit) {
+        let old = self.query.text();
+        self.query.apply(e);
+        // Cursor moves do not restart the matcher (and keep the selection where it is).
+        let q = self.query.text();
+        if q != old {
+            self.list.set_query(&q);
+        }
+    }
+
+    fn clear_query(&mut self) {
+        self.query = LineInput::default();
+        self.list.set_query("");
     }
 
     fn change_filter(&mut self, f: impl FnOnce(&mut Filter)) {
@@ -482,35 +555,6 @@ impl App {
         });
     }
 
-    fn wheel(&mut self, col: u16, row: u16, lines: i32, fx: &mut Vec<Effect>) {
-        let a = self.areas();
-        let p = ratatui::layout::Position::new(col, row);
-        if a.list.contains(p) {
-            self.list.move_by(lines as isize);
-        } else if a.body.contains(p) || a.header.contains(p) {
-            let h = self.body_height();
-            self.pane.scroll_by(lines as isize, h);
-            self.maybe_more(fx);
-        }
-    }
-
-    fn click(&mut self, col: u16, row: u16, fx: &mut Vec<Effect>) {
-        let a = self.areas();
-        let p = ratatui::layout::Position::new(col, row);
-        if a.list.contains(p) {
-            let r = ((row - a.list.y) / ROW_H) as usize + self.list.offset;
-            if r < self.list.len() {
-                self.list.select_row(r);
-                self.focus = Focus::List;
-            }
-        } else if a.search.contains(p) {
-            self.focus = Focus::Search;
-        } else if (a.body.contains(p) || a.header.contains(p)) && self.pane.key.is_some() {
-            self.focus = Focus::Pane;
-        }
-        let _ = fx;
-    }
-
     /// Loading line for the status bar while any store is still being read.
     pub fn loading_text(&self) -> Option<String> {
         if self.progress.is_empty() || self.progress.iter().all(|p| p.finished) {
@@ -544,33 +588,5 @@ impl App {
     /// The key of the selected session.
     pub fn selected(&self) -> Option<&Key> {
         self.list.selected.as_ref()
-    }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Relative age: `now`, `5m`, `3h`, `2d`, `3w`, `4mo`, `2y`.
-pub fn age(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {
-    let Some(t) = t else { return "-".into() };
-    let s = (now - t).num_seconds().max(0);
-    match s {
-        0..60 => "now".into(),
-        60..3600 => format!("{}m", s / 60),
-        3600..86400 => format!("{}h", s / 3600),
-        86400..604800 => format!("{}d", s / 86400),
-        604800..2592000 => format!("{}w", s / 604800),
-        2592000..31536000 => format!("{}mo", s / 2592000),
-        _ => format!("{}y", s / 31536000),
     }
 }

@@ -48,19 +48,25 @@ impl Tmux {
     /// `stty -a`, so terminal restoration can be checked. spool runs in the test's temporary
     /// directory (exports default to the current directory).
     pub fn run(&self, args: &str) {
+        self.run_sized(args, 120, 30);
+    }
+
+    /// `run` in a pane of `w` x `h` cells.
+    pub fn run_sized(&self, args: &str, w: u16, h: u16) {
         let script = format!(
             "cd {dir} && env HOME={home} TERM=xterm-256color {BIN} {args}; \
              echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
             dir = self.dir.path().display(),
             home = self.home().display(),
         );
+        let (w, h) = (w.to_string(), h.to_string());
         self.tmux(&[
             "new-session",
             "-d",
             "-x",
-            "120",
+            &w,
             "-y",
-            "30",
+            &h,
             "-s",
             "t",
             "sh",
