@@ -143,7 +143,7 @@ fn title_line<'a>(
 /// (cut first), badges, project and store on the right (kept).
 fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'static>> {
     let store = format!("[{}]", s.store);
-    let project = fit(&one_line(s.project()), (w / 4).max(8));
+    let project = fit(&one_line(s.project()), (w / 3).max(8));
     let mut right_w = store.width() + if project.is_empty() { 0 } else { project.width() + 1 };
     let mut extra: Vec<String> = Vec::new();
     if s.error.is_some() {
@@ -157,7 +157,7 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     let extra = if extra.is_empty() {
         String::new()
     } else {
-        fit(&extra.join(", "), w.saturating_sub(right_w + 1 + 16))
+        fit(&extra.join(", "), w.saturating_sub(right_w + 1 + 10))
     };
     if !extra.is_empty() {
         right_w += extra.width() + 1;
