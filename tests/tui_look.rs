@@ -79,7 +79,10 @@ fn rows_show_summaries_forks_and_one_kind_of_name_140x40() {
     assert!(s.contains("    Drafted "), "{s}");
     assert!(s.contains("↳ Fix the flaky parser"), "{s}");
     assert!(s.contains("c0ffee00 — messages.jsonl"), "{s}");
-    assert!(!s.contains("New session") && !s.contains("(empty session)"), "{s}");
+    assert!(
+        !s.contains("New session") && !s.contains("(empty session)"),
+        "{s}"
+    );
     assert_snapshot!(s);
 }
 
@@ -104,7 +107,13 @@ fn a_summary_hit_is_highlighted_in_the_summary() {
 #[test]
 fn a_wide_title_keeps_the_view_tabs_whole() {
     let mut a = rich_app();
-    while !a.list.selected_summary().unwrap().title.starts_with("日本語") {
+    while !a
+        .list
+        .selected_summary()
+        .unwrap()
+        .title
+        .starts_with("日本語")
+    {
         a.update(Action::Down);
     }
     let fx = a.update(Action::Open);
@@ -146,7 +155,10 @@ fn secondary_text_is_readable_and_the_selection_unmistakable() {
         ("light", Theme::light(), (255, 255, 255)),
     ] {
         let Some(Color::Rgb(r, g, b)) = theme.dim.fg else {
-            panic!("{name}: secondary text has no exact colour: {:?}", theme.dim)
+            panic!(
+                "{name}: secondary text has no exact colour: {:?}",
+                theme.dim
+            )
         };
         let lum = |r: u8, g: u8, b: u8| 0.3 * r as f32 + 0.59 * g as f32 + 0.11 * b as f32;
         let contrast = (lum(r, g, b) - lum(bg.0, bg.1, bg.2)).abs();
@@ -187,7 +199,13 @@ fn help_140x40_fits_in_columns() {
     let mut a = loaded_app();
     a.update(Action::ToggleHelp);
     let s = screen(&mut a, 140, 40);
-    for want in ["open the session in the pane", "ctrl-w", "wheel", "unread", "interrupted"] {
+    for want in [
+        "open the session in the pane",
+        "ctrl-w",
+        "wheel",
+        "unread",
+        "interrupted",
+    ] {
         assert!(s.contains(want), "{want}\n{s}");
     }
     assert_snapshot!(s);
@@ -222,13 +240,18 @@ fn long_message() -> String {
 #[test]
 fn a_long_message_says_where_to_read_it_whole_and_the_log_shows_it() {
     let mut a = loaded_app();
-    a.update(Action::OpDone(Box::new(Outcome::message("pinned loom:20260314-091502"))));
+    a.update(Action::OpDone(Box::new(Outcome::message(
+        "pinned loom:20260314-091502",
+    ))));
     a.update(Action::OpDone(Box::new(Outcome::message(long_message()))));
     let footer = screen(&mut a, 80, 24);
     assert!(footer.contains("m shows all"), "{footer}");
     a.update(Action::ToggleMessages);
     let log = screen(&mut a, 80, 24);
-    assert!(log.contains("check [resume] harness in the config"), "{log}");
+    assert!(
+        log.contains("check [resume] harness in the config"),
+        "{log}"
+    );
     assert_snapshot!(format!("{footer}\n{log}"));
 }
 
@@ -242,7 +265,10 @@ fn no_sessions_anywhere_says_where_spool_looked() {
     ];
     let mut a = App::new(o);
     let s = screen(&mut a, 80, 24);
-    assert!(s.contains("spool --demo") && s.contains(".loom/sessions"), "{s}");
+    assert!(
+        s.contains("spool --demo") && s.contains(".loom/sessions"),
+        "{s}"
+    );
     assert_snapshot!(s);
 }
 

@@ -62,9 +62,9 @@ fn a_status_message_expires_and_the_next_key_clears_it() {
 fn the_message_log_keeps_the_last_fifty() {
     let mut a = loaded_app();
     for i in 0..60 {
-        a.update(Action::OpDone(Box::new(spool::app::Outcome::message(format!(
-            "message {i}"
-        )))));
+        a.update(Action::OpDone(Box::new(spool::app::Outcome::message(
+            format!("message {i}"),
+        ))));
     }
     assert_eq!(a.log.len(), 50);
     assert_eq!(a.log.front().map(String::as_str), Some("message 10"));
@@ -95,7 +95,11 @@ fn help_scrolls_when_it_does_not_fit_and_not_past_its_end() {
     press(&mut a, KeyCode::Char('j'));
     assert_eq!(a.overlay_scroll, end, "no scrolling past the end");
     press(&mut a, KeyCode::Char('k'));
-    assert_eq!(a.overlay_scroll, end - 1, "one key up from the end moves at once");
+    assert_eq!(
+        a.overlay_scroll,
+        end - 1,
+        "one key up from the end moves at once"
+    );
     // The list did not move underneath.
     assert_eq!(a.list.cursor, 0);
     // On a big screen everything fits: nothing to scroll.

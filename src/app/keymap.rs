@@ -165,7 +165,11 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
 /// What the commands bound outside the browse context do, for the help overlay (browse
 /// commands are described in `COMMANDS`; a context can say it differently here).
 const CONTEXT_HELP: &[(Option<Ctx>, &str, &str)] = &[
-    (Some(Ctx::Search), "back", "clear the query, back to the list"),
+    (
+        Some(Ctx::Search),
+        "back",
+        "clear the query, back to the list",
+    ),
     (Some(Ctx::Search), "down", "move the selection down"),
     (Some(Ctx::Search), "up", "move the selection up"),
     (Some(Ctx::Search), "focus", "switch to the pane"),
@@ -444,7 +448,12 @@ fn describe(ctx: Ctx, name: &str) -> &'static str {
         .iter()
         .find(|(c, n, _)| *n == name && c.is_none_or(|c| c == ctx))
         .map(|(_, _, d)| *d)
-        .or_else(|| COMMANDS.iter().find(|(n, ..)| *n == name).map(|(_, d, _)| *d))
+        .or_else(|| {
+            COMMANDS
+                .iter()
+                .find(|(n, ..)| *n == name)
+                .map(|(_, d, _)| *d)
+        })
         // The test below checks the default table has none of these.
         .unwrap_or("(undocumented)")
 }

@@ -7,11 +7,11 @@ pub mod doc;
 pub mod keymap;
 pub mod line_input;
 pub mod list;
+mod mouse;
 mod ops;
 pub mod overlay;
 pub mod pane;
 mod status;
-mod mouse;
 mod units;
 
 use std::collections::VecDeque;
@@ -22,12 +22,12 @@ use ratatui::layout::Rect;
 
 pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View};
 pub use dialog::Dialog;
-pub use line_input::LineInput;
 pub use keymap::{Ctx, Keymap};
+pub use line_input::LineInput;
 use list::List;
 pub use overlay::Overlay;
-pub use units::{age, thousands};
 use pane::{Pane, ROUND_PAGE};
+pub use units::{age, thousands};
 
 use crate::model::StoreKind;
 use crate::search::Key;

@@ -6,9 +6,9 @@
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
+use super::App;
 use super::doc::{DocLine, Tone, wrap};
 use super::keymap::{Ctx, Keymap};
-use super::App;
 use crate::text::{one_line, pad};
 
 /// Which overlay is open.
@@ -223,7 +223,12 @@ fn help_lines(rows: &[HelpRow], avail_w: usize, avail_h: usize) -> Vec<DocLine> 
 
 /// Cut `col` at headings into `n` columns of at most `h` lines (greedy: each column takes
 /// as many whole sections as fit), or `None` when they do not fit.
-fn split_columns(col: &[DocLine], heads: &[usize], n: usize, h: usize) -> Option<Vec<Vec<DocLine>>> {
+fn split_columns(
+    col: &[DocLine],
+    heads: &[usize],
+    n: usize,
+    h: usize,
+) -> Option<Vec<Vec<DocLine>>> {
     let mut cols = Vec::new();
     let mut start = 0;
     while start < col.len() {
@@ -283,13 +288,16 @@ fn width(l: &DocLine) -> usize {
 /// the keys.
 fn item(out: &mut Vec<DocLine>, keys: &str, desc: &str, key_w: usize, desc_w: usize) {
     if keys.width() > key_w && desc_w >= 12 {
-        out.push(vec![(Tone::Warn, keys.to_string())]);
+        out.push(vec![(Tone::Warn, one_line(keys))]);
         item(out, "", desc, key_w, desc_w);
         return;
     }
     if desc_w < 12 {
-        out.push(vec![(Tone::Warn, keys.to_string())]);
-        for l in wrap(&[vec![(Tone::Plain, format!("  {desc}"))]], key_w + 2 + desc_w) {
+        out.push(vec![(Tone::Warn, one_line(keys))]);
+        for l in wrap(
+            &[vec![(Tone::Plain, format!("  {desc}"))]],
+            key_w + 2 + desc_w,
+        ) {
             out.push(l);
         }
         return;
@@ -297,7 +305,8 @@ fn item(out: &mut Vec<DocLine>, keys: &str, desc: &str, key_w: usize, desc_w: us
     let rows = wrap(&[vec![(Tone::Plain, desc.to_string())]], desc_w);
     for (i, r) in rows.into_iter().enumerate() {
         let lead = if i == 0 {
-            (Tone::Warn, pad(keys, key_w + 2))
+            // Keys can come from the config file: sanitised like any other text.
+            (Tone::Warn, pad(&one_line(keys), key_w + 2))
         } else {
             (Tone::Plain, " ".repeat(key_w + 2))
         };

@@ -10,10 +10,10 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::{Theme, clear};
-use crate::text::fit;
 use crate::app::dialog::{Dialog, LineInput, delete_note};
 use crate::app::{App, Areas};
 use crate::export::Format;
+use crate::text::fit;
 use crate::text::{one_line, sanitize};
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &Areas) {
@@ -202,6 +202,9 @@ pub(super) fn field(frame: &mut Frame, style: Style, area: Rect, input: &LineInp
         used += w;
     }
     let col: usize = widths[start..cur].iter().sum();
-    frame.render_widget(Paragraph::new(Span::styled(shown, style)).style(style), area);
+    frame.render_widget(
+        Paragraph::new(Span::styled(shown, style)).style(style),
+        area,
+    );
     frame.set_cursor_position(Position::new(area.x + col as u16, area.y));
 }

@@ -40,7 +40,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, o: Overlay) {
             scroll + lines.len(),
             l.lines.len()
         );
-        block = block.title_bottom(Line::from(Span::styled(info, theme.focus_title)).right_aligned());
+        block =
+            block.title_bottom(Line::from(Span::styled(info, theme.focus_title)).right_aligned());
     }
     clear(frame, l.area);
     frame.render_widget(Paragraph::new(lines).block(block).style(theme.base), l.area);

@@ -8,10 +8,10 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use super::Theme;
-use crate::text::fit;
 use crate::app::pane::Content;
 use crate::app::{App, Focus, View};
 use crate::model::rfc3339;
+use crate::text::fit;
 use crate::text::one_line;
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {

@@ -144,7 +144,12 @@ fn title_line<'a>(
 fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'static>> {
     let store = format!("[{}]", s.store);
     let project = fit(&one_line(s.project()), (w / 3).max(8));
-    let mut right_w = store.width() + if project.is_empty() { 0 } else { project.width() + 1 };
+    let mut right_w = store.width()
+        + if project.is_empty() {
+            0
+        } else {
+            project.width() + 1
+        };
     let mut extra: Vec<String> = Vec::new();
     if s.error.is_some() {
         extra.push("error".into());
@@ -247,7 +252,10 @@ fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
     if app.list.total_rows() > 0 {
         return vec![
             line(" no sessions in this view".into(), theme.dim),
-            line(" E empty · . archived · c project · F store".into(), theme.dim),
+            line(
+                " E empty · . archived · c project · F store".into(),
+                theme.dim,
+            ),
         ];
     }
     let mut v = vec![line(" no sessions found in:".into(), theme.base)];
@@ -255,6 +263,9 @@ fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         v.push(line(format!("   {}", one_line(d)), theme.dim));
     }
     v.push(Line::default());
-    v.push(line(" try `spool --demo` for a sample store".into(), theme.base));
+    v.push(line(
+        " try `spool --demo` for a sample store".into(),
+        theme.base,
+    ));
     v
 }

@@ -8,8 +8,8 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::Theme;
-use crate::text::fit;
 use crate::app::{App, Focus, thousands};
+use crate::text::fit;
 use crate::text::one_line;
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
