@@ -105,6 +105,23 @@ fn a_summary_hit_is_highlighted_in_the_summary() {
 }
 
 #[test]
+fn a_prompt_hit_shows_the_prompt_even_when_there_is_a_summary() {
+    let mut a = rich_app();
+    let mut s = a
+        .list
+        .get(&(StoreKind::Harness, "Qm3xT8vLk2pR9aZc".into()))
+        .cloned()
+        .unwrap();
+    s.first_prompt = "Collect the changelog entries since v0.3".into();
+    a.update(Action::Rows(vec![s]));
+    search(&mut a, "changelog");
+    let t = render(&mut a, 80, 6, &Theme::mono());
+    let out = with_marks(&t);
+    assert!(out.contains("Collect the changelog"), "{out}");
+    assert!(!out.contains("Drafted"), "{out}");
+}
+
+#[test]
 fn a_wide_title_keeps_the_view_tabs_whole() {
     let mut a = rich_app();
     while !a

@@ -5,6 +5,7 @@ pub mod action;
 pub mod dialog;
 pub mod doc;
 pub mod keymap;
+mod layout;
 pub mod line_input;
 pub mod list;
 mod mouse;
@@ -18,11 +19,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use ratatui::layout::Rect;
 
 pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View};
 pub use dialog::Dialog;
 pub use keymap::{Ctx, Keymap};
+pub use layout::Areas;
 pub use line_input::LineInput;
 use list::List;
 pub use overlay::Overlay;
@@ -56,18 +57,6 @@ pub struct Progress {
     pub done: usize,
     pub total: usize,
     pub finished: bool,
-}
-
-/// Screen areas, derived from the size, focus and sidebar width (zero-sized when hidden).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    pub search: Rect,
-    pub list: Rect,
-    /// The column between sidebar and pane.
-    pub divider: Rect,
-    pub header: Rect,
-    pub body: Rect,
-    pub status: Rect,
 }
 
 /// How the app starts.
@@ -182,51 +171,6 @@ impl App {
 
     pub fn narrow(&self) -> bool {
         self.size.0 < NARROW
-    }
-
-    /// Screen areas for the current size and focus.
-    pub fn areas(&self) -> Areas {
-        let (w, h) = self.size;
-        let main_h = h.saturating_sub(1);
-        let status = Rect::new(0, main_h, w, h.min(1));
-        let (side, pane) = if self.narrow() {
-            if self.focus == Focus::Pane {
-                (Rect::default(), Rect::new(0, 0, w, main_h))
-            } else {
-                (Rect::new(0, 0, w, main_h), Rect::default())
-            }
-        } else {
-            let sw = self
-                .sidebar_width
-                .clamp(MIN_SIDEBAR, w.saturating_sub(40).max(MIN_SIDEBAR));
-            (
-                Rect::new(0, 0, sw, main_h),
-                Rect::new(sw + 1, 0, w.saturating_sub(sw + 1), main_h),
-            )
-        };
-        let divider = if side.width > 0 && pane.width > 0 {
-            Rect::new(side.width, 0, 1, main_h)
-        } else {
-            Rect::default()
-        };
-        let search = Rect::new(side.x, side.y, side.width, side.height.min(1));
-        let list = Rect::new(
-            side.x,
-            side.y + search.height,
-            side.width,
-            side.height.saturating_sub(search.height),
-        );
-        let hh = HEADER_H.min(pane.height);
-        let header = Rect::new(pane.x, pane.y, pane.width, hh);
-        let body = Rect::new(pane.x, pane.y + hh, pane.width, pane.height - hh);
-        Areas {
-            search,
-            list,
-            divider,
-            header,
-            body,
-            status,
-        }
     }
 
     fn list_rows_visible(&self) -> usize {

@@ -206,21 +206,30 @@ fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'st
             Span::styled(fit(&one_line(&name), w - 2), theme.dim),
         ];
     }
-    let text = if s.summary.trim().is_empty() {
-        one_line(&s.first_prompt)
-    } else {
-        one_line(&s.summary)
+    // The summary, else the first prompt; but the prompt when only it has the query's hits,
+    // so a row matched through its prompt shows why.
+    let summary = one_line(&s.summary);
+    let prompt = one_line(&s.first_prompt);
+    let q = app.list.query();
+    let (mut text, mut hl) = match substring_highlight(q, &summary) {
+        hl if !hl.is_empty() || summary.is_empty() && prompt.is_empty() => (summary, hl),
+        _ => {
+            let phl = substring_highlight(q, &prompt);
+            if summary.is_empty() || !phl.is_empty() {
+                (prompt, phl)
+            } else {
+                (summary, Vec::new())
+            }
+        }
     };
     if text.is_empty() {
         return Vec::new();
     }
-    let mut hl = substring_highlight(app.list.query(), &text);
-    let mut text = text;
     if let Some(&first) = hl.first() {
         let head: String = text.chars().take(first + 1).collect();
         if head.width() + 2 > w {
             // Start a little before the hit so it is seen with some context.
-            let skip = first.saturating_sub(6);
+            let skip = first.saturating_sub((w / 4).min(6));
             text = format!("…{}", text.chars().skip(skip).collect::<String>());
             hl = hl
                 .into_iter()
