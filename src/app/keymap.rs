@@ -12,7 +12,7 @@ pub enum Ctx {
     Browse,
     /// Typing in the search bar: unbound printable keys type.
     Search,
-    /// The help overlay is open.
+    /// An overlay (help or the message log) is open: movement keys scroll it.
     Help,
     /// A yes/no dialog is open (delete confirmation).
     Confirm,
