@@ -253,6 +253,11 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     if let Some(w) = config.sidebar_width {
         opts.sidebar_width = w;
     }
+    opts.searched = stores
+        .stores
+        .iter()
+        .map(|s| format!("{:<8}{}", s.kind(), s.sessions_dir().display()))
+        .collect();
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 
@@ -289,7 +294,13 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         last_draw = last_draw.max(Instant::now());
 
         // Block for the first event, then keep the frame budget while draining the rest.
-        let first = match rx.recv_timeout(IDLE) {
+        // Wake up when the status message expires, so the key hints come back on time.
+        let until_expiry = app
+            .status_deadline()
+            .map(|t| (t - Utc::now()).to_std().unwrap_or(Duration::ZERO))
+            .map(|d| d + Duration::from_millis(20));
+        let timeout = until_expiry.map_or(IDLE, |d| d.min(IDLE));
+        let first = match rx.recv_timeout(timeout) {
             Ok(e) => Some(e),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,

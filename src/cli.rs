@@ -367,10 +367,11 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
         .max()
         .unwrap_or(3)
         .max(3);
-    let proj = |r: &SessionSummary| text::truncate_chars(&text::one_line(r.project()), 20);
+    // Terminal columns, not chars: a CJK project name is twice as wide as it is long.
+    let proj = |r: &SessionSummary| text::fit(&text::one_line(r.project()), 20);
     let proj_w = rows
         .iter()
-        .map(|r| proj(r).chars().count())
+        .map(|r| unicode_width::UnicodeWidthStr::width(proj(r).as_str()))
         .max()
         .unwrap_or(7)
         .max(7);
@@ -402,10 +403,10 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
         }
         writeln!(
             out,
-            "{flags} {:ref_w$}  {updated:16}  {:>5}  {:proj_w$}  {title}",
+            "{flags} {:ref_w$}  {updated:16}  {:>5}  {}  {title}",
             r.reference(),
             r.messages,
-            proj(r),
+            text::pad(&proj(r), proj_w),
         )?;
     }
     Ok(())
@@ -532,5 +533,23 @@ mod tests {
         assert!(c.stores.demo);
         assert!(Cli::try_parse_from(["spool", "list", "--format", "nope"]).is_err());
         assert!(Cli::try_parse_from(["spool", "show", "x", "--raw", "--json"]).is_err());
+    }
+
+    #[test]
+    fn the_table_aligns_wide_project_names_by_columns() {
+        use crate::model::StoreKind;
+        let mut a = SessionSummary::new(StoreKind::Loop, "aaaa0001", "/p");
+        a.cwd = Some("/src/日本語".into());
+        let mut b = SessionSummary::new(StoreKind::Loop, "bbbb0002", "/p");
+        b.cwd = Some("/src/abc".into());
+        let mut out = Vec::new();
+        write_table(&mut out, &[a, b]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        // The title starts after the last two-space gap; it must sit in the same column.
+        let title_col: Vec<usize> = out
+            .lines()
+            .map(|l| unicode_width::UnicodeWidthStr::width(&l[..l.rfind("  ").unwrap() + 2]))
+            .collect();
+        assert!(title_col.windows(2).all(|w| w[0] == w[1]), "{out}");
     }
 }

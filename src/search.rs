@@ -145,6 +145,41 @@ impl Search {
     }
 }
 
+/// Char indices of `text` (a summary or first prompt line) where a word of `query` occurs
+/// as a substring, sorted and unique: summaries and prompts match as plain substrings, so
+/// that is what their highlight shows. Case-insensitive unless the word has a capital
+/// (smart case, as in the title match). Called for the visible rows only.
+pub fn substring_highlight(query: &str, text: &str) -> Vec<usize> {
+    let hay: Vec<char> = text.chars().collect();
+    let fold = |c: char, exact: bool| {
+        if exact {
+            c
+        } else {
+            c.to_lowercase().next().unwrap_or(c)
+        }
+    };
+    let mut out = Vec::new();
+    for word in query.split_whitespace() {
+        let exact = word.chars().any(char::is_uppercase);
+        let needle: Vec<char> = word.chars().map(|c| fold(c, exact)).collect();
+        if needle.is_empty() || needle.len() > hay.len() {
+            continue;
+        }
+        let mut i = 0;
+        while i + needle.len() <= hay.len() {
+            if (0..needle.len()).all(|j| fold(hay[i + j], exact) == needle[j]) {
+                out.extend(i..i + needle.len());
+                i += needle.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +211,15 @@ mod tests {
         // Char indices, not bytes: the CJK title's "p" is char 4.
         assert_eq!(s.highlight("日本語 parser"), vec![4, 5, 6, 7, 8, 9]);
         assert!(s.position(&(StoreKind::Loop, "c".into())).is_none());
+    }
+
+    #[test]
+    fn substring_highlight_marks_every_occurrence_of_each_word() {
+        assert_eq!(
+            substring_highlight("port TZ", "Port the tz code; report"),
+            vec![0, 1, 2, 3, 20, 21, 22, 23]
+        );
+        assert_eq!(substring_highlight("ü", "Über über"), vec![0, 5]);
+        assert_eq!(substring_highlight("  ", "abc"), Vec::<usize>::new());
     }
 }

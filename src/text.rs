@@ -1,5 +1,7 @@
 //! Text hygiene: sanitising untrusted session text before it reaches a terminal, and the
-//! title normalisation rules the formats share.
+//! title normalisation rules the formats share, and fitting text to terminal columns.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Make untrusted text safe for a terminal: escape sequences (CSI, OSC, other ESC forms) are
 /// removed, other control characters become visible `^X` / `\u{..}` forms, and bidi overrides
@@ -106,7 +108,39 @@ pub fn collapse_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Cut to at most `max` characters, adding `…` when cut.
+/// Cut `s` to at most `width` terminal columns (display width, so CJK and emoji count two),
+/// ending with `…` when cut. Every fit on the screen goes through here.
+pub fn fit(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `fit` to `width` columns, then pad with spaces to exactly `width` columns (`format!`'s
+/// `{:<n}` pads by chars, which is wrong for wide characters).
+pub fn pad(s: &str, width: usize) -> String {
+    let mut out = fit(s, width);
+    let w = out.width();
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
+    out
+}
+
+/// Cut to at most `max` characters, adding `…` when cut (a count of chars, for stored
+/// titles and search text; use `fit` for anything measured on screen).
 pub fn truncate_chars(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
@@ -227,6 +261,15 @@ mod tests {
         assert_eq!(normalize_title("\u{1b}[1mBold\u{1b}[0m", 120), "Bold");
         assert_eq!(normalize_title("ééé", 5), "éé");
         assert_eq!(normalize_title("a\u{200B}b", 120), "ab");
+    }
+
+    #[test]
+    fn fit_and_pad_count_terminal_columns() {
+        assert_eq!(fit("日本語のタイトル", 7), "日本語…");
+        assert_eq!(fit("日本語", 6), "日本語");
+        assert_eq!(pad("日本", 6), "日本  ");
+        assert_eq!(pad("🎉 wide", 5), "🎉 w…");
+        assert_eq!(fit("abc", 0), "");
     }
 
     #[test]

@@ -176,8 +176,8 @@ fn delete_confirmation_loop_offers_archive_and_delete() {
 fn rename_prompt() {
     let mut a = loaded_app();
     a.update(Action::Session(spool::app::SessionOp::Rename));
-    a.update(Action::DialogEdit(spool::app::Edit::Left));
-    a.update(Action::DialogEdit(spool::app::Edit::Insert('é')));
+    a.update(Action::Edit(spool::app::Edit::Left));
+    a.update(Action::Edit(spool::app::Edit::Insert('é')));
     let t = render(&mut a, 100, 12, &Theme::mono());
     let mut t = t;
     let cursor = t.get_cursor_position().unwrap();

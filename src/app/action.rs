@@ -48,6 +48,8 @@ pub enum Action {
     GrowSidebar,
     /// Show or hide the help overlay.
     ToggleHelp,
+    /// Show or hide the log of the last status messages.
+    ToggleMessages,
     /// Quit the browser.
     Quit,
 
@@ -56,7 +58,7 @@ pub enum Action {
     FocusSearch,
     /// Type one character into the search bar.
     SearchInput(char),
-    /// Delete the last character of the query.
+    /// Delete the character before the cursor in the query.
     SearchBackspace,
     /// Paste text into the query (bracketed paste).
     Paste(String),
@@ -83,8 +85,8 @@ pub enum Action {
     DialogAccept,
     /// Close the open dialog without doing anything (n / Esc).
     DialogCancel,
-    /// Edit the dialog's text field.
-    DialogEdit(Edit),
+    /// Edit the text field that has the keyboard: the dialog's, else the search query.
+    Edit(Edit),
     /// Next (true) or previous export format (Tab / Shift-Tab).
     DialogCycle(bool),
 
@@ -117,6 +119,24 @@ pub enum Action {
     OpDone(Box<Outcome>),
     /// Tick the search matcher (once per frame).
     Tick,
+}
+
+impl Action {
+    /// Whether the user caused this (a key, the mouse, a paste), as opposed to the run loop
+    /// and the loaders. A user action clears the last status message.
+    pub fn is_input(&self) -> bool {
+        !matches!(
+            self,
+            Action::Resize(..)
+                | Action::Rows(_)
+                | Action::Removed(_)
+                | Action::Progress { .. }
+                | Action::Loaded { .. }
+                | Action::SessionChanged(_)
+                | Action::OpDone(_)
+                | Action::Tick
+        )
+    }
 }
 
 /// Payload of a pane load.

@@ -1,100 +1,11 @@
 //! Modal dialogs of the browser: the delete confirmation, the rename prompt and the export
-//! dialog, with the one-line editor they share. Pure state: keys reach them as `Action`s.
+//! dialog. Pure state: keys reach them as `Action`s; their text fields are `LineInput`s.
 
 use std::path::PathBuf;
 
+pub use super::line_input::{Edit, LineInput};
 use crate::export::{self, Format};
 use crate::model::{SessionSummary, StoreKind};
-
-/// One editing step in a text field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Edit {
-    /// Insert a character at the cursor.
-    Insert(char),
-    /// Delete the character before the cursor.
-    Backspace,
-    /// Delete the character under the cursor.
-    Delete,
-    Left,
-    Right,
-    Home,
-    End,
-    /// Clear the whole field (Ctrl-u).
-    Clear,
-}
-
-/// A single-line text field with a cursor (a char index, so wide characters stay whole).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LineInput {
-    chars: Vec<char>,
-    cursor: usize,
-}
-
-impl LineInput {
-    /// A field holding `s` with the cursor at the end.
-    pub fn new(s: &str) -> LineInput {
-        let chars: Vec<char> = s.chars().collect();
-        LineInput {
-            cursor: chars.len(),
-            chars,
-        }
-    }
-
-    pub fn text(&self) -> String {
-        self.chars.iter().collect()
-    }
-
-    /// The cursor position in chars.
-    pub fn cursor(&self) -> usize {
-        self.cursor
-    }
-
-    pub fn apply(&mut self, e: Edit) {
-        match e {
-            Edit::Insert(c) if !c.is_control() => {
-                self.chars.insert(self.cursor, c);
-                self.cursor += 1;
-            }
-            Edit::Insert(_) => {}
-            Edit::Backspace if self.cursor > 0 => {
-                self.cursor -= 1;
-                self.chars.remove(self.cursor);
-            }
-            Edit::Backspace => {}
-            Edit::Delete if self.cursor < self.chars.len() => {
-                self.chars.remove(self.cursor);
-            }
-            Edit::Delete => {}
-            Edit::Left => self.cursor = self.cursor.saturating_sub(1),
-            Edit::Right => self.cursor = (self.cursor + 1).min(self.chars.len()),
-            Edit::Home => self.cursor = 0,
-            Edit::End => self.cursor = self.chars.len(),
-            Edit::Clear => {
-                self.chars.clear();
-                self.cursor = 0;
-            }
-        }
-    }
-
-    /// Insert pasted text at the cursor, flattened to one line (line breaks and tabs become
-    /// spaces, other control characters are dropped).
-    pub fn paste(&mut self, s: &str) {
-        let s = s.trim_end_matches(['\n', '\r']);
-        for c in s.chars() {
-            let c = if matches!(c, '\n' | '\r' | '\t') {
-                ' '
-            } else {
-                c
-            };
-            self.apply(Edit::Insert(c));
-        }
-    }
-
-    /// Replace the text, cursor at the end.
-    pub fn set(&mut self, s: &str) {
-        *self = LineInput::new(s);
-    }
-}
 
 /// The open dialog, if any. While one is open it takes every key.
 #[derive(Clone, Debug)]
@@ -224,31 +135,5 @@ mod tests {
         s.store = StoreKind::Harness;
         s.archived = false;
         assert_eq!(delete_action(&s), "delete");
-    }
-
-    #[test]
-    fn editing_keys() {
-        let mut i = LineInput::new("héllo");
-        i.apply(Edit::Home);
-        i.apply(Edit::Delete);
-        i.apply(Edit::Insert('J'));
-        i.apply(Edit::End);
-        i.apply(Edit::Backspace);
-        i.apply(Edit::Left);
-        i.apply(Edit::Insert('世'));
-        assert_eq!(i.text(), "Jél世l");
-        assert_eq!(i.cursor(), 4);
-        i.apply(Edit::Right);
-        i.apply(Edit::Right);
-        assert_eq!(i.cursor(), 5);
-        i.paste("a\nb");
-        assert_eq!(i.text(), "Jél世la b");
-        i.apply(Edit::Insert('\u{1b}'));
-        assert_eq!(i.text(), "Jél世la b");
-        i.apply(Edit::Clear);
-        assert_eq!((i.text().as_str(), i.cursor()), ("", 0));
-        i.apply(Edit::Backspace);
-        i.apply(Edit::Left);
-        assert_eq!(i.cursor(), 0);
     }
 }

@@ -12,7 +12,7 @@ pub enum Ctx {
     Browse,
     /// Typing in the search bar: unbound printable keys type.
     Search,
-    /// The help overlay is open.
+    /// An overlay (help or the message log) is open: movement keys scroll it.
     Help,
     /// A yes/no dialog is open (delete confirmation).
     Confirm,
@@ -139,18 +139,19 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("open", "open the session in the pane", &["enter"]),
     ("focus", "switch list / pane", &["tab"]),
     ("back", "back / close / clear search", &["esc"]),
-    ("view", "cycle transcript / window / raw", &["v"]),
-    ("expand", "expand/collapse in view", &["o"]),
-    ("expand-all", "expand/collapse all", &["O"]),
+    ("view", "transcript / window / raw", &["v"]),
+    ("expand", "expand / collapse the block in view", &["o"]),
+    ("expand-all", "expand / collapse every block", &["O"]),
     ("sidebar-narrower", "narrower sidebar", &["<"]),
     ("sidebar-wider", "wider sidebar", &[">"]),
     ("help", "this help", &["?"]),
+    ("messages", "the last 50 messages in full", &["m"]),
     ("quit", "quit", &["q", "ctrl-c"]),
     ("search", "search", &["/"]),
     ("archived", "archived view on/off", &["."]),
     ("empty", "show empty sessions on/off", &["E"]),
-    ("cwd", "this directory's project / all", &["c"]),
-    ("store", "cycle store: all/loop/loom/harness", &["F"]),
+    ("cwd", "this project only / all", &["c"]),
+    ("store", "store: all/loop/loom/harness", &["F"]),
     ("resume", "resume the session", &["r"]),
     ("fork", "fork the session", &["f"]),
     ("pin", "pin / unpin", &["p"]),
@@ -160,6 +161,46 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("delete", "delete", &["d"]),
     ("rename", "rename", &["R"]),
     ("undo-delete", "undo delete", &["U"]),
+];
+
+/// What the commands bound outside the browse context do, for the help overlay (browse
+/// commands are described in `COMMANDS`; a context can say it differently here).
+const CONTEXT_HELP: &[(Option<Ctx>, &str, &str)] = &[
+    (
+        Some(Ctx::Search),
+        "back",
+        "clear the query, back to the list",
+    ),
+    (Some(Ctx::Search), "down", "move the selection down"),
+    (Some(Ctx::Search), "up", "move the selection up"),
+    (Some(Ctx::Search), "focus", "switch to the pane"),
+    (None, "accept", "confirm"),
+    (None, "cancel", "cancel"),
+    (None, "edit-backspace", "delete before the cursor"),
+    (None, "edit-delete", "delete under the cursor"),
+    (None, "edit-left", "cursor left"),
+    (None, "edit-right", "cursor right"),
+    (None, "edit-home", "cursor to the start"),
+    (None, "edit-end", "cursor to the end"),
+    (None, "edit-kill", "delete to the start"),
+    (None, "edit-word", "delete the word before the cursor"),
+    (None, "format-next", "next export format"),
+    (None, "format-prev", "previous export format"),
+];
+
+/// Keys that edit a text field: the search box and the dialogs' fields share them.
+const EDIT_KEYS: &[(&str, &str)] = &[
+    ("backspace", "edit-backspace"),
+    ("delete", "edit-delete"),
+    ("left", "edit-left"),
+    ("right", "edit-right"),
+    ("home", "edit-home"),
+    ("end", "edit-end"),
+    ("ctrl-a", "edit-home"),
+    ("ctrl-e", "edit-end"),
+    ("ctrl-u", "edit-kill"),
+    ("ctrl-w", "edit-word"),
+    ("alt-backspace", "edit-word"),
 ];
 
 /// The action a command name stands for.
@@ -182,6 +223,7 @@ pub fn command_action(name: &str) -> Option<Action> {
         "sidebar-narrower" => Action::ShrinkSidebar,
         "sidebar-wider" => Action::GrowSidebar,
         "help" => Action::ToggleHelp,
+        "messages" => Action::ToggleMessages,
         "quit" => Action::Quit,
         "search" => Action::FocusSearch,
         "archived" => Action::ToggleArchived,
@@ -191,13 +233,14 @@ pub fn command_action(name: &str) -> Option<Action> {
         // Dialog commands (bound in the confirm and prompt contexts only).
         "accept" => Action::DialogAccept,
         "cancel" => Action::DialogCancel,
-        "edit-backspace" => Action::DialogEdit(Edit::Backspace),
-        "edit-delete" => Action::DialogEdit(Edit::Delete),
-        "edit-left" => Action::DialogEdit(Edit::Left),
-        "edit-right" => Action::DialogEdit(Edit::Right),
-        "edit-home" => Action::DialogEdit(Edit::Home),
-        "edit-end" => Action::DialogEdit(Edit::End),
-        "edit-clear" => Action::DialogEdit(Edit::Clear),
+        "edit-backspace" => Action::Edit(Edit::Backspace),
+        "edit-delete" => Action::Edit(Edit::Delete),
+        "edit-left" => Action::Edit(Edit::Left),
+        "edit-right" => Action::Edit(Edit::Right),
+        "edit-home" => Action::Edit(Edit::Home),
+        "edit-end" => Action::Edit(Edit::End),
+        "edit-kill" => Action::Edit(Edit::KillToStart),
+        "edit-word" => Action::Edit(Edit::DeleteWord),
         "format-next" => Action::DialogCycle(true),
         "format-prev" => Action::DialogCycle(false),
         other => Action::Session(SessionOp::ALL.into_iter().find(|o| o.name() == other)?),
@@ -229,13 +272,29 @@ impl Default for Keymap {
             ("pgup", "page-up"),
             ("tab", "focus"),
             ("ctrl-c", "quit"),
-        ] {
+        ]
+        .into_iter()
+        .chain(EDIT_KEYS.iter().copied())
+        {
             push(&mut bindings, Ctx::Search, k, name);
         }
+        // Overlays (help, message log) scroll with the movement keys.
         for (k, name) in [
-            ("esc", "help"),
+            ("esc", "back"),
+            ("q", "back"),
             ("?", "help"),
-            ("q", "help"),
+            ("m", "messages"),
+            ("j", "down"),
+            ("down", "down"),
+            ("k", "up"),
+            ("up", "up"),
+            ("pgdn", "page-down"),
+            ("space", "page-down"),
+            ("pgup", "page-up"),
+            ("g", "top"),
+            ("home", "top"),
+            ("G", "bottom"),
+            ("end", "bottom"),
             ("ctrl-c", "quit"),
         ] {
             push(&mut bindings, Ctx::Help, k, name);
@@ -254,18 +313,12 @@ impl Default for Keymap {
             ("enter", "accept"),
             ("esc", "cancel"),
             ("ctrl-c", "cancel"),
-            ("backspace", "edit-backspace"),
-            ("delete", "edit-delete"),
-            ("left", "edit-left"),
-            ("right", "edit-right"),
-            ("home", "edit-home"),
-            ("end", "edit-end"),
-            ("ctrl-a", "edit-home"),
-            ("ctrl-e", "edit-end"),
-            ("ctrl-u", "edit-clear"),
             ("tab", "format-next"),
             ("backtab", "format-prev"),
-        ] {
+        ]
+        .into_iter()
+        .chain(EDIT_KEYS.iter().copied())
+        {
             push(&mut bindings, Ctx::Prompt, k, name);
         }
         Keymap { bindings }
@@ -298,12 +351,11 @@ impl Keymap {
         }
         match (ctx, chord.code) {
             (Ctx::Search, KeyCode::Enter) => Some(Action::SearchAccept),
-            (Ctx::Search, KeyCode::Backspace) => Some(Action::SearchBackspace),
             (Ctx::Search, KeyCode::Char(c)) if !chord.ctrl && !chord.alt => {
                 Some(Action::SearchInput(c))
             }
             (Ctx::Prompt, KeyCode::Char(c)) if !chord.ctrl && !chord.alt => {
-                Some(Action::DialogEdit(Edit::Insert(c)))
+                Some(Action::Edit(Edit::Insert(c)))
             }
             _ => None,
         }
@@ -351,6 +403,30 @@ impl Keymap {
         out
     }
 
+    /// The first key bound to command `name` in the browse context (for hints that must
+    /// follow a remap).
+    pub fn key_for(&self, name: &str) -> Option<String> {
+        self.bindings
+            .iter()
+            .find(|b| b.ctx == Ctx::Browse && b.name == name)
+            .map(|b| b.chord.label())
+    }
+
+    /// Help rows of a context other than browse: command name, keys (joined) and what it
+    /// does (`CONTEXT_HELP`, else `COMMANDS`), in binding order.
+    pub fn context_rows(&self, ctx: Ctx) -> Vec<(&'static str, String, &'static str)> {
+        let mut rows: Vec<(&'static str, Vec<String>)> = Vec::new();
+        for b in self.bindings.iter().filter(|b| b.ctx == ctx) {
+            match rows.iter_mut().find(|(n, _)| *n == b.name) {
+                Some((_, keys)) => keys.push(b.chord.label()),
+                None => rows.push((b.name, vec![b.chord.label()])),
+            }
+        }
+        rows.into_iter()
+            .map(|(name, keys)| (name, keys.join(" "), describe(ctx, name)))
+            .collect()
+    }
+
     /// Help rows: keys (joined) and description for every command, in table order.
     pub fn help_rows(&self) -> Vec<(String, &'static str)> {
         COMMANDS
@@ -368,6 +444,22 @@ impl Keymap {
     }
 }
 
+/// What command `name` does in `ctx`, for the help overlay.
+fn describe(ctx: Ctx, name: &str) -> &'static str {
+    CONTEXT_HELP
+        .iter()
+        .find(|(c, n, _)| *n == name && c.is_none_or(|c| c == ctx))
+        .map(|(_, _, d)| *d)
+        .or_else(|| {
+            COMMANDS
+                .iter()
+                .find(|(n, ..)| *n == name)
+                .map(|(_, d, _)| *d)
+        })
+        // The test below checks the default table has none of these.
+        .unwrap_or("(undocumented)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +474,16 @@ mod tests {
                 assert!(Chord::parse(key).is_some(), "{key}");
             }
             assert!(k.bindings.iter().any(|b| b.name == *name), "{name} unbound");
+        }
+    }
+
+    #[test]
+    fn every_binding_in_every_context_is_described() {
+        let k = Keymap::default();
+        for ctx in [Ctx::Search, Ctx::Confirm, Ctx::Prompt] {
+            for (name, keys, desc) in k.context_rows(ctx) {
+                assert_ne!(desc, "(undocumented)", "{ctx:?} {name} {keys}");
+            }
         }
     }
 

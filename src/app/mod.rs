@@ -5,24 +5,34 @@ pub mod action;
 pub mod dialog;
 pub mod doc;
 pub mod keymap;
+mod layout;
+pub mod line_input;
 pub mod list;
+mod mouse;
 mod ops;
+pub mod overlay;
 pub mod pane;
 mod preview;
+mod status;
 pub mod timefmt;
 pub mod tool_args;
+mod units;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use ratatui::layout::Rect;
 
 pub use action::{Action, Edit, Effect, Loaded, OpInput, Outcome, SessionOp, View};
-pub use dialog::{Dialog, LineInput};
+pub use dialog::Dialog;
 pub use keymap::{Ctx, Keymap};
+pub use layout::Areas;
+pub use line_input::LineInput;
 use list::List;
+pub use overlay::Overlay;
 use pane::Pane;
 pub use timefmt::TimeFmt;
+pub use units::{age, thousands};
 
 use crate::model::StoreKind;
 use crate::search::Key;
@@ -53,18 +63,6 @@ pub struct Progress {
     pub finished: bool,
 }
 
-/// Screen areas, derived from the size, focus and sidebar width (zero-sized when hidden).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    pub search: Rect,
-    pub list: Rect,
-    /// The column between sidebar and pane.
-    pub divider: Rect,
-    pub header: Rect,
-    pub body: Rect,
-    pub status: Rect,
-}
-
 /// How the app starts.
 pub struct Options {
     pub now: DateTime<Utc>,
@@ -79,6 +77,8 @@ pub struct Options {
     pub time: TimeFmt,
     /// Called by the matcher when it has new results (the run loop wakes up).
     pub notify: Arc<dyn Fn() + Sync + Send>,
+    /// The session directories read, for the "no sessions" screen (`store  path`).
+    pub searched: Vec<String>,
 }
 
 impl Options {
@@ -93,6 +93,7 @@ impl Options {
             mark_read_on_open: true,
             time: TimeFmt::utc(),
             notify: Arc::new(|| {}),
+            searched: Vec::new(),
         }
     }
 }
@@ -106,12 +107,23 @@ pub struct App {
     pub list: List,
     pub pane: Pane,
     pub focus: Focus,
-    pub help: bool,
+    /// The search query being typed (the list matches on its text).
+    pub query: LineInput,
+    /// The open overlay (help or message log) and how far it is scrolled.
+    pub overlay: Option<Overlay>,
+    pub overlay_scroll: usize,
     pub sidebar_width: u16,
     pub size: (u16, u16),
     pub progress: Vec<Progress>,
-    /// One-line message for the status bar (results of session operations).
+    /// One-line message for the status bar (results of session operations); it expires
+    /// (see `status.rs`).
     pub status: Option<String>,
+    /// When `status` appeared (app clock).
+    pub status_at: DateTime<Utc>,
+    /// The last status messages, oldest first.
+    pub log: VecDeque<String>,
+    /// The session directories read (for the "no sessions" screen).
+    pub searched: Vec<String>,
     /// The open dialog (delete confirmation, rename prompt, export); it takes every key.
     pub dialog: Option<Dialog>,
     /// A session operation is running (its `OpDone` has not arrived): a second one would
@@ -134,11 +146,16 @@ impl App {
             list: List::new(o.filter, o.notify),
             pane: Pane::new(o.time),
             focus: Focus::List,
-            help: false,
+            query: LineInput::default(),
+            overlay: None,
+            overlay_scroll: 0,
             sidebar_width: o.sidebar_width,
             size: (120, 40),
             progress: Vec::new(),
             status: None,
+            status_at: o.now,
+            log: VecDeque::new(),
+            searched: o.searched,
             dialog: None,
             op_pending: false,
             last_deleted: None,
@@ -156,7 +173,7 @@ impl App {
             } else {
                 Ctx::Confirm
             }
-        } else if self.help {
+        } else if self.overlay.is_some() {
             Ctx::Help
         } else if self.focus == Focus::Search {
             Ctx::Search
@@ -167,51 +184,6 @@ impl App {
 
     pub fn narrow(&self) -> bool {
         self.size.0 < NARROW
-    }
-
-    /// Screen areas for the current size and focus.
-    pub fn areas(&self) -> Areas {
-        let (w, h) = self.size;
-        let main_h = h.saturating_sub(1);
-        let status = Rect::new(0, main_h, w, h.min(1));
-        let (side, pane) = if self.narrow() {
-            if self.focus == Focus::Pane {
-                (Rect::default(), Rect::new(0, 0, w, main_h))
-            } else {
-                (Rect::new(0, 0, w, main_h), Rect::default())
-            }
-        } else {
-            let sw = self
-                .sidebar_width
-                .clamp(MIN_SIDEBAR, w.saturating_sub(40).max(MIN_SIDEBAR));
-            (
-                Rect::new(0, 0, sw, main_h),
-                Rect::new(sw + 1, 0, w.saturating_sub(sw + 1), main_h),
-            )
-        };
-        let divider = if side.width > 0 && pane.width > 0 {
-            Rect::new(side.width, 0, 1, main_h)
-        } else {
-            Rect::default()
-        };
-        let search = Rect::new(side.x, side.y, side.width, side.height.min(1));
-        let list = Rect::new(
-            side.x,
-            side.y + search.height,
-            side.width,
-            side.height.saturating_sub(search.height),
-        );
-        let hh = HEADER_H.min(pane.height);
-        let header = Rect::new(pane.x, pane.y, pane.width, hh);
-        let body = Rect::new(pane.x, pane.y + hh, pane.width, pane.height - hh);
-        Areas {
-            search,
-            list,
-            divider,
-            header,
-            body,
-            status,
-        }
     }
 
     fn list_rows_visible(&self) -> usize {
@@ -235,6 +207,10 @@ impl App {
         self.pane.clamp(self.body_height());
         let rows = self.list_rows_visible();
         self.list.scroll_into_view(rows);
+        if let Some(o) = self.overlay {
+            let max = overlay::layout(self, o).max_scroll();
+            self.overlay_scroll = self.overlay_scroll.min(max);
+        }
     }
 
     /// Whether the pane is where movement keys go.
@@ -245,15 +221,21 @@ impl App {
     /// The one entry point for state changes.
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
+        // The next key answers the last message: it leaves the footer (the log keeps it).
+        if action.is_input() {
+            self.status = None;
+        }
+        let status_before = self.status.clone();
         match action {
             Action::Quit => {
                 self.quit = true;
                 fx.push(Effect::Quit);
             }
-            Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleHelp => self.toggle_overlay(Overlay::Help),
+            Action::ToggleMessages => self.toggle_overlay(Overlay::Messages),
             Action::Back => self.back(),
             Action::FocusSearch => self.focus = Focus::Search,
-            Action::SearchInput(c) => self.edit_query(|q| q.push(c)),
+            Action::SearchInput(c) => self.edit_query(Edit::Insert(c)),
             Action::Paste(s) if self.dialog.is_some() => {
                 if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
                     i.paste(&s);
@@ -263,12 +245,10 @@ impl App {
                 if self.focus != Focus::Search {
                     self.focus = Focus::Search;
                 }
-                let s = crate::text::one_line(&s);
-                self.edit_query(|q| q.push_str(&s));
+                self.query.paste(&crate::text::one_line(&s));
+                self.list.set_query(&self.query.text());
             }
-            Action::SearchBackspace => self.edit_query(|q| {
-                q.pop();
-            }),
+            Action::SearchBackspace => self.edit_query(Edit::Backspace),
             // Enter in the search box reads what it found (the list when nothing matched).
             Action::SearchAccept => {
                 self.settle();
@@ -337,9 +317,11 @@ impl App {
                     self.status = Some("cancelled".into());
                 }
             }
-            Action::DialogEdit(e) => {
+            Action::Edit(e) => {
                 if let Some(i) = self.dialog.as_mut().and_then(Dialog::input_mut) {
                     i.apply(e);
+                } else if self.focus == Focus::Search {
+                    self.edit_query(e);
                 }
             }
             Action::DialogCycle(forward) => {
@@ -385,7 +367,8 @@ impl App {
                 };
             }
             Action::Loaded { token, content } => {
-                if token == self.pane.token {
+                // A closed pane takes no late answer.
+                if token == self.pane.token && self.pane.key.is_some() {
                     self.pane.accept(content);
                 }
             }
@@ -397,6 +380,16 @@ impl App {
             Action::OpDone(outcome) => self.op_done(*outcome),
             Action::Tick => {
                 self.list.tick(10);
+                self.expire_status();
+            }
+        }
+        self.note_status(status_before);
+        // With no rows (a query matching nothing) the pane shows no stale session; when
+        // rows come back, `follow_selection` opens the selection again.
+        if self.list.is_empty() && self.pane.key.is_some() {
+            self.pane.close();
+            if self.focus == Focus::Pane {
+                self.focus = Focus::List;
             }
         }
         self.follow_selection(&mut fx);
@@ -412,7 +405,9 @@ impl App {
     }
 
     fn page(&self) -> usize {
-        if self.pane_active() {
+        if let Some(o) = self.overlay {
+            overlay::layout(self, o).visible.saturating_sub(1).max(1)
+        } else if self.pane_active() {
             self.body_height().saturating_sub(1).max(1)
         } else {
             self.list_rows_visible()
@@ -420,7 +415,10 @@ impl App {
     }
 
     fn movement(&mut self, delta: isize, fx: &mut Vec<Effect>) {
-        if self.pane_active() {
+        if let Some(o) = self.overlay {
+            let max = overlay::layout(self, o).max_scroll();
+            self.overlay_scroll = self.overlay_scroll.saturating_add_signed(delta).min(max);
+        } else if self.pane_active() {
             // Moving after `g` means the user no longer wants the top when it arrives.
             self.pane.want_top = false;
             let h = self.body_height();
@@ -433,57 +431,47 @@ impl App {
     }
 
     fn back(&mut self) {
-        if self.help {
-            self.help = false;
+        if self.overlay.is_some() {
+            self.overlay = None;
         } else if self.focus == Focus::Search {
-            self.edit_query(String::clear);
+            self.clear_query();
             self.focus = Focus::List;
         } else if self.focus == Focus::Pane {
             self.focus = Focus::List;
         } else if !self.list.query().is_empty() {
-            self.edit_query(String::clear);
+            self.clear_query();
         }
     }
 
-    fn edit_query(&mut self, f: impl FnOnce(&mut String)) {
-        let mut q = self.list.query().to_string();
-        f(&mut q);
-        self.list.set_query(&q);
+    /// Open `o`, or close it when it is the one open (another overlay is replaced).
+    fn toggle_overlay(&mut self, o: Overlay) {
+        if self.overlay == Some(o) {
+            self.overlay = None;
+        } else {
+            self.overlay = Some(o);
+            self.overlay_scroll = 0;
+        }
+    }
+
+    fn edit_query(&mut self, e: Edit) {
+        let old = self.query.text();
+        self.query.apply(e);
+        // Cursor moves do not restart the matcher (and keep the selection where it is).
+        let q = self.query.text();
+        if q != old {
+            self.list.set_query(&q);
+        }
+    }
+
+    fn clear_query(&mut self) {
+        self.query = LineInput::default();
+        self.list.set_query("");
     }
 
     fn change_filter(&mut self, f: impl FnOnce(&mut Filter)) {
         let mut filter = self.list.filter.clone();
         f(&mut filter);
         self.list.set_filter(filter);
-    }
-
-    fn wheel(&mut self, col: u16, row: u16, lines: i32, fx: &mut Vec<Effect>) {
-        let a = self.areas();
-        let p = ratatui::layout::Position::new(col, row);
-        if a.list.contains(p) {
-            self.list.move_by(lines as isize);
-        } else if a.body.contains(p) || a.header.contains(p) {
-            let h = self.body_height();
-            self.pane.scroll_by(lines as isize, h);
-            self.maybe_more(fx);
-        }
-    }
-
-    fn click(&mut self, col: u16, row: u16, fx: &mut Vec<Effect>) {
-        let a = self.areas();
-        let p = ratatui::layout::Position::new(col, row);
-        if a.list.contains(p) {
-            let r = ((row - a.list.y) / ROW_H) as usize + self.list.offset;
-            if r < self.list.len() {
-                self.list.select_row(r);
-                self.focus = Focus::List;
-            }
-        } else if a.search.contains(p) {
-            self.focus = Focus::Search;
-        } else if (a.body.contains(p) || a.header.contains(p)) && self.pane.key.is_some() {
-            self.focus = Focus::Pane;
-        }
-        let _ = fx;
     }
 
     /// Loading line for the status bar while any store is still being read.
@@ -519,33 +507,5 @@ impl App {
     /// The key of the selected session.
     pub fn selected(&self) -> Option<&Key> {
         self.list.selected.as_ref()
-    }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Relative age: `now`, `5m`, `3h`, `2d`, `3w`, `4mo`, `2y`.
-pub fn age(now: DateTime<Utc>, t: Option<DateTime<Utc>>) -> String {
-    let Some(t) = t else { return "-".into() };
-    let s = (now - t).num_seconds().max(0);
-    match s {
-        0..60 => "now".into(),
-        60..3600 => format!("{}m", s / 60),
-        3600..86400 => format!("{}h", s / 3600),
-        86400..604800 => format!("{}d", s / 86400),
-        604800..2592000 => format!("{}w", s / 604800),
-        2592000..31536000 => format!("{}mo", s / 2592000),
-        _ => format!("{}y", s / 31536000),
     }
 }

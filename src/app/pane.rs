@@ -90,6 +90,19 @@ impl Pane {
         self.dirty = true;
     }
 
+    /// Show no session (nothing is listed); the view and expansion stay as chosen.
+    pub fn close(&mut self) {
+        self.key = None;
+        self.content = Content::Empty;
+        self.loading = false;
+        self.scroll = 0;
+        self.lines.clear();
+        self.round_starts.clear();
+        self.row_starts.clear();
+        self.wrapped_rounds.clear();
+        self.dirty = true;
+    }
+
     /// Take a loader answer. Older rounds arriving on top keep the same text in view.
     pub fn accept(&mut self, content: Loaded) {
         self.loading = false;

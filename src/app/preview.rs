@@ -13,6 +13,7 @@ impl App {
     /// the narrow layout only while the pane is up (a fork selected from the pane).
     pub(super) fn follow_selection(&mut self, fx: &mut Vec<Effect>) {
         if self.list.selected.is_some()
+            && !self.list.is_empty()
             && self.list.selected != self.pane.key
             && (!self.narrow() || self.focus == Focus::Pane)
         {

@@ -130,6 +130,31 @@ impl SessionSummary {
         self.error.is_none() && !self.has_user_message
     }
 
+    /// The name the browser shows. The stores' own titles follow their contracts (`list
+    /// --json` keeps them), but there an unreadable Loop session looks like a new one and
+    /// empty sessions have three names; here an unreadable session is named by its id and
+    /// the reason, and an empty one without a title of its own is `(empty)` in every store.
+    pub fn display_title(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("{} — {e}", self.id);
+        }
+        let placeholder = match self.store {
+            StoreKind::Loop => self.title == "New session",
+            StoreKind::Loom => self.title == "(empty session)",
+            StoreKind::Harness => self.title == self.id,
+        };
+        if placeholder && !self.has_user_message {
+            return "(empty)".into();
+        }
+        self.title.clone()
+    }
+
+    /// The parent of a fork, as a list key (`forked_from` is `FORMAT:ID`).
+    pub fn parent_key(&self) -> Option<(StoreKind, String)> {
+        let (f, id) = self.forked_from.as_deref()?.split_once(':')?;
+        Some((StoreKind::parse(f)?, id.to_string()))
+    }
+
     /// Last activity used for ordering: `updated_at`, else `created_at`.
     pub fn last_activity(&self) -> Option<DateTime<Utc>> {
         self.updated_at.or(self.created_at)
@@ -239,6 +264,29 @@ mod tests {
         let b = parse_time("2026-03-14T09:35:01.870Z").unwrap();
         assert_eq!(rfc3339(b), "2026-03-14T09:35:01.870Z");
         assert!(parse_time("yesterday").is_none());
+    }
+
+    #[test]
+    fn display_title_names_error_and_empty_rows_the_same_in_every_store() {
+        let e = SessionSummary::error_row(StoreKind::Loop, "ab12", "/p", "messages.jsonl is cut");
+        assert_eq!(e.display_title(), "ab12 — messages.jsonl is cut");
+        for (kind, stored) in [
+            (StoreKind::Loop, "New session"),
+            (StoreKind::Loom, "(empty session)"),
+            (StoreKind::Harness, "h1"),
+        ] {
+            let mut s = SessionSummary::new(kind, "h1", "/p");
+            s.title = stored.into();
+            assert_eq!(s.display_title(), "(empty)", "{kind}");
+            s.has_user_message = true;
+            assert_eq!(s.display_title(), stored, "{kind}");
+        }
+        let mut f = SessionSummary::new(StoreKind::Loom, "b", "/p");
+        f.forked_from = Some("loom:20260314-091502".into());
+        assert_eq!(
+            f.parent_key(),
+            Some((StoreKind::Loom, "20260314-091502".into()))
+        );
     }
 
     #[test]

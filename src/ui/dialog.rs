@@ -4,21 +4,23 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
-use super::{Theme, fit};
+use super::{Theme, clear};
 use crate::app::dialog::{Dialog, LineInput, delete_action, delete_note};
 use crate::app::{App, Areas};
 use crate::export::Format;
+use crate::text::fit;
 use crate::text::{one_line, sanitize};
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &Areas) {
     let Some(d) = &app.dialog else { return };
     match d {
         Dialog::ConfirmDelete { summary } => {
-            let title = one_line(&summary.title);
+            let title = one_line(&summary.display_title());
             let body = vec![
                 Line::from(vec![
                     Span::styled("Delete ", theme.title),
@@ -97,7 +99,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
                 0
             };
             let field_area = Rect::new(area.x + lw, area.y, area.width.saturating_sub(lw + hw), 1);
-            field(frame, theme, field_area, input);
+            field(frame, theme.title.patch(theme.selected), field_area, input);
             if hw > 0 {
                 frame.render_widget(
                     Paragraph::new(Span::styled(hint, theme.dim)).style(theme.status),
@@ -173,29 +175,13 @@ fn boxed(
         && row < inner.height
     {
         let r = Rect::new(inner.x + 1, inner.y + row, inner.width.saturating_sub(2), 1);
-        field(frame, theme, r, i);
+        field(frame, theme.title.patch(theme.selected), r, i);
     }
 }
 
-/// Clear `area`, and blank a wide character that straddles its left edge (its second half
-/// is under the box; left alone, the terminal would draw it over the border).
-fn clear(frame: &mut Frame, area: Rect) {
-    frame.render_widget(Clear, area);
-    if area.x == 0 {
-        return;
-    }
-    let buf = frame.buffer_mut();
-    for y in area.y..area.y + area.height {
-        let cell = &mut buf[(area.x - 1, y)];
-        if cell.symbol().width() > 1 {
-            cell.set_symbol(" ");
-        }
-    }
-}
-
-/// One text field: sanitised per character, scrolled so the cursor stays visible; puts the
-/// terminal cursor there.
-fn field(frame: &mut Frame, theme: &Theme, area: Rect, input: &LineInput) {
+/// One text field (the dialogs' and the search box): sanitised per character, scrolled so
+/// the cursor stays visible, drawn in `style`; puts the terminal cursor there.
+pub(super) fn field(frame: &mut Frame, style: Style, area: Rect, input: &LineInput) {
     if area.width == 0 {
         return;
     }
@@ -220,7 +206,7 @@ fn field(frame: &mut Frame, theme: &Theme, area: Rect, input: &LineInput) {
     }
     let col: usize = widths[start..cur].iter().sum();
     frame.render_widget(
-        Paragraph::new(Span::styled(shown, theme.title)).style(theme.selected),
+        Paragraph::new(Span::styled(shown, style)).style(style),
         area,
     );
     frame.set_cursor_position(Position::new(area.x + col as u16, area.y));

@@ -1,47 +1,48 @@
-//! The help overlay: every binding of the keymap, in as many columns as the screen needs.
+//! The overlays (help and the message log): a box sized to its content, the visible slice of
+//! its lines, and a scroll indicator on the bottom border when it does not fit. The layout
+//! itself comes from `app::overlay`, so scrolling and drawing agree.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Padding, Paragraph};
 
-use super::{Theme, fit};
+use super::{Theme, clear};
 use crate::app::App;
+use crate::app::overlay::{self, Overlay};
 
-pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect) {
-    let rows = app.keymap.help_rows();
-    let inner_h = screen.height.saturating_sub(4).max(1) as usize;
-    let cols = rows.len().div_ceil(inner_h).max(1);
-    let per_col = rows.len().div_ceil(cols);
-    let col_w = 40usize.min((screen.width as usize).saturating_sub(4) / cols);
-    let key_w = 13usize.min(col_w / 3);
-    let w = (col_w * cols + 2).min(screen.width as usize) as u16;
-    let h = (per_col + 2).min(screen.height as usize) as u16;
-    let area = Rect::new(
-        screen.x + (screen.width - w) / 2,
-        screen.y + (screen.height - h) / 2,
-        w,
-        h,
-    );
-    let mut lines: Vec<Line> = Vec::new();
-    for r in 0..per_col {
-        let mut spans = Vec::new();
-        for c in 0..cols {
-            if let Some((keys, desc)) = rows.get(c * per_col + r) {
-                let k = fit(keys, key_w);
-                spans.push(Span::styled(format!("{k:<key_w$} "), theme.matched));
-                // One column of space after each description keeps the columns apart.
-                let dw = col_w.saturating_sub(key_w + 2);
-                let d = fit(desc, dw);
-                spans.push(Span::styled(format!("{d:<dw$} "), theme.base));
-            }
-        }
-        lines.push(Line::from(spans));
-    }
-    frame.render_widget(Clear, area);
-    let block = Block::new()
+pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, o: Overlay) {
+    let l = overlay::layout(app, o);
+    let scroll = app.overlay_scroll.min(l.max_scroll());
+    let lines: Vec<Line> = l.lines[scroll..(scroll + l.visible).min(l.lines.len())]
+        .iter()
+        .map(|dl| {
+            Line::from(
+                dl.iter()
+                    .map(|(t, s)| Span::styled(s.clone(), theme.tone(*t)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let mut block = Block::new()
         .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(" keys (esc closes) ");
-    frame.render_widget(Paragraph::new(lines).block(block).style(theme.base), area);
+        .border_style(theme.border_focus)
+        .title(Span::styled(l.title.clone(), theme.focus_title))
+        .padding(Padding::horizontal(1));
+    if l.max_scroll() > 0 {
+        let more = if scroll < l.max_scroll() {
+            "↓ more"
+        } else {
+            "end"
+        };
+        let info = format!(
+            " {}–{} of {} · {more} · j/k ",
+            scroll + 1,
+            scroll + lines.len(),
+            l.lines.len()
+        );
+        block =
+            block.title_bottom(Line::from(Span::styled(info, theme.focus_title)).right_aligned());
+    }
+    clear(frame, l.area);
+    frame.render_widget(Paragraph::new(lines).block(block).style(theme.base), l.area);
 }

@@ -9,10 +9,11 @@ pub mod status;
 pub mod theme;
 
 use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use ratatui::widgets::{Block, Borders, Clear};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
 pub use theme::Theme;
@@ -39,30 +40,9 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     pane::draw(frame, app, theme, a.header, a.body);
     status::draw(frame, app, theme, a.status);
     dialog::draw(frame, app, theme, size, &a);
-    if app.help {
-        help::draw(frame, app, theme, size);
+    if let Some(o) = app.overlay {
+        help::draw(frame, app, theme, o);
     }
-}
-
-/// Cut `s` to at most `width` display columns, ending with `…` when cut.
-pub fn fit(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
 }
 
 /// Spans for `text` with the chars at `hl` (char indices, sorted) in `hit` style.
@@ -89,4 +69,20 @@ pub fn highlighted(text: &str, hl: &[usize], base: Style, hit: Style) -> Vec<Spa
         spans.push(Span::styled(cur, if cur_hit { hit } else { base }));
     }
     spans
+}
+
+/// Clear `area`, and blank a wide character that straddles its left edge (its second half
+/// is under the box; left alone, the terminal would draw it over the border).
+pub(crate) fn clear(frame: &mut Frame, area: Rect) {
+    frame.render_widget(Clear, area);
+    if area.x == 0 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    for y in area.y..area.y + area.height {
+        let cell = &mut buf[(area.x - 1, y)];
+        if cell.symbol().width() > 1 {
+            cell.set_symbol(" ");
+        }
+    }
 }

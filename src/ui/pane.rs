@@ -4,12 +4,13 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use unicode_width::UnicodeWidthStr;
 
-use super::{Theme, fit};
+use super::Theme;
 use crate::app::pane::Content;
 use crate::app::{App, Focus, View};
-use crate::text::{one_line, plural};
+use crate::text::{fit, one_line, plural};
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {
     if header.width == 0 {
@@ -44,23 +45,25 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rec
 
 fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let w = area.width as usize;
-    let focus_style = if app.focus == Focus::Pane {
-        theme.title
+    // Focus shows as an accented, heavier rule and an accented title, not weight alone.
+    let focused = app.focus == Focus::Pane;
+    let block = if focused {
+        Block::new()
+            .borders(Borders::BOTTOM)
+            .border_type(BorderType::Thick)
+            .border_style(theme.border_focus)
     } else {
-        theme.border
+        Block::new()
+            .borders(Borders::BOTTOM)
+            .border_style(theme.border)
     };
-    let block = Block::new()
-        .borders(Borders::BOTTOM)
-        .border_style(focus_style);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(s) = app.pane_summary() else {
-        let msg = if app.list.is_empty() {
-            ""
-        } else {
-            "no session selected"
-        };
-        frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
+        frame.render_widget(
+            Paragraph::new(Line::styled(fit("no session selected", w), theme.dim)),
+            inner,
+        );
         return;
     };
     let views = [View::Transcript, View::Window, View::Raw]
@@ -75,9 +78,15 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
         })
         .collect::<Vec<_>>();
     let views_w: usize = views.iter().map(|s| s.width()).sum();
-    let title = fit(&one_line(&s.title), w.saturating_sub(views_w + 1));
-    let pad = w.saturating_sub(title.chars().count() + views_w);
-    let mut l0 = vec![Span::styled(title, theme.title), Span::raw(" ".repeat(pad))];
+    let title = fit(&one_line(&s.display_title()), w.saturating_sub(views_w + 1));
+    // Pad by terminal columns: a CJK or emoji title is wider than its char count.
+    let pad = w.saturating_sub(title.width() + views_w);
+    let title_style = if focused {
+        theme.focus_title
+    } else {
+        theme.title
+    };
+    let mut l0 = vec![Span::styled(title, title_style), Span::raw(" ".repeat(pad))];
     l0.extend(views);
 
     let mut l1 = vec![

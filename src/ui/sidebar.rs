@@ -1,5 +1,7 @@
-//! The sidebar: the search bar and the session list (two lines a row: title line with unread
-//! dot, pin mark, highlighted title and age; detail line with project, store and badges).
+//! The sidebar: the search box and the session list. A row is two lines: the title line
+//! (selection bar, unread or error mark, pin mark, highlighted title, age) and the detail
+//! line (the summary or first prompt, dimmed, with the query's hits, or for a fork `↳` and
+//! its parent's title; then badges, project and store on the right).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,34 +10,47 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::{Theme, fit, highlighted};
+use super::dialog::field;
+use super::{Theme, highlighted};
 use crate::app::{App, Focus, ROW_H, age};
-use crate::text::one_line;
+use crate::model::SessionSummary;
+use crate::search::substring_highlight;
+use crate::text::{fit, one_line};
+
+/// Columns before the title: selection bar, mark, pin, space.
+const GUTTER: usize = 4;
 
 pub fn draw_search(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let q = one_line(app.list.query());
     let w = area.width as usize;
-    let line = if app.focus == Focus::Search || !q.is_empty() {
-        let count = format!(" {}", app.list.len());
-        let text = fit(&q, w.saturating_sub(3 + count.width()));
-        let cursor_x = area.x + 2 + text.width() as u16;
-        if app.focus == Focus::Search && cursor_x < area.x + area.width {
-            frame.set_cursor_position((cursor_x, area.y));
-        }
-        let pad = w.saturating_sub(2 + text.width() + count.width());
-        Line::from(vec![
-            Span::styled("/ ", theme.matched),
-            Span::styled(text, theme.base),
-            Span::raw(" ".repeat(pad)),
-            Span::styled(count, theme.dim),
-        ])
+    let focused = app.focus == Focus::Search;
+    if !focused && app.query.is_empty() {
+        let line = Line::from(Span::styled(fit("/ search   ? help", w), theme.dim));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let count = format!(" {}", app.list.len());
+    let prompt_style = if focused {
+        theme.focus_title
     } else {
-        Line::from(Span::styled(fit("/ search   ? help", w), theme.dim))
+        theme.matched
     };
+    let field_w = w.saturating_sub(2 + count.width());
+    let line = Line::from(vec![
+        Span::styled("/ ", prompt_style),
+        Span::raw(" ".repeat(field_w)),
+        Span::styled(count, theme.dim),
+    ]);
     frame.render_widget(Paragraph::new(line), area);
+    let field_area = Rect::new(area.x + 2, area.y, field_w as u16, 1);
+    if focused {
+        field(frame, theme.base, field_area, &app.query);
+    } else {
+        let q = fit(&one_line(&app.query.text()), field_w);
+        frame.render_widget(Paragraph::new(Span::styled(q, theme.base)), field_area);
+    }
 }
 
 pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
@@ -44,17 +59,8 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
     }
     let rows = (area.height / ROW_H) as usize;
     if app.list.is_empty() {
-        let msg = if app.loading_text().is_some() {
-            "reading sessions…"
-        } else if !app.list.query().is_empty() {
-            "no matches"
-        } else {
-            "no sessions"
-        };
-        frame.render_widget(
-            Paragraph::new(Line::styled(format!(" {msg}"), theme.dim)),
-            Rect::new(area.x, area.y, area.width, 1),
-        );
+        let lines = empty_message(app, theme, area.width as usize);
+        frame.render_widget(Paragraph::new(lines), area);
         return;
     }
     let keys = app.list.keys(app.list.offset, rows);
@@ -66,81 +72,209 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
         let selected = app.list.offset + i == app.list.cursor;
         let y = area.y + (i as u16) * ROW_H;
         let row_area = Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y));
-        let bg = if selected {
-            theme.selected
-        } else {
-            Style::new()
+        let bg = match (selected, app.focus) {
+            (false, _) => Style::new(),
+            (true, Focus::Pane) => theme.selected_idle,
+            (true, _) => theme.selected,
         };
-
-        let title = one_line(&s.title);
-        let age = age(app.now, s.last_activity());
-        let mark = if s.error.is_some() {
-            Span::styled("✗", theme.error)
-        } else if s.unread {
-            Span::styled("●", theme.unread)
+        let bar = if selected {
+            Span::styled("▌", theme.pointer)
         } else {
             Span::raw(" ")
         };
-        let pin = if s.pinned() {
-            Span::styled("◆", theme.pin)
-        } else {
-            Span::raw(" ")
-        };
-        let title_w = w.saturating_sub(3 + age.width() + 1);
-        let shown = fit(&title, title_w);
-        let hl = app.list.highlight(&title);
-        let cut = shown.chars().count();
-        let hl: Vec<usize> = hl.into_iter().filter(|&c| c < cut).collect();
-        let title_style = if s.error.is_some() {
-            theme.error
-        } else {
-            theme.title
-        };
-        let mut l1 = vec![mark, pin, Span::raw(" ")];
-        l1.extend(highlighted(&shown, &hl, title_style, theme.matched));
-        let pad = w.saturating_sub(3 + shown.width() + age.width());
-        l1.push(Span::raw(" ".repeat(pad)));
-        l1.push(Span::styled(age, theme.dim));
-
-        let mut l2 = vec![Span::raw("   ")];
+        let l1 = title_line(app, theme, &s, bar.clone(), w);
+        let mut l2 = vec![bar, Span::raw("   ")];
         if let (true, Some(err)) = (selected, &s.error) {
             l2.push(Span::styled(
-                fit(&one_line(err), w.saturating_sub(3)),
+                fit(&one_line(err), w.saturating_sub(GUTTER)),
                 theme.error,
             ));
         } else {
-            let badge = format!("[{}]", s.store);
-            let project = fit(
-                &one_line(s.project()),
-                w.saturating_sub(4 + badge.len()) / 2 + 4,
-            );
-            let mut used = 3;
-            if !project.is_empty() {
-                used += project.width() + 1;
-                l2.push(Span::styled(project, theme.dim));
-                l2.push(Span::raw(" "));
-            }
-            used += badge.len();
-            l2.push(Span::styled(badge, theme.store(s.store)));
-            let mut extra: Vec<String> = Vec::new();
-            if s.error.is_some() {
-                extra.push("error".into());
-            }
-            if s.archived {
-                extra.push("archived".into());
-            }
-            extra.extend(s.badges.iter().map(|b| one_line(b)));
-            if !extra.is_empty() {
-                let t = fit(&format!(" {}", extra.join(", ")), w.saturating_sub(used));
-                let st = if s.error.is_some() {
-                    theme.error
-                } else {
-                    theme.warn
-                };
-                l2.push(Span::styled(t, st));
-            }
+            l2.extend(detail_line(app, theme, &s, w.saturating_sub(GUTTER)));
         }
         let para = Paragraph::new(vec![Line::from(l1), Line::from(l2)]).style(bg);
         frame.render_widget(para, row_area);
     }
+}
+
+fn title_line<'a>(
+    app: &mut App,
+    theme: &Theme,
+    s: &SessionSummary,
+    bar: Span<'a>,
+    w: usize,
+) -> Vec<Span<'a>> {
+    let title = one_line(&s.display_title());
+    let age = age(app.now, s.last_activity());
+    let mark = if s.error.is_some() {
+        Span::styled("✗", theme.error)
+    } else if s.unread {
+        Span::styled("●", theme.unread)
+    } else {
+        Span::raw(" ")
+    };
+    let pin = if s.pinned() {
+        Span::styled("◆", theme.pin)
+    } else {
+        Span::raw(" ")
+    };
+    let shown = fit(&title, w.saturating_sub(GUTTER + age.width() + 1));
+    let cut = shown.chars().count();
+    let hl: Vec<usize> = app
+        .list
+        .highlight(&title)
+        .into_iter()
+        .filter(|&c| c < cut)
+        .collect();
+    let title_style = if s.error.is_some() {
+        theme.error
+    } else {
+        theme.title
+    };
+    let mut l1 = vec![bar, mark, pin, Span::raw(" ")];
+    l1.extend(highlighted(&shown, &hl, title_style, theme.matched));
+    let pad = w.saturating_sub(GUTTER + shown.width() + age.width());
+    l1.push(Span::raw(" ".repeat(pad)));
+    l1.push(Span::styled(age, theme.dim));
+    l1
+}
+
+/// The detail line after the gutter, `w` columns: what the session is about on the left
+/// (cut first), badges, project and store on the right (kept).
+fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'static>> {
+    let store = format!("[{}]", s.store);
+    let project = fit(&one_line(s.project()), (w / 3).max(8));
+    let mut right_w = store.width()
+        + if project.is_empty() {
+            0
+        } else {
+            project.width() + 1
+        };
+    let mut extra: Vec<String> = Vec::new();
+    if s.error.is_some() {
+        extra.push("error".into());
+    }
+    if s.archived {
+        extra.push("archived".into());
+    }
+    extra.extend(s.badges.iter().map(|b| one_line(b)));
+    // Badges get what is left after the project, store and a short summary.
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        fit(&extra.join(", "), w.saturating_sub(right_w + 1 + 10))
+    };
+    if !extra.is_empty() {
+        right_w += extra.width() + 1;
+    }
+    let left_w = w.saturating_sub(right_w + 1);
+    let mut spans = about(app, theme, s, left_w);
+    let used: usize = spans.iter().map(|sp| sp.width()).sum();
+    spans.push(Span::raw(" ".repeat(w.saturating_sub(used + right_w))));
+    if !extra.is_empty() {
+        let st = if s.error.is_some() {
+            theme.error
+        } else {
+            theme.warn
+        };
+        spans.push(Span::styled(extra, st));
+        spans.push(Span::raw(" "));
+    }
+    if !project.is_empty() {
+        spans.push(Span::styled(project, theme.dim));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(store, theme.store(s.store)));
+    spans
+}
+
+/// What the session is about, at most `w` columns: for a fork `↳` and the parent's title;
+/// else the summary, else the first prompt, with the query's hits highlighted (the text is
+/// shifted to show the first hit when it would be cut off).
+fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'static>> {
+    if w < 4 {
+        return Vec::new();
+    }
+    if let Some(parent) = &s.forked_from {
+        let name = s
+            .parent_key()
+            .and_then(|k| app.list.get(&k))
+            .map(|p| p.display_title())
+            .unwrap_or_else(|| format!("fork of {parent}"));
+        return vec![
+            Span::styled("↳ ", theme.pointer),
+            Span::styled(fit(&one_line(&name), w - 2), theme.dim),
+        ];
+    }
+    // The summary, else the first prompt; but the prompt when only it has the query's hits,
+    // so a row matched through its prompt shows why.
+    let summary = one_line(&s.summary);
+    let prompt = one_line(&s.first_prompt);
+    let q = app.list.query();
+    let (mut text, mut hl) = match substring_highlight(q, &summary) {
+        hl if !hl.is_empty() || summary.is_empty() && prompt.is_empty() => (summary, hl),
+        _ => {
+            let phl = substring_highlight(q, &prompt);
+            if summary.is_empty() || !phl.is_empty() {
+                (prompt, phl)
+            } else {
+                (summary, Vec::new())
+            }
+        }
+    };
+    if text.is_empty() {
+        return Vec::new();
+    }
+    if let Some(&first) = hl.first() {
+        let head: String = text.chars().take(first + 1).collect();
+        if head.width() + 2 > w {
+            // Start a little before the hit so it is seen with some context.
+            let skip = first.saturating_sub((w / 4).min(6));
+            text = format!("…{}", text.chars().skip(skip).collect::<String>());
+            hl = hl
+                .into_iter()
+                .filter(|&i| i >= skip)
+                .map(|i| i - skip + 1)
+                .collect();
+        }
+    }
+    let shown = fit(&text, w);
+    let cut = shown.chars().count();
+    hl.retain(|&i| i < cut);
+    highlighted(&shown, &hl, theme.dim, theme.matched)
+}
+
+/// What an empty list says: still reading, no matches (and how to clear), nothing in this
+/// view (and which filters hide rows), or no sessions at all (where spool looked, and the
+/// demo).
+fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
+    let line = |s: String, st: Style| Line::styled(fit(&s, w), st);
+    if app.loading_text().is_some() {
+        return vec![line(" reading sessions…".into(), theme.dim)];
+    }
+    if !app.list.query().is_empty() {
+        return vec![
+            line(" no matches".into(), theme.dim),
+            line(" esc clears the search".into(), theme.dim),
+        ];
+    }
+    if app.list.total_rows() > 0 {
+        return vec![
+            line(" no sessions in this view".into(), theme.dim),
+            line(
+                " E empty · . archived · c project · F store".into(),
+                theme.dim,
+            ),
+        ];
+    }
+    let mut v = vec![line(" no sessions found in:".into(), theme.base)];
+    for d in &app.searched {
+        v.push(line(format!("   {}", one_line(d)), theme.dim));
+    }
+    v.push(Line::default());
+    v.push(line(
+        " try `spool --demo` for a sample store".into(),
+        theme.base,
+    ));
+    v
 }

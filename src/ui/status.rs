@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::{Theme, fit};
+use super::Theme;
 use crate::app::{App, Focus, thousands};
+use crate::text::fit;
 use crate::text::one_line;
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
@@ -33,21 +34,28 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
         right.push("this project".into());
     }
     let right = format!(" {} ", right.join(" · "));
+    let room = w.saturating_sub(right.width());
     // The result of the last action wins over loading progress: it answers a key press.
+    // One cut off says where to read it whole.
     let left = if let Some(m) = &app.status {
-        one_line(m)
-    } else if let Some(l) = app.loading_text() {
-        l
-    } else {
-        match app.focus {
-            Focus::Search => "type to filter · enter keep · esc clear".into(),
-            Focus::Pane => {
-                "v view · o/O expand one/all · f fork through here · esc back · ? help".into()
+        let m = format!(" {}", one_line(m));
+        match app.keymap.key_for("messages") {
+            Some(k) if m.width() > room => {
+                let more = format!(" · {k} shows all");
+                format!("{}{more}", fit(&m, room.saturating_sub(more.width())))
             }
-            Focus::List => "enter open · / search · ? help · q quit".into(),
+            _ => fit(&m, room),
         }
+    } else if let Some(l) = app.loading_text() {
+        fit(&format!(" {l}"), room)
+    } else {
+        let hints = match app.focus {
+            Focus::Search => "type to filter · enter open · esc clear",
+            Focus::Pane => "v view · o/O expand one/all · f fork through here · esc back · ? help",
+            Focus::List => "enter open · / search · ? help · q quit",
+        };
+        fit(&format!(" {hints}"), room)
     };
-    let left = fit(&format!(" {left}"), w.saturating_sub(right.width()));
     let pad = w.saturating_sub(left.width() + right.width());
     let line = Line::from(vec![
         Span::raw(left),

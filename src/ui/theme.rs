@@ -12,7 +12,15 @@ pub struct Theme {
     pub base: Style,
     pub dim: Style,
     pub title: Style,
+    /// The selected row's background while the list has the keyboard.
     pub selected: Style,
+    /// The selected row while the pane has the keyboard (still visible, quieter).
+    pub selected_idle: Style,
+    /// The gutter bar `▌` beside the selected row (marks it without colour too).
+    pub pointer: Style,
+    /// The border under the focused part, and its title.
+    pub border_focus: Style,
+    pub focus_title: Style,
     pub matched: Style,
     pub unread: Style,
     pub pin: Style,
@@ -34,11 +42,18 @@ pub struct Theme {
 impl Theme {
     pub fn dark() -> Theme {
         let fg = |c| Style::new().fg(c);
+        let accent = Color::Rgb(97, 175, 239);
         Theme {
             base: Style::new(),
-            dim: fg(Color::DarkGray),
+            // Readable on dark backgrounds (ANSI dark grey nearly vanishes on many).
+            dim: fg(Color::Rgb(150, 156, 168)),
             title: Style::new().add_modifier(Modifier::BOLD),
-            selected: Style::new().bg(Color::Rgb(40, 44, 52)),
+            // Brighter than One Dark's own background (40, 44, 52), so it shows there too.
+            selected: Style::new().bg(Color::Rgb(62, 68, 81)),
+            selected_idle: Style::new().bg(Color::Rgb(50, 54, 62)),
+            pointer: fg(accent).add_modifier(Modifier::BOLD),
+            border_focus: fg(accent),
+            focus_title: fg(accent).add_modifier(Modifier::BOLD),
             matched: fg(Color::Yellow).add_modifier(Modifier::BOLD),
             unread: fg(Color::Cyan),
             pin: fg(Color::Magenta),
@@ -59,11 +74,21 @@ impl Theme {
 
     pub fn light() -> Theme {
         let fg = |c| Style::new().fg(c);
+        let accent = Color::Rgb(0, 90, 180);
         Theme {
-            dim: fg(Color::Gray),
-            selected: Style::new().bg(Color::Rgb(220, 226, 236)),
+            // ANSI 7 (Gray) is near invisible on a light background; a dark grey reads.
+            dim: fg(Color::Rgb(96, 100, 110)),
+            selected: Style::new().bg(Color::Rgb(196, 214, 240)),
+            selected_idle: Style::new().bg(Color::Rgb(226, 230, 236)),
+            pointer: fg(accent).add_modifier(Modifier::BOLD),
+            border: fg(Color::Rgb(150, 150, 150)),
+            border_focus: fg(accent),
+            focus_title: fg(accent).add_modifier(Modifier::BOLD),
             matched: fg(Color::Red).add_modifier(Modifier::BOLD),
             unread: fg(Color::Blue),
+            // Yellow and cyan wash out on white.
+            warn: fg(Color::Rgb(150, 95, 0)),
+            tool: fg(Color::Rgb(0, 115, 135)),
             status: Style::new().bg(Color::Rgb(230, 230, 230)).fg(Color::Black),
             assistant: fg(Color::Blue).add_modifier(Modifier::BOLD),
             stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Magenta)],
@@ -80,6 +105,10 @@ impl Theme {
             dim: plain.add_modifier(Modifier::DIM),
             title: bold,
             selected: plain.add_modifier(Modifier::REVERSED),
+            selected_idle: bold,
+            pointer: bold,
+            border_focus: bold,
+            focus_title: bold.add_modifier(Modifier::REVERSED),
             matched: bold.add_modifier(Modifier::UNDERLINED),
             unread: bold,
             pin: bold,

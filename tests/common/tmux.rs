@@ -59,19 +59,29 @@ impl Tmux {
     /// `run_env` after shell commands `pre` (for example a `trap`, so the pane's shell
     /// outlives a Ctrl-C meant for spool's child).
     pub fn run_with(&self, pre: &str, env: &str, args: &str) {
+        self.launch(pre, env, args, 120, 30);
+    }
+
+    /// `run` in a pane of `w` x `h` cells.
+    pub fn run_sized(&self, args: &str, w: u16, h: u16) {
+        self.launch("", "", args, w, h);
+    }
+
+    fn launch(&self, pre: &str, env: &str, args: &str, w: u16, h: u16) {
         let script = format!(
             "{pre} cd {dir} && env {env} HOME={home} TERM=xterm-256color {BIN} {args}; \
              echo EXIT=$?; stty -a; echo STTY-DONE; sleep 60",
             dir = self.dir.path().display(),
             home = self.home().display(),
         );
+        let (w, h) = (w.to_string(), h.to_string());
         self.tmux(&[
             "new-session",
             "-d",
             "-x",
-            "120",
+            &w,
             "-y",
-            "30",
+            &h,
             "-s",
             "t",
             "sh",

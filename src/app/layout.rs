@@ -1,0 +1,66 @@
+//! Where things are on the screen: the search box, list, divider, pane header and body and
+//! the status bar, from the size, the focus and the sidebar width. Shared by drawing, the
+//! mouse and paging, so they agree.
+
+use ratatui::layout::Rect;
+
+use super::{App, Focus, HEADER_H, MIN_SIDEBAR};
+
+/// Screen areas, derived from the size, focus and sidebar width (zero-sized when hidden).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Areas {
+    pub search: Rect,
+    pub list: Rect,
+    /// The column between sidebar and pane.
+    pub divider: Rect,
+    pub header: Rect,
+    pub body: Rect,
+    pub status: Rect,
+}
+
+impl App {
+    /// Screen areas for the current size and focus.
+    pub fn areas(&self) -> Areas {
+        let (w, h) = self.size;
+        let main_h = h.saturating_sub(1);
+        let status = Rect::new(0, main_h, w, h.min(1));
+        let (side, pane) = if self.narrow() {
+            if self.focus == Focus::Pane {
+                (Rect::default(), Rect::new(0, 0, w, main_h))
+            } else {
+                (Rect::new(0, 0, w, main_h), Rect::default())
+            }
+        } else {
+            let sw = self
+                .sidebar_width
+                .clamp(MIN_SIDEBAR, w.saturating_sub(40).max(MIN_SIDEBAR));
+            (
+                Rect::new(0, 0, sw, main_h),
+                Rect::new(sw + 1, 0, w.saturating_sub(sw + 1), main_h),
+            )
+        };
+        let divider = if side.width > 0 && pane.width > 0 {
+            Rect::new(side.width, 0, 1, main_h)
+        } else {
+            Rect::default()
+        };
+        let search = Rect::new(side.x, side.y, side.width, side.height.min(1));
+        let list = Rect::new(
+            side.x,
+            side.y + search.height,
+            side.width,
+            side.height.saturating_sub(search.height),
+        );
+        let hh = HEADER_H.min(pane.height);
+        let header = Rect::new(pane.x, pane.y, pane.width, hh);
+        let body = Rect::new(pane.x, pane.y + hh, pane.width, pane.height - hh);
+        Areas {
+            search,
+            list,
+            divider,
+            header,
+            body,
+            status,
+        }
+    }
+}
