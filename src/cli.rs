@@ -96,7 +96,8 @@ pub struct ListArgs {
     /// Only sessions whose working directory is DIR
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Fuzzy filter over title, summary, project and first prompt
+    /// Quick-search filter (as `/` in the browser): title fuzzily, summary and first prompt as
+    /// substrings; terms ANDed, fzf syntax
     #[arg(long, value_name = "Q")]
     pub query: Option<String>,
     /// At most N sessions
@@ -276,7 +277,7 @@ fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
         .filter(|s| filter.accepts(s))
         .collect();
     if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
-        rows = query_filter(rows, q);
+        rows = crate::search::rank_rows(rows, q);
     }
     if let Some(n) = a.limit {
         rows.truncate(n);
@@ -289,27 +290,6 @@ fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
         write_table(out, &rows).map_err(stdout_err)?;
     }
     Ok(())
-}
-
-/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over the browser's haystack),
-/// best first;
-/// equal scores keep list order.
-fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
-    use nucleo::pattern::{CaseMatching, Normalization, Pattern};
-    let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
-    let mut matcher = nucleo::Matcher::new(nucleo::Config::DEFAULT);
-    let mut buf = Vec::new();
-    let mut scored: Vec<(u32, usize, SessionSummary)> = rows
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let text = crate::search::haystack(&r);
-            let score = pattern.score(nucleo::Utf32Str::new(&text, &mut buf), &mut matcher)?;
-            Some((score, i, r))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, _, r)| r).collect()
 }
 
 /// Compact JSON with every character a terminal could act on escaped (serde_json leaves

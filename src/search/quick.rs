@@ -1,15 +1,22 @@
-//! The fuzzy search over sessions: a thin wrapper around `nucleo`.
+//! The quick search over the list (`/`): precise, so a query finds the sessions that say it.
 //!
-//! Items go in through an `Injector` (cheap, lock-free), the worker pool matches in the
-//! background and calls `notify` (the browser turns that into a wake-up event), and the UI
-//! thread calls `tick` once per frame, then reads only the visible range of matches and
-//! computes highlight indices only for those rows, with one shared `Matcher`.
+//! The query is parsed with nucleo's fzf syntax (`'exact`, `^prefix`, `suffix$`, `!not`);
+//! its terms are ANDed, in any order. A term matches the title fuzzily but tightly (its
+//! letters contiguous, or, for terms of five letters or more, with one letter left out inside
+//! one word), and the summary and first prompt only as a substring (smart case), never as
+//! letters scattered over a long text: that is what made almost every session match before.
+//! Sessions whose title holds more terms rank first; ties go to the more recent session.
+//!
+//! Matching runs synchronously in `tick` over compact items (the title as nucleo's UTF-32
+//! string, the other fields lower-cased once), refining the previous matches when the query
+//! only grew; at 100k sessions that is a few milliseconds, see `benches/browser.rs`.
 
 use std::ops::Range;
 use std::sync::Arc;
 
-use nucleo::pattern::{CaseMatching, Normalization};
-use nucleo::{Config, Matcher, Nucleo, Utf32Str};
+use memchr::memmem;
+use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
+use nucleo::{Config, Matcher, Utf32String};
 
 use crate::model::{SessionSummary, StoreKind};
 use crate::text::{one_line, truncate_chars};
@@ -17,128 +24,366 @@ use crate::text::{one_line, truncate_chars};
 /// Identity of a session across reloads: its store and id (never its row number).
 pub type Key = (StoreKind, String);
 
-/// How much of a first prompt / summary goes into the haystack (long pastes would only slow
-/// matching down without helping anyone find a session).
+/// How much of a first prompt / summary is searched (long pastes would only slow matching
+/// down without helping anyone find a session).
 const FIELD_CAP: usize = 400;
 
-/// The text a session is matched on: title, project, first prompt and summary.
+/// Fuzzy title terms this long or longer may leave out one letter inside a word; shorter ones
+/// must appear as written (three letters with a gap match nearly any title).
+const FUZZY_MIN_LEN: usize = 5;
+
+/// The text a session is matched on: title, first prompt and summary, one line each.
 pub fn haystack(s: &SessionSummary) -> String {
     format!(
-        "{} {} {} {}",
+        "{} {} {}",
         one_line(&s.title),
-        s.project(),
         truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
         truncate_chars(&one_line(&s.summary), FIELD_CAP)
     )
 }
 
-/// The nucleo matcher plus the query it was last given.
-pub struct Search {
-    nucleo: Nucleo<Key>,
+/// One session as the matcher sees it.
+struct Item {
+    key: Key,
+    title: Utf32String,
+    /// Summary, `\n`, first prompt (one line each, capped).
+    text: Box<str>,
+    /// `text` lower-cased, for terms without capitals.
+    lower: Box<str>,
+    /// Seconds of last activity (ties go to the more recent session).
+    recency: i64,
+}
+
+impl Item {
+    fn new(s: &SessionSummary) -> Item {
+        let text = format!(
+            "{}\n{}",
+            truncate_chars(&one_line(&s.summary), FIELD_CAP),
+            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP)
+        );
+        Item {
+            key: (s.store, s.id.clone()),
+            title: Utf32String::from(one_line(&s.title).as_str()),
+            lower: text.to_lowercase().into(),
+            text: text.into(),
+            recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
+        }
+    }
+
+    /// Summary and prompt, each in the case the term asks for.
+    fn fields(&self, case_sensitive: bool) -> (&str, [&str; 2]) {
+        let t: &str = if case_sensitive { &self.text } else { &self.lower };
+        let (a, b) = t.split_once('\n').unwrap_or((t, ""));
+        (t, [a, b])
+    }
+}
+
+/// One parsed term of the query.
+struct Term {
+    atom: Atom,
+    /// The needle as text (lower-cased unless it has capitals: smart case).
+    needle: String,
+    case_sensitive: bool,
+    finder: memmem::Finder<'static>,
+}
+
+/// How well a session matched: more terms in the title first, then terms written as they
+/// stand in the title, then recency.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    title_terms: u16,
+    title_exact: u16,
+    recency: i64,
+}
+
+/// A parsed query: the terms plus a scratch matcher.
+struct Query {
+    terms: Vec<Term>,
     matcher: Matcher,
-    query: String,
     indices: Vec<u32>,
-    buf: Vec<char>,
+}
+
+impl Query {
+    fn parse(q: &str) -> Query {
+        let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
+        let terms = pattern
+            .atoms
+            .into_iter()
+            .filter(|a| !a.needle_text().is_empty())
+            .map(|atom| {
+                let needle: String = atom.needle_text().chars().collect();
+                let case_sensitive = needle.chars().any(char::is_uppercase);
+                let finder = memmem::Finder::new(needle.as_bytes()).into_owned();
+                Term {
+                    atom,
+                    needle,
+                    case_sensitive,
+                    finder,
+                }
+            })
+            .collect();
+        Query {
+            terms,
+            matcher: Matcher::new(Config::DEFAULT),
+            indices: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Whether the query can only narrow `prev`'s matches (so only those need re-checking).
+    fn refines(q: &str, prev: &str) -> bool {
+        !prev.trim().is_empty()
+            && q.starts_with(prev)
+            && !q.contains(['!', '$', '\\'])
+    }
+
+    /// How `item` matches, or `None`.
+    fn rank(&mut self, item: &Item) -> Option<Rank> {
+        let mut r = Rank {
+            title_terms: 0,
+            title_exact: 0,
+            recency: item.recency,
+        };
+        for i in 0..self.terms.len() {
+            let in_title = self.title_match(i, &item.title, None);
+            let term = &self.terms[i];
+            if term.atom.negative {
+                // `!x` excludes a session that says x anywhere it is searched.
+                if in_title.is_none() || text_match(term, item) {
+                    return None;
+                }
+                continue;
+            }
+            match in_title {
+                Some(exact) => {
+                    r.title_terms += 1;
+                    r.title_exact += u16::from(exact);
+                }
+                None if text_match(term, item) => {}
+                None => return None,
+            }
+        }
+        Some(r)
+    }
+
+    /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
+    /// *not* say it, as nucleo's score does). `Some(true)`: matched as written. When
+    /// `out` is given, the matched char indices are appended to it.
+    fn title_match(&mut self, i: usize, title: &Utf32String, out: Option<&mut Vec<u32>>) -> Option<bool> {
+        let term = &self.terms[i];
+        let hay = title.slice(..);
+        if term.atom.negative || term.atom.kind != AtomKind::Fuzzy {
+            let s = match out {
+                Some(out) => term.atom.indices(hay, &mut self.matcher, out),
+                None => term.atom.score(hay, &mut self.matcher),
+            };
+            return s.map(|_| true);
+        }
+        // Cheap rejection first (most titles); indices only for the few candidates.
+        term.atom.score(hay, &mut self.matcher)?;
+        self.indices.clear();
+        term.atom.indices(hay, &mut self.matcher, &mut self.indices)?;
+        let (first, last) = (*self.indices.first()?, *self.indices.last()?);
+        let n = self.indices.len();
+        let gap = (last - first + 1) as usize - n;
+        let ok = gap == 0
+            || (gap == 1
+                && n >= FUZZY_MIN_LEN
+                && (first..=last).all(|c| hay.get(c).is_alphanumeric()));
+        if !ok {
+            return None;
+        }
+        if let Some(out) = out {
+            out.extend_from_slice(&self.indices);
+        }
+        Some(gap == 0)
+    }
+}
+
+/// Whether `term` occurs in the item's summary or first prompt, as its kind says.
+fn text_match(term: &Term, item: &Item) -> bool {
+    let (all, fields) = item.fields(term.case_sensitive);
+    let n = term.needle.as_str();
+    match term.atom.kind {
+        AtomKind::Prefix => fields.iter().any(|f| f.starts_with(n)),
+        AtomKind::Postfix => fields.iter().any(|f| f.ends_with(n)),
+        AtomKind::Exact => fields.iter().any(|f| *f == n),
+        _ => term.finder.find(all.as_bytes()).is_some(),
+    }
+}
+
+/// Char positions in `line` of every substring match of the query's terms (smart case), for
+/// highlighting a summary or prompt line; sorted and unique.
+pub fn line_matches(query: &str, line: &str) -> Vec<usize> {
+    let chars: Vec<char> = line.chars().collect();
+    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+    let mut out = Vec::new();
+    for term in Query::parse(query).terms.iter().filter(|t| !t.atom.negative) {
+        let needle: Vec<char> = term.needle.chars().collect();
+        if needle.is_empty() || needle.len() > chars.len() {
+            continue;
+        }
+        for start in 0..=chars.len() - needle.len() {
+            let hit = needle.iter().zip(&chars[start..]).all(|(&n, &c)| {
+                if term.case_sensitive { c == n } else { fold(c) == n }
+            });
+            if hit {
+                out.extend(start..start + needle.len());
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Keep the rows that match `q` under the quick-search rules, best first (`list --query`).
+pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
+    let mut query = Query::parse(q);
+    if query.is_empty() {
+        return rows;
+    }
+    let mut ranked: Vec<(Rank, usize, SessionSummary)> = rows
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((query.rank(&Item::new(&s))?, i, s)))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked.into_iter().map(|(_, _, s)| s).collect()
+}
+
+/// The quick search: items in, ranked matches and highlight indices out.
+pub struct Search {
+    items: Vec<Item>,
+    query: Query,
+    text: String,
+    /// Matching items (index into `items`) with their rank, best first.
+    matches: Vec<(Rank, u32)>,
+    /// Items `..scanned` have been matched against the current query.
+    scanned: usize,
+    /// The matches must be re-ranked from scratch at the next tick.
+    dirty: bool,
 }
 
 impl Search {
-    /// `notify` is called (from a worker thread) whenever `tick` should be called again.
-    pub fn new(notify: Arc<dyn Fn() + Sync + Send>) -> Search {
+    /// Matching is synchronous in `tick` (milliseconds even at 100k sessions), so nothing
+    /// needs waking: `_notify` is kept so the callers stay the same should it move to a
+    /// worker again.
+    pub fn new(_notify: Arc<dyn Fn() + Sync + Send>) -> Search {
         Search {
-            // Two workers at most: the machines this runs on are shared.
-            nucleo: Nucleo::new(Config::DEFAULT, notify, Some(2), 1),
-            matcher: Matcher::new(Config::DEFAULT),
-            query: String::new(),
-            indices: Vec::new(),
-            buf: Vec::new(),
+            items: Vec::new(),
+            query: Query::parse(""),
+            text: String::new(),
+            matches: Vec::new(),
+            scanned: 0,
+            dirty: false,
         }
     }
 
     /// Add one session to the matcher.
-    pub fn push(&self, s: &SessionSummary) {
-        let text = haystack(s);
-        self.nucleo
-            .injector()
-            .push((s.store, s.id.clone()), move |_, cols| {
-                cols[0] = text.as_str().into();
-            });
+    pub fn push(&mut self, s: &SessionSummary) {
+        self.items.push(Item::new(s));
     }
 
     /// Drop every item (re-filled by the caller right after); the old matches stay visible
-    /// until the next tick has matched the new items, so the list does not blink.
+    /// until the next tick, so the list does not blink.
     pub fn clear(&mut self) {
-        self.nucleo.restart(false);
+        self.items.clear();
+        self.scanned = 0;
+        self.dirty = true;
     }
 
     pub fn query(&self) -> &str {
-        &self.query
+        &self.text
     }
 
     pub fn set_query(&mut self, q: &str) {
-        let append = q.starts_with(&self.query) && !self.query.is_empty();
-        self.nucleo
-            .pattern
-            .reparse(0, q, CaseMatching::Smart, Normalization::Smart, append);
-        self.query = q.to_string();
+        let refine = Query::refines(q, &self.text) && !self.dirty;
+        self.query = Query::parse(q);
+        self.text = q.to_string();
+        if refine {
+            // Only the previous matches can still match; the rest waits for `scanned`.
+            let query = &mut self.query;
+            let items = &self.items;
+            self.matches
+                .retain_mut(|m| match query.rank(&items[m.1 as usize]) {
+                    Some(r) => {
+                        m.0 = r;
+                        true
+                    }
+                    None => false,
+                });
+            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+        } else {
+            self.dirty = true;
+            self.scanned = 0;
+        }
     }
 
-    /// Let the worker publish new matches; returns whether the snapshot changed and whether
-    /// the worker is still running.
-    pub fn tick(&mut self, timeout_ms: u64) -> (bool, bool) {
-        let st = self.nucleo.tick(timeout_ms);
-        (st.changed, st.running)
+    /// Match what is new (items pushed, query changed); returns whether the matches changed
+    /// and whether matching is still running (never: it finishes here).
+    pub fn tick(&mut self, _timeout_ms: u64) -> (bool, bool) {
+        let changed = self.dirty || self.scanned < self.items.len();
+        if self.dirty {
+            self.matches.clear();
+            self.dirty = false;
+        }
+        if self.query.is_empty() {
+            self.scanned = self.items.len();
+            return (changed, false);
+        }
+        if self.scanned < self.items.len() {
+            let query = &mut self.query;
+            let new = self.items[self.scanned..]
+                .iter()
+                .enumerate()
+                .filter_map(|(i, it)| Some((query.rank(it)?, (self.scanned + i) as u32)));
+            self.matches.extend(new);
+            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+            self.scanned = self.items.len();
+        }
+        (changed, false)
     }
 
     pub fn matched_count(&self) -> usize {
-        self.nucleo.snapshot().matched_item_count() as usize
+        self.matches.len()
     }
 
     pub fn item_count(&self) -> usize {
-        self.nucleo.snapshot().item_count() as usize
+        self.items.len()
     }
 
     /// Keys of the matches in `range` (clamped), best first.
     pub fn matched_keys(&self, range: Range<usize>) -> Vec<Key> {
-        let snap = self.nucleo.snapshot();
-        let n = snap.matched_item_count() as usize;
-        let end = range.end.min(n);
+        let end = range.end.min(self.matches.len());
         let start = range.start.min(end);
-        snap.matched_items(start as u32..end as u32)
-            .map(|it| it.data.clone())
+        self.matches[start..end]
+            .iter()
+            .map(|m| self.items[m.1 as usize].key.clone())
             .collect()
     }
 
-    /// Position of `key` among the matches (a scan; called only when the snapshot changed).
+    /// Position of `key` among the matches (a scan; called only when the matches changed).
     pub fn position(&self, key: &Key) -> Option<usize> {
-        let snap = self.nucleo.snapshot();
-        snap.matched_items(..).position(|it| it.data == key)
+        self.matches
+            .iter()
+            .position(|m| self.items[m.1 as usize].key == *key)
     }
 
-    /// Char indices of `text` that match the query, sorted and unique (for highlighting the
+    /// Char indices of `title` that match the query, sorted and unique (for highlighting the
     /// visible rows only).
-    pub fn highlight(&mut self, text: &str) -> Vec<usize> {
-        if self.query.trim().is_empty() {
-            return Vec::new();
-        }
-        self.indices.clear();
-        let hay = Utf32Str::new(text, &mut self.buf);
-        let pat = self.nucleo.pattern.column_pattern(0);
-        if pat
-            .indices(hay, &mut self.matcher, &mut self.indices)
-            .is_none()
-        {
-            // The title alone may not match (the hit is in the prompt): no highlight then,
-            // but the atoms that do match the title still help the eye.
-            self.indices.clear();
-            for atom in &pat.atoms {
-                let hay = Utf32Str::new(text, &mut self.buf);
-                let mut one = Vec::new();
-                if atom.indices(hay, &mut self.matcher, &mut one).is_some() {
-                    self.indices.extend(one);
-                }
+    pub fn highlight(&mut self, title: &str) -> Vec<usize> {
+        let title = Utf32String::from(title);
+        let mut out = Vec::new();
+        for i in 0..self.query.terms.len() {
+            if !self.query.terms[i].atom.negative {
+                self.query.title_match(i, &title, Some(&mut out));
             }
         }
-        let mut v: Vec<usize> = self.indices.iter().map(|&i| i as usize).collect();
+        let mut v: Vec<usize> = out.into_iter().map(|i| i as usize).collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -146,35 +391,4 @@ impl Search {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(id: &str, title: &str) -> SessionSummary {
-        let mut s = SessionSummary::new(StoreKind::Loop, id, "/x");
-        s.title = title.into();
-        s
-    }
-
-    fn settle(s: &mut Search) {
-        for _ in 0..500 {
-            let (_, running) = s.tick(10);
-            if !running {
-                return;
-            }
-        }
-    }
-
-    #[test]
-    fn matches_and_highlights_char_indices() {
-        let mut s = Search::new(Arc::new(|| {}));
-        s.push(&row("a", "Fix the parser"));
-        s.push(&row("b", "日本語 parser"));
-        s.push(&row("c", "unrelated"));
-        s.set_query("parser");
-        settle(&mut s);
-        assert_eq!(s.matched_count(), 2);
-        // Char indices, not bytes: the CJK title's "p" is char 4.
-        assert_eq!(s.highlight("日本語 parser"), vec![4, 5, 6, 7, 8, 9]);
-        assert!(s.position(&(StoreKind::Loop, "c".into())).is_none());
-    }
-}
+mod tests;
