@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod search;
+pub use search::SearchArgs;
+
 use crate::error::{Error, Result};
 use crate::export::{self, Format};
 use crate::model::{SessionSummary, StoreKind};
@@ -74,6 +77,8 @@ pub enum Command {
     Undelete(RefArg),
     /// Resume a session in its agent, in the session's directory
     Resume(ResumeArgs),
+    /// Search every message of every session (full text)
+    Search(SearchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -178,9 +183,16 @@ fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
 }
 
 /// Run one subcommand; returns the process exit code.
-pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> Result<i32> {
+/// `index_dir` overrides where the search index lives (the demo keeps its own, temporary).
+pub fn run(
+    command: Command,
+    stores: &Stores,
+    resume_cmds: &ResumeCommands,
+    index_dir: Option<&std::path::Path>,
+) -> Result<i32> {
     let mut out = std::io::stdout().lock();
     match command {
+        Command::Search(a) => return search::run(&mut out, stores, &a, index_dir),
         Command::List(a) => list(&mut out, stores, &a)?,
         Command::Show(a) => show(&mut out, stores, &a)?,
         Command::Export(a) => export_cmd(&mut out, stores, &a)?,
@@ -258,19 +270,24 @@ fn act(
     Ok(())
 }
 
-fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
-    let filter = Filter {
-        all: a.all,
-        archived: a.archived,
-        empty: a.empty,
-        format: a.format,
-        cwd: a.cwd.as_ref().map(|p| {
+/// The `list` filters (shared by `search`), with `--cwd` made absolute.
+fn filter(all: bool, archived: bool, empty: bool, format: Option<StoreKind>, cwd: Option<&PathBuf>) -> Filter {
+    Filter {
+        all,
+        archived,
+        empty,
+        format,
+        cwd: cwd.map(|p| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.clone())
                 .to_string_lossy()
                 .into_owned()
         }),
-    };
+    }
+}
+
+fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
+    let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
     let mut rows: Vec<SessionSummary> = stores
         .list_of(a.format)
         .into_iter()

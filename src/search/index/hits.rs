@@ -1,0 +1,232 @@
+//! Querying the index: a `TextQuery` becomes one tantivy query over the message documents,
+//! every match is folded into its session (hit count, best message), and only the sessions
+//! shown get their stored text read for a snippet.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::Column;
+use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument, Term};
+
+use super::{TextIndex, index_err};
+use crate::error::Result;
+use crate::search::Key;
+use crate::search::query::TextQuery;
+
+/// Characters of text around the best hit shown as its snippet.
+const SNIPPET_CHARS: usize = 200;
+
+/// One matching session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    pub key: Key,
+    /// Relevance (BM25 of the best message); higher is better.
+    pub score: f32,
+    /// Matching messages in the session (the title/summary document counts as one).
+    pub hits: usize,
+    /// `index` of the best message; `None` when only the title or summary matched.
+    pub message: Option<usize>,
+    /// 0-based round of that message.
+    pub round: Option<usize>,
+    pub role: Option<String>,
+    /// Display text around the hit (raw: sanitise before printing).
+    pub snippet: String,
+    /// Byte ranges of `snippet` that matched.
+    pub highlights: Vec<Range<usize>>,
+}
+
+/// Per-session fold of the matches.
+#[derive(Clone, Copy)]
+struct Agg {
+    score: Score,
+    best: DocAddress,
+    hits: usize,
+    updated: i64,
+}
+
+type Fold = HashMap<u64, Agg>;
+
+fn fold_in(into: &mut Fold, sid: u64, a: Agg) {
+    into.entry(sid)
+        .and_modify(|b| {
+            b.hits += a.hits;
+            if a.score > b.score || (a.score == b.score && a.best < b.best) {
+                b.score = a.score;
+                b.best = a.best;
+            }
+        })
+        .or_insert(a);
+}
+
+/// Folds every matching document into its session, reading the session number and recency
+/// from fast fields (no stored document is touched).
+struct SessionCollector;
+
+struct SegmentFold {
+    ord: SegmentOrdinal,
+    sid: Column<u64>,
+    updated: Column<i64>,
+    fold: Fold,
+}
+
+impl Collector for SessionCollector {
+    type Fruit = Fold;
+    type Child = SegmentFold;
+
+    fn for_segment(&self, ord: SegmentOrdinal, seg: &SegmentReader) -> tantivy::Result<SegmentFold> {
+        Ok(SegmentFold {
+            ord,
+            sid: seg.fast_fields().u64("sid")?,
+            updated: seg.fast_fields().i64("updated")?,
+            fold: HashMap::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Fold>) -> tantivy::Result<Fold> {
+        let mut all = Fold::new();
+        for f in fruits {
+            for (sid, a) in f {
+                fold_in(&mut all, sid, a);
+            }
+        }
+        Ok(all)
+    }
+}
+
+impl SegmentCollector for SegmentFold {
+    type Fruit = Fold;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        let Some(sid) = self.sid.first(doc) else {
+            return;
+        };
+        let a = Agg {
+            score,
+            best: DocAddress::new(self.ord, doc),
+            hits: 1,
+            updated: self.updated.first(doc).unwrap_or(i64::MIN),
+        };
+        fold_in(&mut self.fold, sid, a);
+    }
+
+    fn harvest(self) -> Fold {
+        self.fold
+    }
+}
+
+impl TextIndex {
+    /// The tantivy query for `q`: every required word or phrase in one message, none of the
+    /// excluded. `None` when a required term has nothing the tokenizer keeps (`"!!!"`).
+    fn build_query(&self, q: &TextQuery) -> Result<Option<BooleanQuery>> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.f.text)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut clause = |text: &str| -> Option<Box<dyn Query>> {
+            let mut terms = Vec::new();
+            let mut stream = analyzer.token_stream(text);
+            while stream.advance() {
+                terms.push(Term::from_field_text(self.f.text, &stream.token().text));
+            }
+            match terms.len() {
+                0 => None,
+                1 => Some(Box::new(TermQuery::new(
+                    terms.remove(0),
+                    IndexRecordOption::WithFreqs,
+                ))),
+                _ => Some(Box::new(PhraseQuery::new(terms))),
+            }
+        };
+        let mut clauses = Vec::new();
+        for t in &q.required {
+            match clause(t) {
+                Some(c) => clauses.push((Occur::Must, c)),
+                None => return Ok(None),
+            }
+        }
+        for t in &q.excluded {
+            if let Some(c) = clause(t) {
+                clauses.push((Occur::MustNot, c));
+            }
+        }
+        Ok(Some(BooleanQuery::new(clauses)))
+    }
+
+    /// Sessions matching `q` that `accept` lets through, best first (relevance, then the
+    /// more recent session), at most `limit`, each with the snippet of its best message.
+    pub fn search(
+        &self,
+        q: &TextQuery,
+        accept: &dyn Fn(&Key) -> bool,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        let Some(query) = self.build_query(q)? else {
+            return Ok(Vec::new());
+        };
+        let searcher = self.reader.searcher();
+        let fold = searcher
+            .search(&query, &SessionCollector)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut ranked: Vec<(&Key, Agg)> = fold
+            .into_iter()
+            .filter_map(|(sid, a)| Some((&self.sessions.get(&sid)?.key, a)))
+            .filter(|(k, _)| accept(k))
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.score
+                .total_cmp(&a.1.score)
+                .then(b.1.updated.cmp(&a.1.updated))
+                .then(a.0.cmp(b.0))
+        });
+        ranked.truncate(limit);
+        let mut snippets = SnippetGenerator::create(&searcher, &query, self.f.text)
+            .map_err(|e| index_err(&self.dir, e))?;
+        snippets.set_max_num_chars(SNIPPET_CHARS);
+        let mut out = Vec::with_capacity(ranked.len());
+        for (key, a) in ranked {
+            let doc: TantivyDocument = searcher
+                .doc(a.best)
+                .map_err(|e| index_err(&self.dir, e))?;
+            let num = |f| {
+                doc.get_first(f)
+                    .and_then(|v| v.as_u64())
+                    .filter(|&n| n != u64::MAX)
+                    .map(|n| n as usize)
+            };
+            let text = doc
+                .get_first(self.f.text)
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            let role = doc
+                .get_first(self.f.role)
+                .and_then(|v| v.as_str())
+                .filter(|r| !r.is_empty())
+                .map(str::to_string);
+            let snip = snippets.snippet(text);
+            let (snippet, highlights) = if snip.is_empty() {
+                (crate::text::truncate_chars(text, SNIPPET_CHARS), Vec::new())
+            } else {
+                (snip.fragment().to_string(), snip.highlighted().to_vec())
+            };
+            out.push(Hit {
+                key: key.clone(),
+                score: a.score,
+                hits: a.hits,
+                message: num(self.f.message),
+                round: num(self.f.round),
+                role,
+                snippet,
+                highlights,
+            });
+        }
+        Ok(out)
+    }
+}
