@@ -42,8 +42,13 @@ pub struct Hit {
 /// Per-session fold of the matches.
 #[derive(Clone, Copy)]
 struct Agg {
+    /// The session's relevance: its best document's.
     score: Score,
+    /// The document shown: the best message, else the title/summary document (a title is
+    /// often the first prompt: the message is where the user wants to land).
     best: DocAddress,
+    best_score: Score,
+    best_is_message: bool,
     hits: usize,
     updated: i64,
 }
@@ -54,9 +59,14 @@ fn fold_in(into: &mut Fold, sid: u64, a: Agg) {
     into.entry(sid)
         .and_modify(|b| {
             b.hits += a.hits;
-            if a.score > b.score || (a.score == b.score && a.best < b.best) {
-                b.score = a.score;
+            b.score = b.score.max(a.score);
+            let better = (a.best_is_message, a.best_score) > (b.best_is_message, b.best_score)
+                || ((a.best_is_message, a.best_score) == (b.best_is_message, b.best_score)
+                    && a.best < b.best);
+            if better {
                 b.best = a.best;
+                b.best_score = a.best_score;
+                b.best_is_message = a.best_is_message;
             }
         })
         .or_insert(a);
@@ -69,6 +79,7 @@ struct SessionCollector;
 struct SegmentFold {
     ord: SegmentOrdinal,
     sid: Column<u64>,
+    message: Column<u64>,
     updated: Column<i64>,
     fold: Fold,
 }
@@ -81,6 +92,7 @@ impl Collector for SessionCollector {
         Ok(SegmentFold {
             ord,
             sid: seg.fast_fields().u64("sid")?,
+            message: seg.fast_fields().u64("message")?,
             updated: seg.fast_fields().i64("updated")?,
             fold: HashMap::new(),
         })
@@ -111,6 +123,8 @@ impl SegmentCollector for SegmentFold {
         let a = Agg {
             score,
             best: DocAddress::new(self.ord, doc),
+            best_score: score,
+            best_is_message: self.message.first(doc).is_some_and(|m| m != u64::MAX),
             hits: 1,
             updated: self.updated.first(doc).unwrap_or(i64::MIN),
         };

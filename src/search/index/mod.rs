@@ -26,7 +26,7 @@ use crate::search::Key;
 use crate::store::{Span, Stores};
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
-const SCHEMA_VERSION: &str = "spool-index 1\n";
+const SCHEMA_VERSION: &str = "spool-index 2\n";
 const VERSION_FILE: &str = "spool-schema";
 /// sid, fingerprint, store and id of every indexed session (tab-separated).
 const SESSIONS_FILE: &str = "sessions.tsv";
@@ -51,7 +51,7 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let f = Fields {
         sid: b.add_u64_field("sid", INDEXED | FAST),
-        message: b.add_u64_field("message", STORED),
+        message: b.add_u64_field("message", STORED | FAST),
         round: b.add_u64_field("round", STORED),
         role: b.add_text_field("role", STORED),
         text: b.add_text_field("text", TEXT | STORED),

@@ -1,1 +1,67 @@
+//! Documents of a session: rounds, compaction placement, caps; the index round trip.
 
+use super::*;
+use crate::model::{Entry, Message, Role, Transcript};
+
+fn transcript(entries: Vec<Entry>) -> Transcript {
+    Transcript {
+        summary: SessionSummary::new(StoreKind::Loom, "s", "/x"),
+        entries,
+        total_rounds: 2,
+        first_round: 0,
+        warnings: Vec::new(),
+    }
+}
+
+fn msg(i: usize, role: Role, text: &str) -> Entry {
+    let mut m = Message::new(role, text);
+    m.index = Some(i);
+    Entry::Message(Box::new(m))
+}
+
+#[test]
+fn docs_carry_message_round_and_role_and_caps() {
+    let big = "x".repeat(PART_CAP * 3);
+    let t = transcript(vec![
+        msg(0, Role::System, "sys"),
+        msg(1, Role::User, "first"),
+        msg(2, Role::Tool, &big),
+        Entry::Compaction {
+            summary: "the summary".into(),
+            timestamp: None,
+        },
+        msg(3, Role::User, "second"),
+    ]);
+    let d = docs(&t.summary, &t);
+    let got: Vec<(Option<usize>, Option<usize>, Option<&str>)> = d
+        .iter()
+        .map(|d| (d.message, d.round, d.role.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (None, None, None),
+            (Some(0), Some(0), Some("system")),
+            (Some(1), Some(0), Some("user")),
+            (Some(2), Some(0), Some("tool")),
+            (Some(3), Some(1), Some("compaction")),
+            (Some(3), Some(1), Some("user")),
+        ]
+    );
+    assert_eq!(d[3].text.len(), PART_CAP, "tool output capped");
+}
+
+#[test]
+fn fingerprint_follows_title_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(&p, "a").unwrap();
+    let mut s = SessionSummary::new(StoreKind::Loom, "s", &p);
+    let a = fingerprint(&s);
+    assert_eq!(a, fingerprint(&s));
+    s.title = "renamed".into();
+    let b = fingerprint(&s);
+    assert_ne!(a, b);
+    std::fs::write(&p, "ab").unwrap();
+    assert_ne!(b, fingerprint(&s));
+}
