@@ -28,9 +28,17 @@ fn demo_tim_and_port_match_only_sessions_that_say_them() {
         // Only the first 400 characters of a summary or prompt are searched, so a session
         // may say it further down and still not match; never the other way round.
         let truly = rows.iter().filter(|s| says(s, q)).count();
-        assert!(hits.len() <= truly && !hits.is_empty(), "/{q}: {}", hits.len());
+        assert!(
+            hits.len() <= truly && !hits.is_empty(),
+            "/{q}: {}",
+            hits.len()
+        );
         for s in &hits {
-            assert!(says(s, q), "/{q} matched {:?} that does not say it", s.title);
+            assert!(
+                says(s, q),
+                "/{q} matched {:?} that does not say it",
+                s.title
+            );
         }
     }
 }

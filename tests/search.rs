@@ -85,11 +85,23 @@ fn spots(stores: &Stores) -> (Vec<Spot>, Vec<Vec<String>>) {
                             continue;
                         };
                         for text in pending.drain(..) {
-                            spots.push(Spot { kind: "compaction", reference: s.reference(), text, message: idx, round });
+                            spots.push(Spot {
+                                kind: "compaction",
+                                reference: s.reference(),
+                                text,
+                                message: idx,
+                                round,
+                            });
                         }
                         all.push(tokens(&message_text(m)));
                         let mut spot = |kind, text: &str| {
-                            spots.push(Spot { kind, reference: s.reference(), text: text.to_string(), message: idx, round });
+                            spots.push(Spot {
+                                kind,
+                                reference: s.reference(),
+                                text: text.to_string(),
+                                message: idx,
+                                round,
+                            });
                         };
                         if m.role == Role::Tool {
                             spot("tool result", &m.text);
@@ -97,7 +109,10 @@ fn spots(stores: &Stores) -> (Vec<Spot>, Vec<Vec<String>>) {
                         for th in &m.thinking {
                             spot("thinking", th);
                         }
-                        if s.store == spool::model::StoreKind::Loop && round + 6 < t.total_rounds && round <= 1 {
+                        if s.store == spool::model::StoreKind::Loop
+                            && round + 6 < t.total_rounds
+                            && round <= 1
+                        {
                             spot("old round", &m.text);
                         }
                         pos += 1;
@@ -123,7 +138,12 @@ fn unique_phrase(text: &str, all: &[Vec<String>]) -> Option<String> {
         .map(|w| w.join(" "))
 }
 
-fn check_spots(home: &Path, extra: &[&str], stores: &Stores, found: &mut Vec<(String, &'static str)>) {
+fn check_spots(
+    home: &Path,
+    extra: &[&str],
+    stores: &Stores,
+    found: &mut Vec<(String, &'static str)>,
+) {
     let (spots, all) = spots(stores);
     for spot in &spots {
         let store = spot.reference.split(':').next().unwrap().to_string();
@@ -152,18 +172,33 @@ fn phrases_are_found_at_their_message_and_round_in_every_store() {
     check_spots(h.path(), &[], &h.stores(), &mut found);
     let demo = spool::demo::DemoStore::create().unwrap();
     let d = demo.path().to_string_lossy().into_owned();
-    let (lp, lm, hn) = (format!("{d}/loop"), format!("{d}/loom"), format!("{d}/harness"));
+    let (lp, lm, hn) = (
+        format!("{d}/loop"),
+        format!("{d}/loom"),
+        format!("{d}/harness"),
+    );
     let extra = ["--loop-dir", &lp, "--loom-dir", &lm, "--harness-dir", &hn];
     let home = Home::empty();
-    check_spots(home.path(), &extra, &Stores::open(&Roots::all_in(demo.path())), &mut found);
+    check_spots(
+        home.path(),
+        &extra,
+        &Stores::open(&Roots::all_in(demo.path())),
+        &mut found,
+    );
     found.sort();
     found.dedup();
     eprintln!("found: {found:?}");
     for store in ["loop", "loom", "harness"] {
-        assert!(found.iter().any(|(s, k)| s == store && *k == "tool result"), "{store} tool result");
+        assert!(
+            found.iter().any(|(s, k)| s == store && *k == "tool result"),
+            "{store} tool result"
+        );
     }
     for kind in ["thinking", "compaction", "old round"] {
-        assert!(found.iter().any(|(_, k)| *k == kind), "no {kind} phrase checked");
+        assert!(
+            found.iter().any(|(_, k)| *k == kind),
+            "no {kind} phrase checked"
+        );
     }
 }
 
@@ -193,11 +228,19 @@ fn refs(rows: &[serde_json::Value]) -> Vec<&str> {
 #[test]
 fn words_phrases_and_exclusions() {
     let h = Home::empty();
-    loom_session(h.path(), "20260314-100000", &[
-        ("user", "deploy the frobnicator to staging"),
-        ("assistant", "staging frobnicator deployed with warnings"),
-    ]);
-    loom_session(h.path(), "20260314-110000", &[("user", "frobnicator staging rollback")]);
+    loom_session(
+        h.path(),
+        "20260314-100000",
+        &[
+            ("user", "deploy the frobnicator to staging"),
+            ("assistant", "staging frobnicator deployed with warnings"),
+        ],
+    );
+    loom_session(
+        h.path(),
+        "20260314-110000",
+        &[("user", "frobnicator staging rollback")],
+    );
     let (a, b) = ("loom:20260314-100000", "loom:20260314-110000");
     let q = |q: &str| search_json(h.path(), &[], q);
     let (code, rows) = q("Frobnicator staging");
@@ -210,15 +253,30 @@ fn words_phrases_and_exclusions() {
     assert_eq!(rows[0]["message"], 0);
     let (_, rows) = q("\"staging frobnicator\"");
     assert_eq!(refs(&rows), vec![a], "a phrase keeps its order");
-    assert_eq!((rows[0]["message"].as_u64(), rows[0]["role"].as_str()), (Some(1), Some("assistant")));
+    assert_eq!(
+        (rows[0]["message"].as_u64(), rows[0]["role"].as_str()),
+        (Some(1), Some("assistant"))
+    );
     let (_, rows) = q("frobnicator -rollback");
     assert_eq!(refs(&rows), vec![a]);
     let (_, rows) = q("frobnicator -\"to staging\"");
-    assert_eq!(rows.len(), 2, "a's second message and b still match: {rows:?}");
+    assert_eq!(
+        rows.len(),
+        2,
+        "a's second message and b still match: {rows:?}"
+    );
     let (code, rows) = q("deploy warnings");
-    assert_eq!((code, rows.len()), (1, 0), "all words must be in one message");
+    assert_eq!(
+        (code, rows.len()),
+        (1, 0),
+        "all words must be in one message"
+    );
     let out = spool(h.path(), &["search", "--", "-frobnicator"]);
-    assert_eq!(out.status.code(), Some(2), "only exclusions is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "only exclusions is a usage error"
+    );
 }
 
 #[test]
@@ -226,7 +284,11 @@ fn appended_and_deleted_sessions_are_followed() {
     let h = Home::empty();
     let id = "20260314-100000";
     loom_session(h.path(), id, &[("user", "look at the quuxification")]);
-    loom_session(h.path(), "20260314-110000", &[("user", "zorblax only here")]);
+    loom_session(
+        h.path(),
+        "20260314-110000",
+        &[("user", "zorblax only here")],
+    );
     assert_eq!(search_json(h.path(), &[], "quuxification").0, 0);
     assert_eq!(search_json(h.path(), &[], "wibblewobble").0, 1);
     let path = h.path().join(format!(".loom/sessions/{id}.jsonl"));
@@ -236,13 +298,22 @@ fn appended_and_deleted_sessions_are_followed() {
     let (code, rows) = search_json(h.path(), &[], "wibblewobble");
     assert_eq!((code, rows[0]["message"].as_u64()), (0, Some(1)));
     std::fs::remove_file(h.path().join(".loom/sessions/20260314-110000.jsonl")).unwrap();
-    assert_eq!(search_json(h.path(), &[], "zorblax").0, 1, "a deleted session is gone");
+    assert_eq!(
+        search_json(h.path(), &[], "zorblax").0,
+        1,
+        "a deleted session is gone"
+    );
 }
 
 /// The index directory of a HOME (one per set of stores).
 fn index_dir(home: &Path) -> std::path::PathBuf {
     let root = home.join(".cache/spool/index");
-    std::fs::read_dir(&root).unwrap().next().unwrap().unwrap().path()
+    std::fs::read_dir(&root)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
 }
 
 #[test]
@@ -251,20 +322,45 @@ fn a_broken_index_is_rebuilt_without_a_word() {
     let (_, want) = search_json(h.path(), &[], "router");
     assert!(!want.is_empty());
     let dir = index_dir(h.path());
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    let segment = |ext: &str| files.iter().find(|p| p.extension().is_some_and(|e| e == ext)).cloned();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let segment = |ext: &str| {
+        files
+            .iter()
+            .find(|p| p.extension().is_some_and(|e| e == ext))
+            .cloned()
+    };
     // Truncate the postings, delete the stored text, then an old schema and garbage metas.
     let idx = segment("idx").expect("a segment");
     std::fs::write(&idx, b"").unwrap();
     let check = |what: &str| {
         let out = spool(h.path(), &["search", "--all", "--json", "router"]);
-        assert_eq!(out.status.code(), Some(0), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(out.stderr.is_empty(), "{what}: silent");
-        assert_eq!(json_lines(&String::from_utf8(out.stdout).unwrap()), want, "{what}");
+        assert_eq!(
+            json_lines(&String::from_utf8(out.stdout).unwrap()),
+            want,
+            "{what}"
+        );
     };
     check("truncated segment");
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    let store = files.iter().find(|p| p.extension().is_some_and(|e| e == "store")).unwrap();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let store = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "store"))
+        .unwrap();
     std::fs::remove_file(store).unwrap();
     check("deleted segment file");
     std::fs::write(dir.join("spool-schema"), "spool-index 0\n").unwrap();
@@ -279,7 +375,10 @@ fn a_broken_index_is_rebuilt_without_a_word() {
 fn two_processes_index_and_search_at_once() {
     let h = Home::with_fixtures();
     let demo = spool::demo::DemoStore::create().unwrap();
-    common::copy_tree(&demo.path().join("loop/sessions"), &h.loop_dir().join("sessions"));
+    common::copy_tree(
+        &demo.path().join("loop/sessions"),
+        &h.loop_dir().join("sessions"),
+    );
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_spool"))
             .args(["search", "--all", "--json", "test"])
@@ -293,7 +392,11 @@ fn two_processes_index_and_search_at_once() {
     let kids: Vec<_> = (0..3).map(|_| run()).collect();
     for k in kids {
         let out = k.wait_with_output().unwrap();
-        assert!(out.status.code().is_some_and(|c| c <= 1), "{:?}", out.status);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{:?}",
+            out.status
+        );
     }
     let (code, rows) = search_json(h.path(), &[], "test");
     assert_eq!(code, 0);

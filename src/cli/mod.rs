@@ -271,7 +271,13 @@ fn act(
 }
 
 /// The `list` filters (shared by `search`), with `--cwd` made absolute.
-fn filter(all: bool, archived: bool, empty: bool, format: Option<StoreKind>, cwd: Option<&PathBuf>) -> Filter {
+fn filter(
+    all: bool,
+    archived: bool,
+    empty: bool,
+    format: Option<StoreKind>,
+    cwd: Option<&PathBuf>,
+) -> Filter {
     Filter {
         all,
         archived,

@@ -66,14 +66,15 @@ pub fn run(
         .collect();
     let accept = |k: &Key| shown.contains_key(k);
     let limit = a.limit.unwrap_or(usize::MAX);
-    let hits = match fresh_index(&dir, &rows, stores).and_then(|ix| ix.search(&query, &accept, limit)) {
-        Ok(h) => h,
-        // A segment that broke under us: the index is a cache, so rebuild it and ask again.
-        Err(_) => {
-            index::wipe(&dir);
-            fresh_index(&dir, &rows, stores)?.search(&query, &accept, limit)?
-        }
-    };
+    let hits =
+        match fresh_index(&dir, &rows, stores).and_then(|ix| ix.search(&query, &accept, limit)) {
+            Ok(h) => h,
+            // A segment that broke under us: the index is a cache, so rebuild it and ask again.
+            Err(_) => {
+                index::wipe(&dir);
+                fresh_index(&dir, &rows, stores)?.search(&query, &accept, limit)?
+            }
+        };
     for h in &hits {
         let s = shown[&h.key];
         if a.json {
@@ -164,11 +165,21 @@ fn write_table(
     if rows.is_empty() {
         return Ok(());
     }
-    writeln!(out, "{:w0$}  {:w1$}  {:w2$}  SNIPPET", "TITLE", "REF", "WHERE")?;
+    writeln!(
+        out,
+        "{:w0$}  {:w1$}  {:w2$}  SNIPPET",
+        "TITLE", "REF", "WHERE"
+    )?;
     for [t, r, p, snip] in &rows {
         // Pad by chars, not bytes: titles are often not ASCII.
         let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w - s.chars().count()));
-        writeln!(out, "{}  {}  {}  {snip}", pad(t, w0), pad(r, w1), pad(p, w2))?;
+        writeln!(
+            out,
+            "{}  {}  {}  {snip}",
+            pad(t, w0),
+            pad(r, w1),
+            pad(p, w2)
+        )?;
     }
     Ok(())
 }

@@ -72,7 +72,11 @@ impl Item {
 
     /// Summary and prompt, each in the case the term asks for.
     fn fields(&self, case_sensitive: bool) -> (&str, [&str; 2]) {
-        let t: &str = if case_sensitive { &self.text } else { &self.lower };
+        let t: &str = if case_sensitive {
+            &self.text
+        } else {
+            &self.lower
+        };
         let (a, b) = t.split_once('\n').unwrap_or((t, ""));
         (t, [a, b])
     }
@@ -135,9 +139,7 @@ impl Query {
 
     /// Whether the query can only narrow `prev`'s matches (so only those need re-checking).
     fn refines(q: &str, prev: &str) -> bool {
-        !prev.trim().is_empty()
-            && q.starts_with(prev)
-            && !q.contains(['!', '$', '\\'])
+        !prev.trim().is_empty() && q.starts_with(prev) && !q.contains(['!', '$', '\\'])
     }
 
     /// How `item` matches, or `None`.
@@ -172,7 +174,12 @@ impl Query {
     /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
     /// *not* say it, as nucleo's score does). `Some(true)`: matched as written. When
     /// `out` is given, the matched char indices are appended to it.
-    fn title_match(&mut self, i: usize, title: &Utf32String, out: Option<&mut Vec<u32>>) -> Option<bool> {
+    fn title_match(
+        &mut self,
+        i: usize,
+        title: &Utf32String,
+        out: Option<&mut Vec<u32>>,
+    ) -> Option<bool> {
         let term = &self.terms[i];
         let hay = title.slice(..);
         if term.atom.negative || term.atom.kind != AtomKind::Fuzzy {
@@ -185,7 +192,8 @@ impl Query {
         // Cheap rejection first (most titles); indices only for the few candidates.
         term.atom.score(hay, &mut self.matcher)?;
         self.indices.clear();
-        term.atom.indices(hay, &mut self.matcher, &mut self.indices)?;
+        term.atom
+            .indices(hay, &mut self.matcher, &mut self.indices)?;
         let (first, last) = (*self.indices.first()?, *self.indices.last()?);
         let n = self.indices.len();
         let gap = (last - first + 1) as usize - n;
@@ -221,14 +229,22 @@ pub fn line_matches(query: &str, line: &str) -> Vec<usize> {
     let chars: Vec<char> = line.chars().collect();
     let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
     let mut out = Vec::new();
-    for term in Query::parse(query).terms.iter().filter(|t| !t.atom.negative) {
+    for term in Query::parse(query)
+        .terms
+        .iter()
+        .filter(|t| !t.atom.negative)
+    {
         let needle: Vec<char> = term.needle.chars().collect();
         if needle.is_empty() || needle.len() > chars.len() {
             continue;
         }
         for start in 0..=chars.len() - needle.len() {
             let hit = needle.iter().zip(&chars[start..]).all(|(&n, &c)| {
-                if term.case_sensitive { c == n } else { fold(c) == n }
+                if term.case_sensitive {
+                    c == n
+                } else {
+                    fold(c) == n
+                }
             });
             if hit {
                 out.extend(start..start + needle.len());

@@ -88,7 +88,11 @@ impl Collector for SessionCollector {
     type Fruit = Fold;
     type Child = SegmentFold;
 
-    fn for_segment(&self, ord: SegmentOrdinal, seg: &SegmentReader) -> tantivy::Result<SegmentFold> {
+    fn for_segment(
+        &self,
+        ord: SegmentOrdinal,
+        seg: &SegmentReader,
+    ) -> tantivy::Result<SegmentFold> {
         Ok(SegmentFold {
             ord,
             sid: seg.fast_fields().u64("sid")?,
@@ -206,9 +210,7 @@ impl TextIndex {
         snippets.set_max_num_chars(SNIPPET_CHARS);
         let mut out = Vec::with_capacity(ranked.len());
         for (key, a) in ranked {
-            let doc: TantivyDocument = searcher
-                .doc(a.best)
-                .map_err(|e| index_err(&self.dir, e))?;
+            let doc: TantivyDocument = searcher.doc(a.best).map_err(|e| index_err(&self.dir, e))?;
             let num = |f| {
                 doc.get_first(f)
                     .and_then(|v| v.as_u64())

@@ -95,7 +95,11 @@ pub fn default_dir(stores: &Stores) -> Option<PathBuf> {
         .collect();
     dirs.sort();
     let n = session_number(StoreKind::Loop, &dirs.join("\n"));
-    Some(crate::hints::cache_dir()?.join("index").join(format!("{n:016x}")))
+    Some(
+        crate::hints::cache_dir()?
+            .join("index")
+            .join(format!("{n:016x}")),
+    )
 }
 
 fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
@@ -193,14 +197,12 @@ impl TextIndex {
                 removed: 0,
             });
         }
-        let mut writer: IndexWriter = match self
-            .index
-            .writer_with_num_threads(THREADS, WRITER_BUDGET)
-        {
-            Ok(w) => w,
-            Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
-            Err(e) => return Err(index_err(&self.dir, e)),
-        };
+        let mut writer: IndexWriter =
+            match self.index.writer_with_num_threads(THREADS, WRITER_BUDGET) {
+                Ok(w) => w,
+                Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
+                Err(e) => return Err(index_err(&self.dir, e)),
+            };
         for sid in &removed {
             writer.delete_term(Term::from_field_u64(self.f.sid, *sid));
         }
@@ -316,7 +318,13 @@ fn read_sessions(path: &Path) -> HashMap<u64, Known> {
             let fp = u64::from_str_radix(it.next()?, 16).ok()?;
             let store = StoreKind::parse(it.next()?)?;
             let id = it.next()?.to_string();
-            Some((sid, Known { key: (store, id), fp }))
+            Some((
+                sid,
+                Known {
+                    key: (store, id),
+                    fp,
+                },
+            ))
         })
         .collect()
 }
@@ -329,10 +337,14 @@ fn write_sessions(dir: &Path, sessions: &HashMap<u64, Known>) -> Result<()> {
         if k.key.1.contains(['\t', '\n']) {
             continue;
         }
-        text.push_str(&format!("{sid:016x}\t{:016x}\t{}\t{}\n", k.fp, k.key.0, k.key.1));
+        text.push_str(&format!(
+            "{sid:016x}\t{:016x}\t{}\t{}\n",
+            k.fp, k.key.0, k.key.1
+        ));
     }
     let path = dir.join(SESSIONS_FILE);
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("writing", &path, e))?;
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("writing", &path, e))?;
     tmp.write_all(text.as_bytes())
         .map_err(|e| Error::io("writing", &path, e))?;
     tmp.persist(&path)

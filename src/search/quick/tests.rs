@@ -23,8 +23,20 @@ fn fixtures() -> Vec<SessionSummary> {
     vec![
         row("a", "Fix the parser", "", "", 1),
         row("b", "日本語 parser", "", "", 2),
-        row("c", "unrelated", "a long summary that mentions the parser once", "", 3),
-        row("d", "Tidy imports", "reorganise the module tree", "please sort them", 4),
+        row(
+            "c",
+            "unrelated",
+            "a long summary that mentions the parser once",
+            "",
+            3,
+        ),
+        row(
+            "d",
+            "Tidy imports",
+            "reorganise the module tree",
+            "please sort them",
+            4,
+        ),
         row("e", "Timezone bug in reports", "", "", 5),
         row("f", "Something else", "", "the deploy PORT is wrong", 6),
     ]
@@ -61,7 +73,11 @@ fn fzf_syntax_and_smart_case() {
     assert_eq!(ids(&rows, "reports$"), vec!["e"]);
     assert_eq!(ids(&rows, "'module"), vec!["d"]);
     assert_eq!(ids(&rows, "PORT"), vec!["f"], "capitals match case");
-    assert_eq!(ids(&rows, "sort tidy"), vec!["d"], "terms in any order, any field");
+    assert_eq!(
+        ids(&rows, "sort tidy"),
+        vec!["d"],
+        "terms in any order, any field"
+    );
     assert!(ids(&rows, "sort parser").is_empty(), "terms are ANDed");
 }
 
@@ -115,7 +131,10 @@ fn refining_a_query_gives_what_a_fresh_one_gives() {
 
 #[test]
 fn line_matches_are_substrings_in_chars_smart_case() {
-    assert_eq!(line_matches("port", "Ports: 日port"), vec![0, 1, 2, 3, 8, 9, 10, 11]);
+    assert_eq!(
+        line_matches("port", "Ports: 日port"),
+        vec![0, 1, 2, 3, 8, 9, 10, 11]
+    );
     assert_eq!(line_matches("Port", "port Port"), vec![5, 6, 7, 8]);
     assert!(line_matches("!port", "port").is_empty());
     assert!(line_matches("prt", "port").is_empty());
