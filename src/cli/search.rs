@@ -93,7 +93,7 @@ fn fresh_index(dir: &Path, rows: &[SessionSummary], stores: &Stores) -> Result<T
     let mut ix = TextIndex::open(dir)?;
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
-        if tty && (done % 100 == 0 || done == total) {
+        if tty && (done.is_multiple_of(100) || done == total) {
             eprint!("\rindexing {} / {}", thousands(done), thousands(total));
         }
     };
@@ -110,7 +110,7 @@ fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -218,7 +218,7 @@ fn text_match(term: &Term, item: &Item) -> bool {
     match term.atom.kind {
         AtomKind::Prefix => fields.iter().any(|f| f.starts_with(n)),
         AtomKind::Postfix => fields.iter().any(|f| f.ends_with(n)),
-        AtomKind::Exact => fields.iter().any(|f| *f == n),
+        AtomKind::Exact => fields.contains(&n),
         _ => term.finder.find(all.as_bytes()).is_some(),
     }
 }
