@@ -1,5 +1,6 @@
 //! Precision of the quick search (`/` in the list, `list --query`): a query finds the sessions
-//! that say it, not every session whose long summary holds its letters somewhere.
+//! that say it (in title, summary, first prompt or project), not every session whose long
+//! summary holds its letters somewhere.
 
 mod common;
 
@@ -14,7 +15,7 @@ fn all_rows(stores: &Stores) -> Vec<SessionSummary> {
 
 fn says(s: &SessionSummary, word: &str) -> bool {
     let w = word.to_lowercase();
-    [&s.title, &s.summary, &s.first_prompt]
+    [s.title.as_str(), &s.summary, &s.first_prompt, s.project()]
         .iter()
         .any(|f| f.to_lowercase().contains(&w))
 }

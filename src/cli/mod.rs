@@ -101,8 +101,8 @@ pub struct ListArgs {
     /// Only sessions whose working directory is DIR
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Quick-search filter (as `/` in the browser): title fuzzily, summary and first prompt as
-    /// substrings; terms ANDed, fzf syntax
+    /// Quick-search filter (as `/` in the browser): title fuzzily, summary, first prompt and
+    /// project as substrings; terms ANDed, fzf syntax
     #[arg(long, value_name = "Q")]
     pub query: Option<String>,
     /// At most N sessions

@@ -32,11 +32,12 @@ const FIELD_CAP: usize = 400;
 /// must appear as written (three letters with a gap match nearly any title).
 const FUZZY_MIN_LEN: usize = 5;
 
-/// The text a session is matched on: title, first prompt and summary, one line each.
+/// The text a session is matched on: title, project, first prompt and summary, one line each.
 pub fn haystack(s: &SessionSummary) -> String {
     format!(
-        "{} {} {}",
+        "{} {} {} {}",
         one_line(&s.title),
+        s.project(),
         truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
         truncate_chars(&one_line(&s.summary), FIELD_CAP)
     )
@@ -46,7 +47,7 @@ pub fn haystack(s: &SessionSummary) -> String {
 struct Item {
     key: Key,
     title: Utf32String,
-    /// Summary, `\n`, first prompt (one line each, capped).
+    /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart.
     text: Box<str>,
     /// `text` lower-cased, for terms without capitals.
     lower: Box<str>,
@@ -57,9 +58,10 @@ struct Item {
 impl Item {
     fn new(s: &SessionSummary) -> Item {
         let text = format!(
-            "{}\n{}",
+            "{}\n{}\n{}",
             truncate_chars(&one_line(&s.summary), FIELD_CAP),
-            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP)
+            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
+            one_line(s.project())
         );
         Item {
             key: (s.store, s.id.clone()),
@@ -211,7 +213,7 @@ impl Query {
     }
 }
 
-/// Whether `term` occurs in the item's summary or first prompt, as its kind says.
+/// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
 fn text_match(term: &Term, item: &Item) -> bool {
     let (all, fields) = item.fields(term.case_sensitive);
     let n = term.needle.as_str();
