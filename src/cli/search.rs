@@ -55,41 +55,46 @@ pub fn run(
         None => index::default_dir(stores)
             .ok_or_else(|| Error::Refused("no cache directory for the search index".into()))?,
     };
-    // The index covers every store whatever the filters, so a filtered search never drops
-    // the other stores' sessions from it.
-    let rows = stores.list_of(None);
     let keep = filter(a.all, a.archived, false, a.format, a.cwd.as_ref());
-    let shown: HashMap<Key, &SessionSummary> = rows
-        .iter()
-        .filter(|r| keep.accepts(r))
-        .map(|r| ((r.store, r.id.clone()), r))
-        .collect();
-    let accept = |k: &Key| shown.contains_key(k);
     let limit = a.limit.unwrap_or(usize::MAX);
-    let hits =
-        match fresh_index(&dir, &rows, stores).and_then(|ix| ix.search(&query, &accept, limit)) {
-            Ok(h) => h,
-            // A segment that broke under us: the index is a cache, so rebuild it and ask again.
-            Err(_) => {
-                index::wipe(&dir);
-                fresh_index(&dir, &rows, stores)?.search(&query, &accept, limit)?
-            }
-        };
-    for h in &hits {
-        let s = shown[&h.key];
-        if a.json {
+    // The index covers every store whatever the filters (so a filtered search never drops
+    // other stores' sessions from it); its session table answers the filters.
+    let answer = |ix: &TextIndex| -> Result<Vec<(Hit, SessionSummary)>> {
+        let shown: HashMap<Key, &SessionSummary> = ix
+            .listed()
+            .filter(|r| keep.accepts(r))
+            .map(|r| ((r.store, r.id.clone()), r))
+            .collect();
+        let hits = ix.search(&query, &|k| shown.contains_key(k), limit)?;
+        Ok(hits
+            .into_iter()
+            .map(|h| {
+                let row = shown[&h.key].clone();
+                (h, row)
+            })
+            .collect())
+    };
+    let hits = match fresh_index(&dir, stores).and_then(|ix| answer(&ix)) {
+        Ok(h) => h,
+        // A segment that broke under us: the index is a cache, so rebuild it and ask again.
+        Err(_) => {
+            index::wipe(&dir);
+            answer(&fresh_index(&dir, stores)?)?
+        }
+    };
+    if a.json {
+        for (h, s) in &hits {
             writeln!(out, "{}", json_line(&hit_json(s, h))).map_err(stdout_err)?;
         }
-    }
-    if !a.json {
-        write_table(out, &hits, &shown).map_err(stdout_err)?;
+    } else {
+        write_table(out, &hits).map_err(stdout_err)?;
     }
     out.flush().map_err(stdout_err)?;
     Ok(if hits.is_empty() { 1 } else { 0 })
 }
 
 /// Open the index and bring it up to date, with progress on stderr when it is a terminal.
-fn fresh_index(dir: &Path, rows: &[SessionSummary], stores: &Stores) -> Result<TextIndex> {
+fn fresh_index(dir: &Path, stores: &Stores) -> Result<TextIndex> {
     let mut ix = TextIndex::open(dir)?;
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
@@ -97,7 +102,7 @@ fn fresh_index(dir: &Path, rows: &[SessionSummary], stores: &Stores) -> Result<T
             eprint!("\rindexing {} / {}", thousands(done), thousands(total));
         }
     };
-    let r = ix.update(rows, stores, &progress);
+    let r = ix.update_from_disk(stores, &progress);
     if tty {
         eprint!("\r\x1b[K");
     }
@@ -143,15 +148,10 @@ fn place(h: &Hit) -> String {
     }
 }
 
-fn write_table(
-    out: &mut impl Write,
-    hits: &[Hit],
-    shown: &HashMap<Key, &SessionSummary>,
-) -> std::io::Result<()> {
+fn write_table(out: &mut impl Write, hits: &[(Hit, SessionSummary)]) -> std::io::Result<()> {
     let rows: Vec<[String; 4]> = hits
         .iter()
-        .map(|h| {
-            let s = shown[&h.key];
+        .map(|(h, s)| {
             [
                 text::truncate_chars(&text::one_line(&s.title), 40),
                 s.reference(),

@@ -30,15 +30,17 @@ pub fn session_number(store: StoreKind, id: &str) -> u64 {
     h.finish()
 }
 
-/// What changes when a session changes: its file(s) (path, size, mtime) and the listed
-/// title, summary and archive state (renames and sidecar edits do not touch the messages).
-/// `DefaultHasher` is stable within one build; a new build at worst re-indexes everything.
-pub fn fingerprint(s: &SessionSummary) -> u64 {
+/// What changes when a session changes, from the disk alone (no parsing), so an unchanged
+/// session costs a few `stat`s: its file or its directory's files (path, size, mtime), the
+/// sidecar spool keeps beside it (`sessions/.spool/<id>.json`: pin, title) and the
+/// collection's `archive.json` (Loop's archive state). `DefaultHasher` is stable within one
+/// build; a new build at worst re-indexes everything.
+pub fn fingerprint(path: &Path, id: &str, sessions_dir: &Path) -> u64 {
     let mut h = DefaultHasher::new();
-    s.path.hash(&mut h);
-    stat_into(&s.path, &mut h);
-    if s.path.is_dir()
-        && let Ok(rd) = std::fs::read_dir(&s.path)
+    path.hash(&mut h);
+    stat_into(path, &mut h);
+    if path.is_dir()
+        && let Ok(rd) = std::fs::read_dir(path)
     {
         let mut names: Vec<_> = rd.flatten().map(|e| e.path()).collect();
         names.sort();
@@ -47,12 +49,20 @@ pub fn fingerprint(s: &SessionSummary) -> u64 {
             stat_into(&p, &mut h);
         }
     }
-    (&s.title, &s.summary, s.archived, s.error.is_some()).hash(&mut h);
+    stat_into(
+        &sessions_dir.join(".spool").join(format!("{id}.json")),
+        &mut h,
+    );
+    if let Some(parent) = path.parent() {
+        stat_into(&parent.join("archive.json"), &mut h);
+    }
     h.finish()
 }
 
 fn stat_into(p: &Path, h: &mut DefaultHasher) {
-    if let Ok(m) = std::fs::metadata(p) {
+    let m = std::fs::metadata(p);
+    m.is_ok().hash(h);
+    if let Ok(m) = m {
         m.len().hash(h);
         m.modified()
             .ok()

@@ -9,6 +9,7 @@
 
 mod docs;
 mod hits;
+mod table;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -22,13 +23,12 @@ pub use hits::Hit;
 
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
-use crate::search::Key;
 use crate::store::{Span, Stores};
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
-const SCHEMA_VERSION: &str = "spool-index 2\n";
+const SCHEMA_VERSION: &str = "spool-index 3\n";
 const VERSION_FILE: &str = "spool-schema";
-/// sid, fingerprint, store and id of every indexed session (tab-separated).
+/// The session table (`table`): number, fingerprint and listing fields of each session.
 const SESSIONS_FILE: &str = "sessions.tsv";
 /// The writer's whole memory budget, set explicitly: tantivy flushes a segment when a
 /// thread's share fills, so this bounds memory while building (the peak is 200 MB).
@@ -69,12 +69,7 @@ pub enum Freshness {
     ReadOnly,
 }
 
-/// An indexed session: who it is and the fingerprint it was indexed at.
-#[derive(Clone, Debug)]
-struct Known {
-    key: Key,
-    fp: u64,
-}
+use table::Known;
 
 /// The open index.
 pub struct TextIndex {
@@ -157,7 +152,7 @@ impl TextIndex {
             index,
             f,
             reader,
-            sessions: read_sessions(&dir.join(SESSIONS_FILE)),
+            sessions: table::read(&dir.join(SESSIONS_FILE)),
         })
     }
 
@@ -166,9 +161,15 @@ impl TextIndex {
         self.sessions.len()
     }
 
-    /// Bring the index up to date with `rows` (every listed session of `stores`): index the
-    /// changed ones, drop the vanished ones. `progress(done, total)` is called from the
-    /// indexing threads as sessions are read.
+    /// The indexed sessions as listing rows (title, last activity, archived, empty, cwd):
+    /// what `spool search` filters and prints without listing the stores again.
+    pub fn listed(&self) -> impl Iterator<Item = &SessionSummary> {
+        self.sessions.values().map(|k| &k.row)
+    }
+
+    /// Bring the index up to date with `rows` (every listed session of `stores`, as the
+    /// browser holds them): index the changed ones, drop the vanished ones.
+    /// `progress(done, total)` is called from the indexing threads as sessions are read.
     pub fn update(
         &mut self,
         rows: &[SessionSummary],
@@ -176,15 +177,58 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let mut seen = HashSet::with_capacity(rows.len());
-        let mut changed: Vec<(u64, u64, &SessionSummary)> = Vec::new();
+        let mut changed = Vec::new();
         for r in rows.iter().filter(|r| r.error.is_none()) {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
-            let fp = fingerprint(r);
+            let fp = fingerprint(&r.path, &r.id, stores.store_for(r).sessions_dir());
             if self.sessions.get(&sid).is_none_or(|k| k.fp != fp) {
-                changed.push((sid, fp, r));
+                changed.push((sid, fp, r.clone()));
             }
         }
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// The same from the disk: discover every store's sessions and summarize only those
+    /// whose fingerprint changed (`spool search`: an unchanged store costs a few `stat`s per
+    /// session, not a listing pass).
+    pub fn update_from_disk(
+        &mut self,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut seen = HashSet::new();
+        let mut todo = Vec::new();
+        for store in &stores.stores {
+            for c in store.discover() {
+                let sid = session_number(store.kind(), &c.id);
+                let fp = fingerprint(&c.path, &c.id, store.sessions_dir());
+                if self.sessions.get(&sid).is_some_and(|k| k.fp == fp) {
+                    seen.insert(sid);
+                } else {
+                    todo.push((sid, fp, store.as_ref(), c));
+                }
+            }
+        }
+        let changed: Vec<(u64, u64, SessionSummary)> = todo
+            .into_iter()
+            .filter_map(|(sid, fp, store, c)| {
+                let s = store.summarize(&c).filter(|s| s.error.is_none())?;
+                seen.insert(sid);
+                Some((sid, fp, s))
+            })
+            .collect();
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// Index `changed`, drop every indexed session not in `seen`.
+    fn apply(
+        &mut self,
+        changed: Vec<(u64, u64, SessionSummary)>,
+        seen: HashSet<u64>,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
         let removed: Vec<u64> = self
             .sessions
             .keys()
@@ -216,9 +260,10 @@ impl TextIndex {
                     scope.spawn(|| -> tantivy::Result<()> {
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(&(sid, _, row)) = changed.get(i) else {
+                            let Some((sid, _, row)) = changed.get(i) else {
                                 return Ok(());
                             };
+                            let sid = *sid;
                             writer.delete_term(Term::from_field_u64(f.sid, sid));
                             for d in session_docs(stores, row) {
                                 writer.add_document(to_doc(f, sid, row, d))?;
@@ -244,11 +289,10 @@ impl TextIndex {
         for sid in &removed {
             self.sessions.remove(sid);
         }
-        for &(sid, fp, r) in &changed {
-            let key = (r.store, r.id.clone());
-            self.sessions.insert(sid, Known { key, fp });
+        for (sid, fp, r) in &changed {
+            self.sessions.insert(*sid, Known::new(*fp, r));
         }
-        write_sessions(&self.dir, &self.sessions)?;
+        table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
         self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
         Ok(Freshness::Updated {
             indexed: total,
@@ -259,7 +303,7 @@ impl TextIndex {
     /// Re-read what other processes committed (a read-only process after their update).
     pub fn refresh(&mut self) {
         let _ = self.reader.reload();
-        self.sessions = read_sessions(&self.dir.join(SESSIONS_FILE));
+        self.sessions = table::read(&self.dir.join(SESSIONS_FILE));
     }
 }
 
@@ -305,51 +349,6 @@ pub fn wipe(dir: &Path) {
             let _ = std::fs::remove_file(&p);
         }
     }
-}
-
-fn read_sessions(path: &Path) -> HashMap<u64, Known> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return HashMap::new();
-    };
-    text.lines()
-        .filter_map(|l| {
-            let mut it = l.splitn(4, '\t');
-            let sid = u64::from_str_radix(it.next()?, 16).ok()?;
-            let fp = u64::from_str_radix(it.next()?, 16).ok()?;
-            let store = StoreKind::parse(it.next()?)?;
-            let id = it.next()?.to_string();
-            Some((
-                sid,
-                Known {
-                    key: (store, id),
-                    fp,
-                },
-            ))
-        })
-        .collect()
-}
-
-/// Written after the commit, atomically: a crash in between only re-indexes next time.
-fn write_sessions(dir: &Path, sessions: &HashMap<u64, Known>) -> Result<()> {
-    use std::io::Write;
-    let mut text = String::with_capacity(sessions.len() * 64);
-    for (sid, k) in sessions {
-        if k.key.1.contains(['\t', '\n']) {
-            continue;
-        }
-        text.push_str(&format!(
-            "{sid:016x}\t{:016x}\t{}\t{}\n",
-            k.fp, k.key.0, k.key.1
-        ));
-    }
-    let path = dir.join(SESSIONS_FILE);
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io("writing", &path, e))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| Error::io("writing", &path, e))?;
-    tmp.persist(&path)
-        .map_err(|e| Error::io("writing", &path, e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]

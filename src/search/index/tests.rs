@@ -52,16 +52,17 @@ fn docs_carry_message_round_and_role_and_caps() {
 }
 
 #[test]
-fn fingerprint_follows_title_and_file() {
+fn fingerprint_follows_the_file_and_the_sidecar() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
     std::fs::write(&p, "a").unwrap();
-    let mut s = SessionSummary::new(StoreKind::Loom, "s", &p);
-    let a = fingerprint(&s);
-    assert_eq!(a, fingerprint(&s));
-    s.title = "renamed".into();
-    let b = fingerprint(&s);
-    assert_ne!(a, b);
+    let fp = || fingerprint(&p, "s", dir.path());
+    let a = fp();
+    assert_eq!(a, fp());
     std::fs::write(&p, "ab").unwrap();
-    assert_ne!(b, fingerprint(&s));
+    let b = fp();
+    assert_ne!(a, b, "an append");
+    std::fs::create_dir(dir.path().join(".spool")).unwrap();
+    std::fs::write(dir.path().join(".spool/s.json"), "{}").unwrap();
+    assert_ne!(b, fp(), "a sidecar (rename, pin)");
 }
