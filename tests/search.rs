@@ -403,3 +403,48 @@ fn two_processes_index_and_search_at_once() {
     let again = search_json(h.path(), &[], "test").1;
     assert_eq!(rows, again, "a settled index answers the same");
 }
+
+#[test]
+fn list_filters_apply_and_the_table_says_where() {
+    let h = Home::with_fixtures();
+    let q = ["search", "\"error ts2307 cannot find\""];
+    let out = spool(h.path(), &q);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "archived sessions are hidden by default"
+    );
+    let out = spool(h.path(), &[&q[..], &["--archived"]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    let mut lines = table.lines();
+    assert!(lines.next().unwrap().starts_with("TITLE"));
+    let row = lines.next().unwrap();
+    assert!(
+        row.contains("loop:e9d4a6b1") && row.contains("round 0, message 2"),
+        "{row}"
+    );
+    let out = spool(h.path(), &[&q[..], &["--all", "--format", "loom"]].concat());
+    assert_eq!(out.status.code(), Some(1), "--format keeps one store");
+    let out = spool(
+        h.path(),
+        &["search", "router", "--all", "--limit", "1", "--json"],
+    );
+    assert_eq!(json_lines(&String::from_utf8(out.stdout).unwrap()).len(), 1);
+    let out = spool(h.path(), &["search", "router", "-test"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unquoted -word is an unknown option"
+    );
+    let out = spool(
+        h.path(),
+        &["search", "--all", "--", "router", "-nosuchword"],
+    );
+    assert_eq!(out.status.code(), Some(0), "after -- it is an exclusion");
+}

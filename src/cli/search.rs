@@ -19,8 +19,10 @@ use crate::text;
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Words (all in one message, any order), "quoted phrases", -word to exclude
-    #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "QUERY")]
+    /// Words (all in one message, any order), "quoted phrases", -word to exclude; several
+    /// arguments are joined. Quote a query with -word ('tz -flaky') or put it after `--`, so
+    /// options after the query stay options.
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     pub query: Vec<String>,
     /// JSON Lines, one object per session
     #[arg(long)]
