@@ -3,8 +3,8 @@
 //!
 //! It is a cache: a missing, corrupt or old-schema index is wiped and rebuilt without a word;
 //! deleting it loses nothing. `update` re-indexes only the sessions whose fingerprint (files'
-//! path, size, mtime; listed title and summary) changed and drops the sessions that are gone;
-//! it runs from any thread and reports progress as (done, total). One process writes at a
+//! path, size, mtime; sidecar; collection archive file) changed and drops the sessions that
+//! are gone; it runs from any thread and reports progress as (done, total). One process writes at a
 //! time (tantivy's own writer lock); another finds the lock taken and searches what is there.
 
 mod docs;
