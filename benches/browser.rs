@@ -251,9 +251,12 @@ fn open_last_page(c: &mut Criterion) {
     });
 }
 
-/// Build the full-text index of every session of `dir` into `index_dir` (wiped first).
-fn build_index(dir: &Path, index_dir: &Path) -> TextIndex {
-    index::wipe(index_dir);
+/// Build the full-text index of every session of `dir` into `index_dir` (from nothing when
+/// `wipe`, else only what changed since the last run).
+fn build_index(dir: &Path, index_dir: &Path, wipe: bool) -> TextIndex {
+    if wipe {
+        index::wipe(index_dir);
+    }
     let stores = Stores::open(&Roots::all_in(dir));
     let rows = stores.list_all();
     let mut ix = TextIndex::open(index_dir).expect("index opens");
@@ -267,7 +270,7 @@ fn index_build(c: &mut Criterion) {
     let (dir, _) = corpus(10_000, None);
     let index_dir = dir.with_extension("index-build");
     g.bench_function(BenchmarkId::from_parameter(10_000), |b| {
-        b.iter(|| build_index(&dir, &index_dir).session_count())
+        b.iter(|| build_index(&dir, &index_dir, true).session_count())
     });
     g.finish();
 }
@@ -277,7 +280,7 @@ fn text_query(c: &mut Criterion) {
     g.sample_size(50);
     for n in [10_000, 100_000] {
         let (dir, _) = corpus(n, None);
-        let ix = build_index(&dir, &dir.with_extension("index-query"));
+        let ix = build_index(&dir, &dir.with_extension("index-query"), false);
         let queries: Vec<TextQuery> = [
             "timeout",
             "\"router test\"",

@@ -145,6 +145,41 @@ impl SegmentCollector for SegmentFold {
 }
 
 impl TextIndex {
+    /// The best `limit` sessions of `fold` that `accept` lets through, best first. Only the
+    /// top few are sorted (a common word matches nearly every session at 100k); the whole
+    /// fold only when filters left too few of them.
+    fn best<'a>(
+        &'a self,
+        mut fold: Fold,
+        accept: &dyn Fn(&Key) -> bool,
+        limit: usize,
+    ) -> Vec<(&'a Key, Agg)> {
+        let order = |(sa, a): &(u64, Agg), (sb, b): &(u64, Agg)| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.updated.cmp(&a.updated))
+                .then(sa.cmp(sb))
+        };
+        let pick = |fold: &[(u64, Agg)]| -> Vec<(&'a Key, Agg)> {
+            fold.iter()
+                .filter_map(|(sid, a)| Some((&self.sessions.get(sid)?.key, *a)))
+                .filter(|(k, _)| accept(k))
+                .take(limit)
+                .collect()
+        };
+        let top = limit.saturating_mul(4).saturating_add(64);
+        if top < fold.len() {
+            fold.select_nth_unstable_by(top, order);
+            fold[..top].sort_unstable_by(order);
+            let got = pick(&fold[..top]);
+            if got.len() >= limit {
+                return got;
+            }
+        }
+        fold.sort_unstable_by(order);
+        pick(&fold)
+    }
+
     /// The tantivy query for `q`: every required word or phrase in one message, none of the
     /// excluded. `None` when a required term has nothing the tokenizer keeps (`"!!!"`).
     fn build_query(&self, q: &TextQuery) -> Result<Option<BooleanQuery>> {
@@ -197,20 +232,7 @@ impl TextIndex {
         let fold = searcher
             .search(&query, &SessionCollector)
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut fold = fold;
-        fold.sort_unstable_by(|(sa, a), (sb, b)| {
-            b.score
-                .total_cmp(&a.score)
-                .then(b.updated.cmp(&a.updated))
-                .then(sa.cmp(sb))
-        });
-        // Only the sessions shown are looked up and filtered, best first.
-        let ranked: Vec<(&Key, Agg)> = fold
-            .into_iter()
-            .filter_map(|(sid, a)| Some((&self.sessions.get(&sid)?.key, a)))
-            .filter(|(k, _)| accept(k))
-            .take(limit)
-            .collect();
+        let ranked = self.best(fold, accept, limit);
         let mut snippets = SnippetGenerator::create(&searcher, &query, self.f.text)
             .map_err(|e| index_err(&self.dir, e))?;
         snippets.set_max_num_chars(SNIPPET_CHARS);
