@@ -7,7 +7,12 @@
 //! - `first_screen_cold/N`: the same on the very first start (no hints: discovery first).
 //! - `keystroke/N`: one more character typed into the search box with every session loaded,
 //!   until the matcher has settled and the frame is drawn.
+//! - `keystroke/router emp/N`: the same with the two-term query (precise rules).
 //! - `list_all/N`: the CLI's full listing pass over every store.
+//! - `index_build/N`: the full-text index built from nothing over every session (2 threads,
+//!   50 MB writer budget), as the first `spool search` does.
+//! - `text_query/N`: one full-text query on a built index, folded into sessions, with the
+//!   snippets of the first 20 (what `spool search --limit 20` and the browser show).
 //! - `open_last_page/100MB`: the last three rounds of a 100 MiB Loop transcript, read through
 //!   the round index.
 
@@ -23,6 +28,8 @@ use ratatui::backend::TestBackend;
 use spool::app::{Action, App, Options};
 use spool::corpus::{CorpusSpec, generate};
 use spool::loader::{Event, Loader};
+use spool::search::index::{self, TextIndex};
+use spool::search::query::TextQuery;
 use spool::store::{Roots, Span, Stores};
 use spool::ui::{self, Theme};
 
@@ -181,30 +188,36 @@ fn keystroke(c: &mut Criterion) {
         app.settle();
         let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
         app.update(Action::FocusSearch);
-        // A realistic query typed one key at a time: each key refines the last.
-        let query: Vec<char> = "routeparm".chars().collect();
-        g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                let mut typed = 0usize;
-                for _ in 0..iters {
-                    if typed == query.len() {
-                        for _ in 0..typed {
-                            app.update(Action::SearchBackspace);
+        // Realistic queries typed one key at a time: each key refines the last.
+        for (name, q) in [("", "routeparm"), ("router emp/", "router emp")] {
+            let query: Vec<char> = q.chars().collect();
+            g.bench_function(BenchmarkId::from_parameter(format!("{name}{n}")), |b| {
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    let mut typed = 0usize;
+                    for _ in 0..iters {
+                        if typed == query.len() {
+                            for _ in 0..typed {
+                                app.update(Action::SearchBackspace);
+                            }
+                            app.settle();
+                            typed = 0;
                         }
+                        let t = Instant::now();
+                        app.update(Action::SearchInput(query[typed]));
                         app.settle();
-                        typed = 0;
+                        draw(&mut app, &mut term, &theme);
+                        total += t.elapsed();
+                        typed += 1;
                     }
-                    let t = Instant::now();
-                    app.update(Action::SearchInput(query[typed]));
-                    app.settle();
-                    draw(&mut app, &mut term, &theme);
-                    total += t.elapsed();
-                    typed += 1;
-                }
-                total
+                    total
+                });
             });
-        });
+            for _ in 0..query.len() {
+                app.update(Action::SearchBackspace);
+            }
+            app.settle();
+        }
     }
     g.finish();
 }
@@ -238,12 +251,66 @@ fn open_last_page(c: &mut Criterion) {
     });
 }
 
+/// Build the full-text index of every session of `dir` into `index_dir` (from nothing when
+/// `wipe`, else only what changed since the last run).
+fn build_index(dir: &Path, index_dir: &Path, wipe: bool) -> TextIndex {
+    if wipe {
+        index::wipe(index_dir);
+    }
+    let stores = Stores::open(&Roots::all_in(dir));
+    let rows = stores.list_all();
+    let mut ix = TextIndex::open(index_dir).expect("index opens");
+    ix.update(&rows, &stores, &|_, _| {}).expect("index builds");
+    ix
+}
+
+fn index_build(c: &mut Criterion) {
+    let mut g = c.benchmark_group("index_build");
+    g.sample_size(10);
+    let (dir, _) = corpus(10_000, None);
+    let index_dir = dir.with_extension("index-build");
+    g.bench_function(BenchmarkId::from_parameter(10_000), |b| {
+        b.iter(|| build_index(&dir, &index_dir, true).session_count())
+    });
+    g.finish();
+}
+
+fn text_query(c: &mut Criterion) {
+    let mut g = c.benchmark_group("text_query");
+    g.sample_size(50);
+    for n in [10_000, 100_000] {
+        let (dir, _) = corpus(n, None);
+        let ix = build_index(&dir, &dir.with_extension("index-query"), false);
+        let queries: Vec<TextQuery> = [
+            "timeout",
+            "\"router test\"",
+            "invoice -cache",
+            "sensor backoff",
+        ]
+        .iter()
+        .map(|q| TextQuery::parse(q).unwrap())
+        .collect();
+        let mut i = 0;
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                i += 1;
+                ix.search(&queries[i % queries.len()], &|_| true, 20)
+                    .unwrap()
+                    .len()
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     first_screen,
     first_screen_cold,
     keystroke,
     list_all,
-    open_last_page
+    open_last_page,
+    index_build,
+    text_query
 );
 criterion_main!(benches);

@@ -38,7 +38,16 @@ fn run(cli: Cli) -> Result<i32, Error> {
         config.add_roots(&mut stores);
     }
     match cli.command {
-        Some(cmd) => spool::cli::run(cmd, &stores, &config.resume.commands()),
+        Some(cmd) => {
+            // The demo's index dies with its temporary copy instead of piling up in the cache.
+            let index_dir = demo.as_ref().map(|d| d.path().join("index"));
+            spool::cli::run(
+                cmd,
+                &stores,
+                &config.resume.commands(),
+                index_dir.as_deref(),
+            )
+        }
         None => {
             color_eyre::install().map_err(|e| Error::Refused(e.to_string()))?;
             spool::browser::run(stores, config).map_err(|e| Error::Refused(format!("{e:#}")))?;

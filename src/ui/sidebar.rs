@@ -14,7 +14,7 @@ use super::dialog::field;
 use super::{Theme, highlighted};
 use crate::app::{App, Focus, ROW_H, age};
 use crate::model::SessionSummary;
-use crate::search::substring_highlight;
+use crate::search::line_matches;
 use crate::text::{fit, one_line};
 
 /// Columns before the title: selection bar, mark, pin, space.
@@ -211,10 +211,10 @@ fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'st
     let summary = one_line(&s.summary);
     let prompt = one_line(&s.first_prompt);
     let q = app.list.query();
-    let (mut text, mut hl) = match substring_highlight(q, &summary) {
+    let (mut text, mut hl) = match line_matches(q, &summary) {
         hl if !hl.is_empty() || summary.is_empty() && prompt.is_empty() => (summary, hl),
         _ => {
-            let phl = substring_highlight(q, &prompt);
+            let phl = line_matches(q, &prompt);
             if summary.is_empty() || !phl.is_empty() {
                 (prompt, phl)
             } else {

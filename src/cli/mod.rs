@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod search;
+pub use search::SearchArgs;
+
 use crate::error::{Error, Result};
 use crate::export::{self, Format};
 use crate::model::{SessionSummary, StoreKind};
@@ -74,6 +77,8 @@ pub enum Command {
     Undelete(RefArg),
     /// Resume a session in its agent, in the session's directory
     Resume(ResumeArgs),
+    /// Search every message of every session (full text)
+    Search(SearchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -96,7 +101,8 @@ pub struct ListArgs {
     /// Only sessions whose working directory is DIR
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Fuzzy filter over title, summary, project and first prompt
+    /// Quick-search filter (as `/` in the browser): title fuzzily, summary, first prompt and
+    /// project as substrings; terms ANDed, fzf syntax
     #[arg(long, value_name = "Q")]
     pub query: Option<String>,
     /// At most N sessions
@@ -186,9 +192,16 @@ fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
 }
 
 /// Run one subcommand; returns the process exit code.
-pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> Result<i32> {
+/// `index_dir` overrides where the search index lives (the demo keeps its own, temporary).
+pub fn run(
+    command: Command,
+    stores: &Stores,
+    resume_cmds: &ResumeCommands,
+    index_dir: Option<&std::path::Path>,
+) -> Result<i32> {
     let mut out = std::io::stdout().lock();
     match command {
+        Command::Search(a) => return search::run(&mut out, stores, &a, index_dir),
         Command::List(a) => list(&mut out, stores, &a)?,
         Command::Show(a) => show(&mut out, stores, &a)?,
         Command::Export(a) => export_cmd(&mut out, stores, &a)?,
@@ -284,26 +297,37 @@ fn act(
     Ok(())
 }
 
-fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
-    let filter = Filter {
-        all: a.all,
-        archived: a.archived,
-        empty: a.empty,
-        format: a.format,
-        cwd: a.cwd.as_ref().map(|p| {
+/// The `list` filters (shared by `search`), with `--cwd` made absolute.
+fn filter(
+    all: bool,
+    archived: bool,
+    empty: bool,
+    format: Option<StoreKind>,
+    cwd: Option<&PathBuf>,
+) -> Filter {
+    Filter {
+        all,
+        archived,
+        empty,
+        format,
+        cwd: cwd.map(|p| {
             std::path::absolute(p)
                 .unwrap_or_else(|_| p.clone())
                 .to_string_lossy()
                 .into_owned()
         }),
-    };
+    }
+}
+
+fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
+    let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
     let mut rows: Vec<SessionSummary> = stores
         .list_of(a.format)
         .into_iter()
         .filter(|s| filter.accepts(s))
         .collect();
     if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
-        rows = query_filter(rows, q);
+        rows = crate::search::rank_rows(rows, q);
     }
     if let Some(n) = a.limit {
         rows.truncate(n);
@@ -316,27 +340,6 @@ fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
         write_table(out, &rows).map_err(stdout_err)?;
     }
     Ok(())
-}
-
-/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over the browser's haystack),
-/// best first;
-/// equal scores keep list order.
-fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
-    use nucleo::pattern::{CaseMatching, Normalization, Pattern};
-    let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
-    let mut matcher = nucleo::Matcher::new(nucleo::Config::DEFAULT);
-    let mut buf = Vec::new();
-    let mut scored: Vec<(u32, usize, SessionSummary)> = rows
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let text = crate::search::haystack(&r);
-            let score = pattern.score(nucleo::Utf32Str::new(&text, &mut buf), &mut matcher)?;
-            Some((score, i, r))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().map(|(_, _, r)| r).collect()
 }
 
 /// Compact JSON with every character a terminal could act on escaped (serde_json leaves

@@ -1,0 +1,170 @@
+//! What the index holds for one session: one document per message (its display text, thinking,
+//! tool calls and their arguments, capped), one per compaction summary, and one for the title
+//! and summary; plus the fingerprint that says whether the session changed since.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use crate::model::{Entry, Message, SessionSummary, StoreKind, Transcript};
+
+/// Bytes of one part of a message (its text, one thinking block, one tool call) that are
+/// indexed: a 2 MB tool output is found by its first 4 KiB, and the index stays small.
+pub const PART_CAP: usize = 4096;
+
+/// One document to index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doc {
+    /// `index` of the message (as in `show --json`); `None` for the title/summary document.
+    pub message: Option<usize>,
+    /// 0-based round of the message.
+    pub round: Option<usize>,
+    pub role: Option<String>,
+    pub text: String,
+}
+
+/// The stable number of a session in the index (`store:id` hashed).
+pub fn session_number(store: StoreKind, id: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (store.as_str(), id).hash(&mut h);
+    h.finish()
+}
+
+/// What changes when a session changes, from the disk alone (no parsing), so an unchanged
+/// session costs a few `stat`s: its file or its directory's files (path, size, mtime), the
+/// sidecar spool keeps beside it (`sessions/.spool/<id>.json`: pin, title) and the
+/// collection's `archive.json` (Loop's archive state). `DefaultHasher` is stable within one
+/// build; a new build at worst re-indexes everything.
+pub fn fingerprint(path: &Path, id: &str, sessions_dir: &Path) -> u64 {
+    let mut h = DefaultHasher::new();
+    path.hash(&mut h);
+    stat_into(path, &mut h);
+    if path.is_dir()
+        && let Ok(rd) = std::fs::read_dir(path)
+    {
+        let mut names: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        names.sort();
+        for p in names {
+            p.hash(&mut h);
+            stat_into(&p, &mut h);
+        }
+    }
+    stat_into(
+        &sessions_dir.join(".spool").join(format!("{id}.json")),
+        &mut h,
+    );
+    if let Some(parent) = path.parent() {
+        stat_into(&parent.join("archive.json"), &mut h);
+    }
+    h.finish()
+}
+
+fn stat_into(p: &Path, h: &mut DefaultHasher) {
+    let m = std::fs::metadata(p);
+    m.is_ok().hash(h);
+    if let Ok(m) = m {
+        m.len().hash(h);
+        m.modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos())
+            .hash(h);
+    }
+}
+
+/// Cut `s` to at most `PART_CAP` bytes on a char boundary.
+fn capped(s: &str) -> &str {
+    if s.len() <= PART_CAP {
+        return s;
+    }
+    let mut end = PART_CAP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A message's searchable text: display text, thinking, tool calls (name and arguments).
+fn message_text(m: &Message) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !m.text.is_empty() {
+        parts.push(capped(&m.text).to_string());
+    }
+    for t in &m.thinking {
+        parts.push(capped(t).to_string());
+    }
+    for c in &m.tool_calls {
+        let args = match &c.arguments {
+            serde_json::Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        parts.push(format!("{} {}", c.name, capped(&args)));
+    }
+    if let Some(n) = &m.tool_name
+        && m.tool_calls.is_empty()
+    {
+        parts.push(n.clone());
+    }
+    parts.join("\n")
+}
+
+/// The document of a session's title and summary.
+pub fn title_doc(s: &SessionSummary) -> Doc {
+    Doc {
+        message: None,
+        round: None,
+        role: None,
+        text: format!("{}\n{}", s.title, capped(&s.summary)),
+    }
+}
+
+/// The documents of one session, in history order: the title/summary document first.
+pub fn docs(s: &SessionSummary, t: &Transcript) -> Vec<Doc> {
+    let mut out = vec![title_doc(s)];
+    let mut users = 0usize;
+    let mut last: (Option<usize>, usize) = (None, 0);
+    // Compaction summaries are shown just before the message they precede: they take its
+    // index and round, so "round R, message M" lands where they are drawn.
+    let mut pending: Vec<String> = Vec::new();
+    for e in &t.entries {
+        match e {
+            Entry::Message(m) => {
+                if m.role == crate::model::Role::User {
+                    users += 1;
+                }
+                let round = t.first_round + users.saturating_sub(1);
+                for text in pending.drain(..) {
+                    out.push(Doc {
+                        message: m.index,
+                        round: Some(round),
+                        role: Some("compaction".into()),
+                        text,
+                    });
+                }
+                last = (m.index, round);
+                let text = message_text(m);
+                if !text.trim().is_empty() {
+                    out.push(Doc {
+                        message: m.index,
+                        round: Some(round),
+                        role: Some(m.role.as_str().to_string()),
+                        text,
+                    });
+                }
+            }
+            Entry::Compaction { summary, .. } if !summary.trim().is_empty() => {
+                pending.push(capped(summary).to_string());
+            }
+            _ => {}
+        }
+    }
+    for text in pending {
+        out.push(Doc {
+            message: last.0,
+            round: Some(last.1),
+            role: Some("compaction".into()),
+            text,
+        });
+    }
+    out
+}

@@ -1,0 +1,276 @@
+//! Querying the index: a `TextQuery` becomes one tantivy query over the message documents,
+//! every match is folded into its session (hit count, best message), and only the sessions
+//! shown get their stored text read for a snippet.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::Column;
+use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument, Term};
+
+use super::{TextIndex, index_err};
+use crate::error::Result;
+use crate::search::Key;
+use crate::search::query::TextQuery;
+
+/// Characters of text around the best hit shown as its snippet.
+const SNIPPET_CHARS: usize = 200;
+
+/// One matching session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    pub key: Key,
+    /// Relevance (BM25 of the best message); higher is better.
+    pub score: f32,
+    /// Matching messages in the session (the title/summary document counts as one).
+    pub hits: usize,
+    /// `index` of the best message; `None` when only the title or summary matched.
+    pub message: Option<usize>,
+    /// 0-based round of that message.
+    pub round: Option<usize>,
+    pub role: Option<String>,
+    /// Display text around the hit (raw: sanitise before printing).
+    pub snippet: String,
+    /// Byte ranges of `snippet` that matched.
+    pub highlights: Vec<Range<usize>>,
+}
+
+/// Per-session fold of the matches.
+#[derive(Clone, Copy)]
+struct Agg {
+    /// The session's relevance: its best document's.
+    score: Score,
+    /// The document shown: the best message, else the title/summary document (a title is
+    /// often the first prompt: the message is where the user wants to land).
+    best: DocAddress,
+    best_score: Score,
+    best_is_message: bool,
+    hits: usize,
+    updated: i64,
+}
+
+/// Matches folded per session: `(session number, fold)`.
+type Fold = Vec<(u64, Agg)>;
+
+/// Merge `a` into `b` (the same session).
+fn merge(b: &mut Agg, a: Agg) {
+    b.hits += a.hits;
+    b.score = b.score.max(a.score);
+    let (ka, kb) = (
+        (a.best_is_message, a.best_score),
+        (b.best_is_message, b.best_score),
+    );
+    if ka > kb || (ka == kb && a.best < b.best) {
+        b.best = a.best;
+        b.best_score = a.best_score;
+        b.best_is_message = a.best_is_message;
+    }
+}
+
+/// Folds every matching document into its session, reading the session number and recency
+/// from fast fields (no stored document is touched). A session's documents are added in
+/// one run, so within a segment they come in a row: folding into the last entry avoids a
+/// hash lookup per document (at 100k sessions a word can match a million messages).
+struct SessionCollector;
+
+struct SegmentFold {
+    ord: SegmentOrdinal,
+    sid: Column<u64>,
+    message: Column<u64>,
+    updated: Column<i64>,
+    fold: Fold,
+}
+
+impl Collector for SessionCollector {
+    type Fruit = Fold;
+    type Child = SegmentFold;
+
+    fn for_segment(
+        &self,
+        ord: SegmentOrdinal,
+        seg: &SegmentReader,
+    ) -> tantivy::Result<SegmentFold> {
+        Ok(SegmentFold {
+            ord,
+            sid: seg.fast_fields().u64("sid")?,
+            message: seg.fast_fields().u64("message")?,
+            updated: seg.fast_fields().i64("updated")?,
+            fold: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Fold>) -> tantivy::Result<Fold> {
+        // Runs of one session can still be split: tantivy's indexing threads interleave the
+        // batches of our reading threads, and a re-indexed session lands in a new segment.
+        let mut all: HashMap<u64, Agg> = HashMap::new();
+        for (sid, a) in fruits.into_iter().flatten() {
+            all.entry(sid).and_modify(|b| merge(b, a)).or_insert(a);
+        }
+        Ok(all.into_iter().collect())
+    }
+}
+
+impl SegmentCollector for SegmentFold {
+    type Fruit = Fold;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        let Some(sid) = self.sid.first(doc) else {
+            return;
+        };
+        let a = Agg {
+            score,
+            best: DocAddress::new(self.ord, doc),
+            best_score: score,
+            best_is_message: self.message.first(doc).is_some_and(|m| m != u64::MAX),
+            hits: 1,
+            updated: self.updated.first(doc).unwrap_or(i64::MIN),
+        };
+        match self.fold.last_mut() {
+            Some((last, b)) if *last == sid => merge(b, a),
+            _ => self.fold.push((sid, a)),
+        }
+    }
+
+    fn harvest(self) -> Fold {
+        self.fold
+    }
+}
+
+impl TextIndex {
+    /// The best `limit` sessions of `fold` that `accept` lets through, best first. Only the
+    /// top few are sorted (a common word matches nearly every session at 100k); the whole
+    /// fold only when filters left too few of them.
+    fn best<'a>(
+        &'a self,
+        mut fold: Fold,
+        accept: &dyn Fn(&Key) -> bool,
+        limit: usize,
+    ) -> Vec<(&'a Key, Agg)> {
+        let order = |(sa, a): &(u64, Agg), (sb, b): &(u64, Agg)| {
+            b.score
+                .total_cmp(&a.score)
+                .then(b.updated.cmp(&a.updated))
+                .then(sa.cmp(sb))
+        };
+        let pick = |fold: &[(u64, Agg)]| -> Vec<(&'a Key, Agg)> {
+            fold.iter()
+                .filter_map(|(sid, a)| Some((&self.sessions.get(sid)?.key, *a)))
+                .filter(|(k, _)| accept(k))
+                .take(limit)
+                .collect()
+        };
+        let top = limit.saturating_mul(4).saturating_add(64);
+        if top < fold.len() {
+            fold.select_nth_unstable_by(top, order);
+            fold[..top].sort_unstable_by(order);
+            let got = pick(&fold[..top]);
+            if got.len() >= limit {
+                return got;
+            }
+        }
+        fold.sort_unstable_by(order);
+        pick(&fold)
+    }
+
+    /// The tantivy query for `q`: every required word or phrase in one message, none of the
+    /// excluded. `None` when a required term has nothing the tokenizer keeps (`"!!!"`).
+    fn build_query(&self, q: &TextQuery) -> Result<Option<BooleanQuery>> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.f.text)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let mut clause = |text: &str| -> Option<Box<dyn Query>> {
+            let mut terms = Vec::new();
+            let mut stream = analyzer.token_stream(text);
+            while stream.advance() {
+                terms.push(Term::from_field_text(self.f.text, &stream.token().text));
+            }
+            match terms.len() {
+                0 => None,
+                1 => Some(Box::new(TermQuery::new(
+                    terms.remove(0),
+                    IndexRecordOption::WithFreqs,
+                ))),
+                _ => Some(Box::new(PhraseQuery::new(terms))),
+            }
+        };
+        let mut clauses = Vec::new();
+        for t in &q.required {
+            match clause(t) {
+                Some(c) => clauses.push((Occur::Must, c)),
+                None => return Ok(None),
+            }
+        }
+        for t in &q.excluded {
+            if let Some(c) = clause(t) {
+                clauses.push((Occur::MustNot, c));
+            }
+        }
+        Ok(Some(BooleanQuery::new(clauses)))
+    }
+
+    /// Sessions matching `q` that `accept` lets through, best first (relevance, then the
+    /// more recent session), at most `limit`, each with the snippet of its best message.
+    pub fn search(
+        &self,
+        q: &TextQuery,
+        accept: &dyn Fn(&Key) -> bool,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        let Some(query) = self.build_query(q)? else {
+            return Ok(Vec::new());
+        };
+        let searcher = self.reader.searcher();
+        let fold = searcher
+            .search(&query, &SessionCollector)
+            .map_err(|e| index_err(&self.dir, e))?;
+        let ranked = self.best(fold, accept, limit);
+        let mut snippets = SnippetGenerator::create(&searcher, &query, self.f.text)
+            .map_err(|e| index_err(&self.dir, e))?;
+        snippets.set_max_num_chars(SNIPPET_CHARS);
+        let mut out = Vec::with_capacity(ranked.len());
+        for (key, a) in ranked {
+            let doc: TantivyDocument = searcher.doc(a.best).map_err(|e| index_err(&self.dir, e))?;
+            let num = |f| {
+                doc.get_first(f)
+                    .and_then(|v| v.as_u64())
+                    .filter(|&n| n != u64::MAX)
+                    .map(|n| n as usize)
+            };
+            let text = doc
+                .get_first(self.f.text)
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            let role = doc
+                .get_first(self.f.role)
+                .and_then(|v| v.as_str())
+                .filter(|r| !r.is_empty())
+                .map(str::to_string);
+            let snip = snippets.snippet(text);
+            let (snippet, highlights) = if snip.is_empty() {
+                (crate::text::truncate_chars(text, SNIPPET_CHARS), Vec::new())
+            } else {
+                (snip.fragment().to_string(), snip.highlighted().to_vec())
+            };
+            out.push(Hit {
+                key: key.clone(),
+                score: a.score,
+                hits: a.hits,
+                message: num(self.f.message),
+                round: num(self.f.round),
+                role,
+                snippet,
+                highlights,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,355 @@
+//! The full-text index (tantivy) over every message of every session, in spool's cache
+//! directory (`<cache dir>/spool/index/<stores>/`), never inside a store.
+//!
+//! It is a cache: a missing, corrupt or old-schema index is wiped and rebuilt without a word;
+//! deleting it loses nothing. `update` re-indexes only the sessions whose fingerprint (files'
+//! path, size, mtime; sidecar; collection archive file) changed and drops the sessions that
+//! are gone; it runs from any thread and reports progress as (done, total). One process writes at a
+//! time (tantivy's own writer lock); another finds the lock taken and searches what is there.
+
+mod docs;
+mod hits;
+mod table;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tantivy::schema::{FAST, Field, INDEXED, STORED, Schema, TEXT};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+
+pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
+pub use hits::Hit;
+
+use crate::error::{Error, Result};
+use crate::model::{SessionSummary, StoreKind};
+use crate::store::{Span, Stores};
+
+/// Bump when the schema or what goes into a document changes: the old index is rebuilt.
+const SCHEMA_VERSION: &str = "spool-index 3\n";
+const VERSION_FILE: &str = "spool-schema";
+/// The session table (`table`): number, fingerprint and listing fields of each session.
+const SESSIONS_FILE: &str = "sessions.tsv";
+/// The writer's whole memory budget, set explicitly: tantivy flushes a segment when a
+/// thread's share fills, so this bounds memory while building (the peak is 200 MB).
+const WRITER_BUDGET: usize = 50 << 20;
+/// Indexing threads (tantivy's) and reading threads (ours): the machines are shared.
+const THREADS: usize = 2;
+
+/// The schema's fields.
+#[derive(Clone, Copy)]
+struct Fields {
+    sid: Field,
+    message: Field,
+    round: Field,
+    role: Field,
+    text: Field,
+    updated: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let f = Fields {
+        sid: b.add_u64_field("sid", INDEXED | FAST),
+        message: b.add_u64_field("message", STORED | FAST),
+        round: b.add_u64_field("round", STORED),
+        role: b.add_text_field("role", STORED),
+        text: b.add_text_field("text", TEXT | STORED),
+        updated: b.add_i64_field("updated", FAST),
+    };
+    (b.build(), f)
+}
+
+/// What `update` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// This process wrote: `indexed` sessions (re)indexed, `removed` dropped.
+    Updated { indexed: usize, removed: usize },
+    /// Another process holds the writer lock: searches see what it has committed.
+    ReadOnly,
+}
+
+use table::Known;
+
+/// The open index.
+pub struct TextIndex {
+    dir: PathBuf,
+    index: Index,
+    f: Fields,
+    reader: IndexReader,
+    sessions: HashMap<u64, Known>,
+}
+
+/// `<cache dir>/spool/index/<hash of the stores' directories>`: one index per set of
+/// stores, so `--loop-dir /tmp/corpus` never evicts the user's own sessions.
+pub fn default_dir(stores: &Stores) -> Option<PathBuf> {
+    let mut dirs: Vec<String> = stores
+        .stores
+        .iter()
+        .map(|s| s.sessions_dir().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    let n = session_number(StoreKind::Loop, &dirs.join("\n"));
+    Some(
+        crate::hints::cache_dir()?
+            .join("index")
+            .join(format!("{n:016x}")),
+    )
+}
+
+fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Refused(format!("the search index in {} failed: {e}", dir.display()))
+}
+
+impl TextIndex {
+    /// Open the index in `dir`, rebuilding it silently (empty, to be filled by `update`)
+    /// when it is missing, corrupt or of an old schema.
+    pub fn open(dir: &Path) -> Result<TextIndex> {
+        if let Some(ix) = Self::try_open(dir) {
+            return Ok(ix);
+        }
+        wipe(dir);
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
+        let (schema, f) = schema();
+        let index = match Index::create_in_dir(dir, schema) {
+            Ok(i) => i,
+            // Another process created it between our look and now: use theirs.
+            Err(_) => return Self::try_open(dir).ok_or_else(|| index_err(dir, "cannot create")),
+        };
+        std::fs::write(dir.join(VERSION_FILE), SCHEMA_VERSION)
+            .map_err(|e| Error::io("writing", dir.join(VERSION_FILE), e))?;
+        let reader = reader(&index).map_err(|e| index_err(dir, e))?;
+        Ok(TextIndex {
+            dir: dir.to_path_buf(),
+            index,
+            f,
+            reader,
+            sessions: HashMap::new(),
+        })
+    }
+
+    /// The index as it is, if it is whole and of this schema.
+    fn try_open(dir: &Path) -> Option<TextIndex> {
+        if std::fs::read_to_string(dir.join(VERSION_FILE)).ok()? != SCHEMA_VERSION {
+            return None;
+        }
+        let index = Index::open_in_dir(dir).ok()?;
+        let (schema, f) = schema();
+        if index.schema() != schema {
+            return None;
+        }
+        let reader = reader(&index).ok()?;
+        // Open every segment's files now, so a truncated or deleted one is found here and
+        // not in the middle of a search.
+        let searcher = reader.searcher();
+        for seg in searcher.segment_readers() {
+            seg.fast_fields().u64("sid").ok()?;
+            seg.inverted_index(f.text).ok()?;
+            seg.get_store_reader(1).ok()?;
+        }
+        Some(TextIndex {
+            dir: dir.to_path_buf(),
+            index,
+            f,
+            reader,
+            sessions: table::read(&dir.join(SESSIONS_FILE)),
+        })
+    }
+
+    /// Sessions indexed so far.
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// The indexed sessions as listing rows (title, last activity, archived, empty, cwd):
+    /// what `spool search` filters and prints without listing the stores again.
+    pub fn listed(&self) -> impl Iterator<Item = &SessionSummary> {
+        self.sessions.values().map(|k| &k.row)
+    }
+
+    /// Bring the index up to date with `rows` (every listed session of `stores`, as the
+    /// browser holds them): index the changed ones, drop the vanished ones.
+    /// `progress(done, total)` is called from the indexing threads as sessions are read.
+    pub fn update(
+        &mut self,
+        rows: &[SessionSummary],
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut seen = HashSet::with_capacity(rows.len());
+        let mut changed = Vec::new();
+        for r in rows.iter().filter(|r| r.error.is_none()) {
+            let sid = session_number(r.store, &r.id);
+            seen.insert(sid);
+            let fp = fingerprint(&r.path, &r.id, stores.store_for(r).sessions_dir());
+            if self.sessions.get(&sid).is_none_or(|k| k.fp != fp) {
+                changed.push((sid, fp, r.clone()));
+            }
+        }
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// The same from the disk: discover every store's sessions and summarize only those
+    /// whose fingerprint changed (`spool search`: an unchanged store costs a few `stat`s per
+    /// session, not a listing pass).
+    pub fn update_from_disk(
+        &mut self,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut seen = HashSet::new();
+        let mut todo = Vec::new();
+        for store in &stores.stores {
+            for c in store.discover() {
+                let sid = session_number(store.kind(), &c.id);
+                let fp = fingerprint(&c.path, &c.id, store.sessions_dir());
+                if self.sessions.get(&sid).is_some_and(|k| k.fp == fp) {
+                    seen.insert(sid);
+                } else {
+                    todo.push((sid, fp, store.as_ref(), c));
+                }
+            }
+        }
+        let changed: Vec<(u64, u64, SessionSummary)> = todo
+            .into_iter()
+            .filter_map(|(sid, fp, store, c)| {
+                let s = store.summarize(&c).filter(|s| s.error.is_none())?;
+                seen.insert(sid);
+                Some((sid, fp, s))
+            })
+            .collect();
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// Index `changed`, drop every indexed session not in `seen`.
+    fn apply(
+        &mut self,
+        changed: Vec<(u64, u64, SessionSummary)>,
+        seen: HashSet<u64>,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let removed: Vec<u64> = self
+            .sessions
+            .keys()
+            .filter(|s| !seen.contains(s))
+            .copied()
+            .collect();
+        if changed.is_empty() && removed.is_empty() {
+            return Ok(Freshness::Updated {
+                indexed: 0,
+                removed: 0,
+            });
+        }
+        let mut writer: IndexWriter =
+            match self.index.writer_with_num_threads(THREADS, WRITER_BUDGET) {
+                Ok(w) => w,
+                Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
+                Err(e) => return Err(index_err(&self.dir, e)),
+            };
+        for sid in &removed {
+            writer.delete_term(Term::from_field_u64(self.f.sid, *sid));
+        }
+        let total = changed.len();
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let f = self.f;
+        let failed: Option<TantivyError> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    scope.spawn(|| -> tantivy::Result<()> {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some((sid, _, row)) = changed.get(i) else {
+                                return Ok(());
+                            };
+                            let sid = *sid;
+                            writer.delete_term(Term::from_field_u64(f.sid, sid));
+                            for d in session_docs(stores, row) {
+                                writer.add_document(to_doc(f, sid, row, d))?;
+                            }
+                            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .filter_map(|w| w.join().ok().and_then(|r| r.err()))
+                .next()
+        });
+        if let Some(e) = failed {
+            return Err(index_err(&self.dir, e));
+        }
+        writer.commit().map_err(|e| index_err(&self.dir, e))?;
+        // Merges started by the commit finish here, so the next process opens few segments.
+        writer
+            .wait_merging_threads()
+            .map_err(|e| index_err(&self.dir, e))?;
+        for sid in &removed {
+            self.sessions.remove(sid);
+        }
+        for (sid, fp, r) in &changed {
+            self.sessions.insert(*sid, Known::new(*fp, r));
+        }
+        table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
+        self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
+        Ok(Freshness::Updated {
+            indexed: total,
+            removed: removed.len(),
+        })
+    }
+
+    /// Re-read what other processes committed (a read-only process after their update).
+    pub fn refresh(&mut self) {
+        let _ = self.reader.reload();
+        self.sessions = table::read(&self.dir.join(SESSIONS_FILE));
+    }
+}
+
+/// A session's documents; one it cannot read is still found by its title and summary.
+fn session_docs(stores: &Stores, row: &SessionSummary) -> Vec<Doc> {
+    match stores.store_for(row).transcript(&row.id, Span::All) {
+        Ok(t) => docs(row, &t),
+        Err(_) => vec![title_doc(row)],
+    }
+}
+
+fn to_doc(f: Fields, sid: u64, row: &SessionSummary, d: Doc) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_u64(f.sid, sid);
+    doc.add_u64(f.message, d.message.map_or(u64::MAX, |m| m as u64));
+    doc.add_u64(f.round, d.round.map_or(u64::MAX, |r| r as u64));
+    doc.add_text(f.role, d.role.as_deref().unwrap_or(""));
+    doc.add_text(f.text, &d.text);
+    doc.add_i64(
+        f.updated,
+        row.last_activity().map_or(i64::MIN, |t| t.timestamp()),
+    );
+    doc
+}
+
+fn reader(index: &Index) -> tantivy::Result<IndexReader> {
+    index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+}
+
+/// Remove the index's files (the cache is rebuilt by the next `open` + `update`).
+pub fn wipe(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            let _ = std::fs::remove_dir_all(&p);
+        } else {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

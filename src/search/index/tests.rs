@@ -1,0 +1,68 @@
+//! Documents of a session: rounds, compaction placement, caps; the index round trip.
+
+use super::*;
+use crate::model::{Entry, Message, Role, Transcript};
+
+fn transcript(entries: Vec<Entry>) -> Transcript {
+    Transcript {
+        summary: SessionSummary::new(StoreKind::Loom, "s", "/x"),
+        entries,
+        total_rounds: 2,
+        first_round: 0,
+        warnings: Vec::new(),
+    }
+}
+
+fn msg(i: usize, role: Role, text: &str) -> Entry {
+    let mut m = Message::new(role, text);
+    m.index = Some(i);
+    Entry::Message(Box::new(m))
+}
+
+#[test]
+fn docs_carry_message_round_and_role_and_caps() {
+    let big = "x".repeat(PART_CAP * 3);
+    let t = transcript(vec![
+        msg(0, Role::System, "sys"),
+        msg(1, Role::User, "first"),
+        msg(2, Role::Tool, &big),
+        Entry::Compaction {
+            summary: "the summary".into(),
+            timestamp: None,
+        },
+        msg(3, Role::User, "second"),
+    ]);
+    let d = docs(&t.summary, &t);
+    let got: Vec<(Option<usize>, Option<usize>, Option<&str>)> = d
+        .iter()
+        .map(|d| (d.message, d.round, d.role.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (None, None, None),
+            (Some(0), Some(0), Some("system")),
+            (Some(1), Some(0), Some("user")),
+            (Some(2), Some(0), Some("tool")),
+            (Some(3), Some(1), Some("compaction")),
+            (Some(3), Some(1), Some("user")),
+        ]
+    );
+    assert_eq!(d[3].text.len(), PART_CAP, "tool output capped");
+}
+
+#[test]
+fn fingerprint_follows_the_file_and_the_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(&p, "a").unwrap();
+    let fp = || fingerprint(&p, "s", dir.path());
+    let a = fp();
+    assert_eq!(a, fp());
+    std::fs::write(&p, "ab").unwrap();
+    let b = fp();
+    assert_ne!(a, b, "an append");
+    std::fs::create_dir(dir.path().join(".spool")).unwrap();
+    std::fs::write(dir.path().join(".spool/s.json"), "{}").unwrap();
+    assert_ne!(b, fp(), "a sidecar (rename, pin)");
+}
