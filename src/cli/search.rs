@@ -9,6 +9,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::{filter, json_line, parse_kind, stdout_err};
+use crate::app::thousands;
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
 use crate::search::Key;
@@ -110,19 +111,6 @@ fn fresh_index(dir: &Path, stores: &Stores) -> Result<TextIndex> {
     }
     r?;
     Ok(ix)
-}
-
-/// `3100` → `3,100`.
-fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn hit_json(s: &SessionSummary, h: &Hit) -> serde_json::Value {
