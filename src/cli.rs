@@ -36,6 +36,9 @@ pub struct StoreArgs {
     /// agent-harness memory directory (sessions under DIR/sessions/) [default: ~/.agent-harness/memory]
     #[arg(long, global = true, value_name = "DIR")]
     pub harness_dir: Option<PathBuf>,
+    /// Claude Code config root, read-only (transcripts under DIR/projects/) [default: $CLAUDE_CONFIG_DIR or ~/.claude]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<PathBuf>,
     /// Settings file [default: <config dir>/spool/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -182,7 +185,8 @@ fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
 }
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
-    StoreKind::parse(s).ok_or_else(|| format!("unknown format '{s}' (use loop, loom or harness)"))
+    StoreKind::parse(s)
+        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness or claude)"))
 }
 
 /// Run one subcommand; returns the process exit code.

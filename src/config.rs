@@ -49,6 +49,7 @@ pub struct Resume {
     pub loop_: Option<String>,
     pub loom: Option<String>,
     pub harness: Option<String>,
+    pub claude: Option<String>,
 }
 
 impl Resume {
@@ -57,6 +58,7 @@ impl Resume {
             StoreKind::Loop => self.loop_.as_deref(),
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
+            StoreKind::Claude => self.claude.as_deref(),
         }
     }
 
@@ -67,6 +69,7 @@ impl Resume {
             loop_cmd: self.loop_.clone().or(d.loop_cmd),
             loom_cmd: self.loom.clone().or(d.loom_cmd),
             harness_cmd: self.harness.clone().or(d.harness_cmd),
+            claude_cmd: self.claude.clone().or(d.claude_cmd),
         }
     }
 }
@@ -78,6 +81,7 @@ struct RootsFile {
     loop_: Vec<PathBuf>,
     loom: Vec<PathBuf>,
     harness: Vec<PathBuf>,
+    claude: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -177,6 +181,7 @@ impl Config {
             (StoreKind::Loop, file.roots.loop_),
             (StoreKind::Loom, file.roots.loom),
             (StoreKind::Harness, file.roots.harness),
+            (StoreKind::Claude, file.roots.claude),
         ] {
             c.roots
                 .extend(v.into_iter().map(|p| (kind, expand_home(&p))));
@@ -186,7 +191,7 @@ impl Config {
         {
             return Err(bad(
                 "store",
-                format!("unknown store `{s}` (loop, loom or harness)"),
+                format!("unknown store `{s}` (loop, loom, harness or claude)"),
             ));
         }
         c.filters = file.filters;

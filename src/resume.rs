@@ -15,10 +15,14 @@ pub struct ResumeCommands {
     pub loop_cmd: Option<String>,
     pub loom_cmd: Option<String>,
     pub harness_cmd: Option<String>,
+    pub claude_cmd: Option<String>,
 }
 
 /// agent-harness's own resume invocation (its CLI takes the memory dir explicitly).
 pub const HARNESS_DEFAULT: &str = "uv run agent.py --resume {id} --memory-dir {store}";
+/// Claude Code finds a session only from the directory it was started in, so this runs in
+/// the session's launch dir (claude-code.md section 8).
+pub const CLAUDE_DEFAULT: &str = "claude --resume {id}";
 
 impl Default for ResumeCommands {
     fn default() -> Self {
@@ -26,6 +30,7 @@ impl Default for ResumeCommands {
             loop_cmd: None,
             loom_cmd: None,
             harness_cmd: Some(HARNESS_DEFAULT.to_string()),
+            claude_cmd: Some(CLAUDE_DEFAULT.to_string()),
         }
     }
 }
@@ -36,6 +41,7 @@ impl ResumeCommands {
             StoreKind::Loop => self.loop_cmd.as_deref(),
             StoreKind::Loom => self.loom_cmd.as_deref(),
             StoreKind::Harness => self.harness_cmd.as_deref(),
+            StoreKind::Claude => self.claude_cmd.as_deref(),
         }
         .filter(|s| !s.trim().is_empty())
     }
@@ -233,6 +239,10 @@ fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
         StoreKind::Harness => format!(
             "no resume command is set for agent-harness; set [resume] harness in the config \
              file (default: {HARNESS_DEFAULT})"
+        ),
+        StoreKind::Claude => format!(
+            "no resume command is set for Claude Code; set [resume] claude in the config \
+             file (default: {CLAUDE_DEFAULT})"
         ),
     }
 }

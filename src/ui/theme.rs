@@ -25,7 +25,7 @@ pub struct Theme {
     pub tool: Style,
     pub virt: Style,
     pub heading: Style,
-    pub stores: [Style; 3],
+    pub stores: [Style; 4],
 }
 
 impl Theme {
@@ -48,7 +48,12 @@ impl Theme {
             tool: fg(Color::Cyan),
             virt: fg(Color::Magenta).add_modifier(Modifier::ITALIC),
             heading: Style::new().add_modifier(Modifier::BOLD),
-            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Yellow)],
+            stores: [
+                fg(Color::Green),
+                fg(Color::Blue),
+                fg(Color::Yellow),
+                fg(Color::LightRed),
+            ],
         }
     }
 
@@ -61,7 +66,12 @@ impl Theme {
             unread: fg(Color::Blue),
             status: Style::new().bg(Color::Rgb(230, 230, 230)).fg(Color::Black),
             assistant: fg(Color::Blue).add_modifier(Modifier::BOLD),
-            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Magenta)],
+            stores: [
+                fg(Color::Green),
+                fg(Color::Blue),
+                fg(Color::Magenta),
+                fg(Color::Red),
+            ],
             ..Theme::dark()
         }
     }
@@ -87,7 +97,7 @@ impl Theme {
             tool: plain,
             virt: plain.add_modifier(Modifier::ITALIC),
             heading: bold,
-            stores: [plain; 3],
+            stores: [plain; 4],
         }
     }
 
@@ -126,6 +136,7 @@ impl Theme {
             StoreKind::Loop => self.stores[0],
             StoreKind::Loom => self.stores[1],
             StoreKind::Harness => self.stores[2],
+            StoreKind::Claude => self.stores[3],
         }
     }
 }
