@@ -258,7 +258,10 @@ fn user(v: &Value, cx: &Ctx<'_>, spawned: &HashMap<String, String>, out: &mut Ve
                 .filter(|b| r::s(b, "type") == Some("tool_result"))
             {
                 let call = r::s(b, "tool_use_id").unwrap_or("").to_string();
-                let mut m = Message::new(Role::Tool, tool_text(b));
+                // A single tool output can be millions of characters (claude-code#24118):
+                // the first 64 KiB is shown, the rest counted.
+                let full = tool_text(b);
+                let mut m = Message::new(Role::Tool, cut(&full, SHOW_BYTES));
                 m.timestamp = ts;
                 m.tool_call_id = Some(call.clone());
                 m.is_error = b.get("is_error").and_then(Value::as_bool) == Some(true);
