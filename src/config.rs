@@ -50,6 +50,8 @@ pub struct Resume {
     pub loom: Option<String>,
     pub harness: Option<String>,
     pub claude: Option<String>,
+    /// Claude Code's fork command (spool does not write Claude's files; Claude forks).
+    pub claude_fork: Option<String>,
 }
 
 impl Resume {
@@ -70,6 +72,7 @@ impl Resume {
             loom_cmd: self.loom.clone().or(d.loom_cmd),
             harness_cmd: self.harness.clone().or(d.harness_cmd),
             claude_cmd: self.claude.clone().or(d.claude_cmd),
+            claude_fork: self.claude_fork.clone().or(d.claude_fork),
         }
     }
 }

@@ -16,6 +16,8 @@ pub struct ResumeCommands {
     pub loom_cmd: Option<String>,
     pub harness_cmd: Option<String>,
     pub claude_cmd: Option<String>,
+    /// `[resume] claude_fork`: the fork command (default `CLAUDE_FORK_DEFAULT`).
+    pub claude_fork: Option<String>,
 }
 
 /// agent-harness's own resume invocation (its CLI takes the memory dir explicitly).
@@ -23,6 +25,7 @@ pub const HARNESS_DEFAULT: &str = "uv run agent.py --resume {id} --memory-dir {s
 /// Claude Code finds a session only from the directory it was started in, so this runs in
 /// the session's launch dir (claude-code.md section 8).
 pub const CLAUDE_DEFAULT: &str = "claude --resume {id}";
+pub const CLAUDE_FORK_DEFAULT: &str = "claude --resume {id} --fork-session";
 
 impl Default for ResumeCommands {
     fn default() -> Self {
@@ -31,6 +34,7 @@ impl Default for ResumeCommands {
             loom_cmd: None,
             harness_cmd: Some(HARNESS_DEFAULT.to_string()),
             claude_cmd: Some(CLAUDE_DEFAULT.to_string()),
+            claude_fork: None,
         }
     }
 }
@@ -158,6 +162,29 @@ fn spawn_failure(program: &str, cwd: &Path, e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => format!("{program}: permission denied {where_}"),
         _ => format!("{program}: could not start: {e} {where_}"),
     }
+}
+
+/// The agent's own fork command for a store spool only reads (claude-code.md section 8:
+/// `claude --resume <id> --fork-session`, in the launch dir), `[resume] claude_fork` to
+/// override. Same checks as resume.
+pub fn fork_plan(
+    s: &SessionSummary,
+    store: &dyn Store,
+    cmds: &ResumeCommands,
+) -> Result<ResumePlan> {
+    let template = match s.store {
+        StoreKind::Claude => cmds.claude_fork.as_deref().unwrap_or(CLAUDE_FORK_DEFAULT),
+        other => {
+            return Err(Error::Refused(format!(
+                "{other} sessions are forked by spool itself"
+            )));
+        }
+    };
+    let with = ResumeCommands {
+        claude_cmd: Some(template.to_string()),
+        ..cmds.clone()
+    };
+    plan(s, store, &with)
 }
 
 /// Check that `s` can be resumed and build the command. Every refusal is one sentence that

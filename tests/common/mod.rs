@@ -113,7 +113,14 @@ pub fn install_fixtures(home: &Path) {
 /// are unchanged.
 pub fn install_claude_fixtures(home: &Path) {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/projects");
-    copy_tree(&fx, &home.join(".claude/projects"));
+    let dst = home.join(".claude/projects");
+    copy_tree(&fx, &dst);
+    // Settled files (2026-03-16): a torn last line is "truncated", not still being written.
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+    for f in files_under(&dst) {
+        let file = std::fs::File::options().write(true).open(&f).expect("open");
+        file.set_modified(t).expect("set mtime");
+    }
 }
 
 /// Copy a directory tree (files and directories; symlinks are skipped).
