@@ -99,7 +99,6 @@ pub fn build(recs: &[Rec]) -> Chain {
         }
     }
     // Queued prompts without a uuid sit where their timestamp puts them.
-    let mut path = path;
     for &i in &main {
         let v = &recs[i].v;
         if r::uuid(v).is_none() && r::queued_prompt(v).is_some() {

@@ -77,25 +77,36 @@ pub fn discover(projects: &Path) -> Vec<Candidate> {
 }
 
 /// Subagent transcripts of session `id` in `project_dir`: `<id>/subagents/**/agent-*.jsonl`
-/// (depth ≤ 4) plus legacy `agent-*.jsonl` beside the session whose records name `id` as
-/// their `sessionId` (only the first line is read for that).
-pub fn subagents(project_dir: &Path, id: &str) -> Vec<PathBuf> {
+/// (depth ≤ 4) plus the legacy ones of `legacy` (see `legacy_agents`) that name `id`.
+pub fn subagents(project_dir: &Path, id: &str, legacy: &[(String, PathBuf)]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&project_dir.join(id).join("subagents"), 0, &mut out);
-    if let Ok(rd) = std::fs::read_dir(project_dir) {
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with("agent-")
-                && name.ends_with(".jsonl")
-                && e.file_type().is_ok_and(|t| t.is_file())
-                && legacy_parent(&e.path()).as_deref() == Some(id)
-            {
-                out.push(e.path());
-            }
-        }
-    }
+    out.extend(
+        legacy
+            .iter()
+            .filter(|(p, _)| p == id)
+            .map(|(_, path)| path.clone()),
+    );
     out.sort();
     out
+}
+
+/// Legacy subagents `agent-*.jsonl` directly in a project directory, each with the parent
+/// `sessionId` found on its first line. Listed once per project directory and store (the
+/// caller caches it), not once per session.
+pub fn legacy_agents(project_dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(rd) = std::fs::read_dir(project_dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("agent-")
+                && name.ends_with(".jsonl")
+                && e.file_type().is_ok_and(|t| t.is_file())
+        })
+        .filter_map(|e| Some((legacy_parent(&e.path())?, e.path())))
+        .collect()
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {

@@ -20,7 +20,9 @@ mod tests_malformed;
 #[cfg(test)]
 mod tests_read;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use super::state::{self, StateDir};
@@ -39,6 +41,10 @@ pub struct ClaudeStore {
     root: PathBuf,
     projects: PathBuf,
     state: StateDir,
+    /// Legacy subagent files per project directory (listed once, not once per session).
+    legacy: Mutex<HashMap<PathBuf, Arc<Vec<(String, PathBuf)>>>>,
+    /// `cleanupPeriodDays`, read once.
+    cleanup: OnceLock<Option<f64>>,
 }
 
 /// One session read for listing.
@@ -57,6 +63,8 @@ impl ClaudeStore {
             root: root.to_path_buf(),
             projects: root.join("projects"),
             state: StateDir::new(state_root, STATE_NAME),
+            legacy: Mutex::new(HashMap::new()),
+            cleanup: OnceLock::new(),
         }
     }
 
@@ -80,7 +88,14 @@ impl ClaudeStore {
         let Some(project) = path.parent() else {
             return Vec::new();
         };
-        discover::subagents(project, id)
+        let legacy = {
+            let mut cache = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+            cache
+                .entry(project.to_path_buf())
+                .or_insert_with(|| Arc::new(discover::legacy_agents(project)))
+                .clone()
+        };
+        discover::subagents(project, id, &legacy)
             .into_iter()
             .map(|p| {
                 let agent_id = p
@@ -115,7 +130,9 @@ impl ClaudeStore {
         let cx = listing::RowContext {
             project_dir: path.parent().unwrap_or(Path::new("/")),
             subagents: subagents.len(),
-            cleanup_days: discover::cleanup_days(&self.root),
+            cleanup_days: *self
+                .cleanup
+                .get_or_init(|| discover::cleanup_days(&self.root)),
             now: SystemTime::now(),
         };
         let mut summary = listing::summary(id, path, &parsed, &facts, &cx);

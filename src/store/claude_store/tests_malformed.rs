@@ -321,3 +321,49 @@ fn symlinked_or_fifo_transcripts_are_not_read() {
     assert_eq!(ids, ["s1"]);
     assert!(read::open(&link).is_err() && read::open(&fifo).is_err());
 }
+
+#[test]
+fn legacy_subagent_files_are_children_of_the_session_they_name() {
+    let (d, store, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let dir = d.path().join("claude/projects/-w");
+    let sub = json!({"type":"user","isSidechain":true,"sessionId":"s1","agentId":"ab12","uuid":"x1",
+        "message":{"role":"user","content":"sub task"}});
+    std::fs::write(dir.join("agent-ab12.jsonl"), format!("{sub}\n")).unwrap();
+    let ids: Vec<String> = store.discover().into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["s1"], "a subagent is never a top-level row");
+    assert!(row(&store, "s1").badges.contains(&"1 subagent".to_string()));
+}
+
+#[test]
+fn cleanup_countdown_from_user_settings() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    std::fs::write(
+        d.path().join("claude/settings.json"),
+        r#"{"cleanupPeriodDays":5}"#,
+    )
+    .unwrap();
+    let two_days = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86400);
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(two_days)
+        .unwrap();
+    let s = row(&store, "s1");
+    assert!(
+        s.badges
+            .contains(&"deleted by Claude Code in 3 days".to_string()),
+        "{:?}",
+        s.badges
+    );
+    assert_eq!(
+        discover::cleanup_days(&d.path().join("nowhere")),
+        Some(30.0)
+    );
+    std::fs::write(
+        d.path().join("claude/settings.json"),
+        r#"{"cleanupPeriodDays":0}"#,
+    )
+    .unwrap();
+    assert_eq!(discover::cleanup_days(&d.path().join("claude")), None);
+}

@@ -389,7 +389,7 @@ fn fork_parent_and_launch_dir_and_internal_id() {
     assert_eq!(s.forked_from.as_deref(), Some("claude:parent-1"));
     // The first cwd that owns the project dir, not the first cwd.
     assert_eq!(s.cwd.as_deref(), Some("/repo"));
-    assert!(s.badges.iter().any(|b| b == "internal id s1") == false);
+    assert!(!s.badges.iter().any(|b| b == "internal id s1"));
     let (_d, store, _) = one(
         "other",
         "-w",
