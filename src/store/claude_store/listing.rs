@@ -323,10 +323,8 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>, cwd: Option<&str>) -> Vec<String> {
+    // Most telling first: the row's detail line is cut at the sidebar's width.
     let mut b = Vec::new();
-    if let Some(branch) = f.worktree_branch.as_ref().or(f.branch.as_ref()) {
-        b.push(format!("branch {branch}"));
-    }
     if cx.subagents > 0 {
         b.push(plural(cx.subagents as u64, "subagent", "subagents"));
     }
@@ -375,6 +373,9 @@ fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>, cwd: Option<&str>) -> Vec<
     }
     if p.size > 10 * 1000 * 1000 {
         b.push("large transcript: claude --resume may be slow".into());
+    }
+    if let Some(branch) = f.worktree_branch.as_ref().or(f.branch.as_ref()) {
+        b.push(format!("branch {branch}"));
     }
     let age = p.mtime.and_then(|m| cx.now.duration_since(m).ok());
     if age.is_some_and(|a| a.as_secs() < 120) && !f.ended {
