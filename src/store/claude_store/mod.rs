@@ -33,6 +33,9 @@ use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 pub use discover::{default_root, project_name, valid_id};
 use transcript::{Ctx, Subagent};
 
+/// Legacy subagent files of one project directory: `(parent session id, path)`.
+type LegacyAgents = Vec<(String, PathBuf)>;
+
 /// The state directory's name for this store (formats README).
 pub const STATE_NAME: &str = "claude-code";
 
@@ -42,7 +45,7 @@ pub struct ClaudeStore {
     projects: PathBuf,
     state: StateDir,
     /// Legacy subagent files per project directory (listed once, not once per session).
-    legacy: Mutex<HashMap<PathBuf, Arc<Vec<(String, PathBuf)>>>>,
+    legacy: Mutex<HashMap<PathBuf, Arc<LegacyAgents>>>,
     /// `cleanupPeriodDays`, read once.
     cleanup: OnceLock<Option<f64>>,
 }
