@@ -139,6 +139,51 @@ fn legacy_parent(path: &Path) -> Option<String> {
     v.get("sessionId")?.as_str().map(str::to_string)
 }
 
+/// The session in the same project directory whose transcript holds a record with `uuid`
+/// (claude-code.md section 5, continuations of old builds). A byte search per sibling file,
+/// so it runs only when a transcript is opened, never while listing.
+pub fn holder_of(project_dir: &Path, uuid: &str, except: &str) -> Option<String> {
+    use std::io::Read;
+    let needle = format!("\"uuid\":\"{uuid}\"");
+    let mut buf = Vec::new();
+    for c in discover_in(project_dir) {
+        if c.id == except {
+            continue;
+        }
+        buf.clear();
+        let Ok(f) = super::read::open(&c.path) else {
+            continue;
+        };
+        if f.take(super::read::MAX_SMALL * 4)
+            .read_to_end(&mut buf)
+            .is_ok()
+            && buf.windows(needle.len()).any(|w| w == needle.as_bytes())
+        {
+            return Some(c.id);
+        }
+    }
+    None
+}
+
+/// Session candidates of one project directory.
+fn discover_in(dir: &Path) -> Vec<Candidate> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".jsonl")?;
+            let ok = !stem.is_empty() && !stem.starts_with('.') && !stem.starts_with("agent-");
+            (ok && e.file_type().ok()?.is_file()).then(|| Candidate {
+                id: stem.to_string(),
+                path: e.path(),
+                mtime: None,
+            })
+        })
+        .collect()
+}
+
 /// Claude Code's project directory name for a launch directory: every character outside
 /// `[A-Za-z0-9]` becomes `-`. Claude does this on UTF-16 code units (JavaScript), so a
 /// character outside the BMP becomes two dashes.

@@ -40,6 +40,8 @@ pub struct Facts {
     pub background: bool,
     pub forked_from: Option<String>,
     pub internal_id: Option<String>,
+    /// `leafUuid` of the `summary` records that open the file (before any message).
+    pub leading_leaves: Vec<String>,
     /// The last main record is an assistant `end_turn` (the turn is over).
     pub ended: bool,
     pub ended_with_api_error: bool,
@@ -135,6 +137,11 @@ pub fn facts(id: &str, p: &Parsed) -> Facts {
                 }
             }
             "summary" => {
+                if f.uuids.is_empty()
+                    && let Some(l) = r::s(v, "leafUuid")
+                {
+                    f.leading_leaves.push(l.to_string());
+                }
                 if let Some(t) = non_empty(v, "summary") {
                     f.summaries
                         .push((t, r::s(v, "leafUuid").map(str::to_string)));

@@ -28,7 +28,7 @@ use std::time::SystemTime;
 use super::state::{self, StateDir};
 use super::{Candidate, Span, Store};
 use crate::error::{Error, Result};
-use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
 
 pub use discover::{default_root, project_name, valid_id};
 use transcript::{Ctx, Subagent};
@@ -245,7 +245,14 @@ impl Store for ClaudeStore {
             subagents: &l.subagents,
         };
         let mut warnings = Self::warnings(&l.parsed, &l.facts);
-        let (entries, total_rounds, first_round) = match span {
+        // An old build's continuation opens with summaries of records in another file.
+        let continued = l
+            .facts
+            .leading_leaves
+            .iter()
+            .find(|leaf| !l.facts.uuids.contains(*leaf))
+            .and_then(|leaf| discover::holder_of(path.parent()?, leaf, id));
+        let (mut entries, total_rounds, first_round) = match span {
             Span::LastRounds(n) => {
                 let (e, total, first, whole) = window::last_rounds(&path, n, &cx)
                     .map_err(|e| Error::io("reading", &path, e))?;
@@ -267,6 +274,11 @@ impl Store for ClaudeStore {
                 crate::store::last_rounds(entries, Span::All)
             }
         };
+        if let Some(parent) = continued
+            && first_round == 0
+        {
+            entries.insert(0, Entry::Notice(format!("continued from claude:{parent}")));
+        }
         Ok(Transcript {
             summary: l.summary,
             entries,

@@ -528,3 +528,28 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+#[test]
+fn a_continuation_names_the_file_its_summary_covers() {
+    let (d, store, _) = one(
+        "old",
+        "-w",
+        &[user("u-old", None, "first part", "2026-03-14T09:00:00Z")],
+    );
+    let next = [
+        json!({"type":"summary","summary":"Earlier work","leafUuid":"u-old"}),
+        user("u-new", None, "second part", "2026-03-14T10:00:00Z"),
+    ];
+    let text: String = next.iter().map(|l| format!("{l}\n")).collect();
+    let p = d.path().join("claude/projects/-w/new.jsonl");
+    std::fs::write(&p, text).unwrap();
+    age(&p);
+    let t = store.transcript("new", Span::All).unwrap();
+    assert!(
+        matches!(&t.entries[0], Entry::Notice(n) if n == "continued from claude:old"),
+        "{:?}",
+        t.entries[0]
+    );
+    let t = store.transcript("old", Span::All).unwrap();
+    assert!(!t.entries.iter().any(|e| matches!(e, Entry::Notice(_))));
+}
