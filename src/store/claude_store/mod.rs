@@ -237,6 +237,32 @@ impl Store for ClaudeStore {
         })
     }
 
+    /// Claude transcripts are parsed whole for their counts (only bulky middle lines of big
+    /// files are skipped), so the listing pass spreads files over the machine's cores.
+    fn list(&self) -> Vec<SessionSummary> {
+        let candidates = self.discover();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8);
+        let chunk = candidates.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = candidates
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .filter_map(|c| self.summarize(c))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    }
+
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
         let (path, l) = self.load_id(id)?;
         let sdir = Self::session_dir(&path, id);
