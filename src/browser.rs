@@ -163,8 +163,20 @@ pub fn perform(
 /// Resume in the agent: the pre-flight checks and the shell-free command of
 /// `resume::plan`, run in the session's cwd with the terminal (and the input thread) handed
 /// over, then the browser restored as it was.
-fn resume(s: &SessionSummary, stores: &Stores, config: &Config, tui: &mut Tui) -> String {
-    let plan = match crate::resume::plan(s, stores.store_for(s), &config.resume.commands()) {
+fn resume(
+    s: &SessionSummary,
+    stores: &Stores,
+    config: &Config,
+    tui: &mut Tui,
+    fork: bool,
+) -> String {
+    let cmds = config.resume.commands();
+    let plan = if fork {
+        crate::resume::fork_plan(s, stores.store_for(s), &cmds)
+    } else {
+        crate::resume::plan(s, stores.store_for(s), &cmds)
+    };
+    let plan = match plan {
         Ok(p) => p,
         Err(e) => return e.to_string(),
     };
@@ -208,13 +220,16 @@ impl Effects<'_> {
                     view,
                     rounds,
                 }),
-                // Resume owns the terminal, so it runs here, between frames.
+                // Resume owns the terminal, so it runs here, between frames. A store spool
+                // only reads forks in its agent (claude --fork-session), which owns the
+                // terminal like resume.
                 Effect::Session {
-                    op: SessionOp::Resume,
+                    op: op @ (SessionOp::Resume | SessionOp::Fork),
                     summary,
                     ..
-                } => {
-                    let message = resume(&summary, self.stores, self.config, tui);
+                } if op == SessionOp::Resume || summary.store.read_only() => {
+                    let fork = op == SessionOp::Fork;
+                    let message = resume(&summary, self.stores, self.config, tui, fork);
                     // The agent may have written to the session while it ran.
                     self.loader.refresh(self.stores, &summary, self.tx);
                     let done = Outcome::message(message);

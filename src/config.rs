@@ -51,6 +51,9 @@ pub struct Resume {
     pub loop_: Option<String>,
     pub loom: Option<String>,
     pub harness: Option<String>,
+    pub claude: Option<String>,
+    /// Claude Code's fork command (spool does not write Claude's files; Claude forks).
+    pub claude_fork: Option<String>,
 }
 
 impl Resume {
@@ -59,6 +62,7 @@ impl Resume {
             StoreKind::Loop => self.loop_.as_deref(),
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
+            StoreKind::Claude => self.claude.as_deref(),
         }
     }
 
@@ -69,6 +73,8 @@ impl Resume {
             loop_cmd: self.loop_.clone().or(d.loop_cmd),
             loom_cmd: self.loom.clone().or(d.loom_cmd),
             harness_cmd: self.harness.clone().or(d.harness_cmd),
+            claude_cmd: self.claude.clone().or(d.claude_cmd),
+            claude_fork: self.claude_fork.clone().or(d.claude_fork),
         }
     }
 }
@@ -80,6 +86,7 @@ struct RootsFile {
     loop_: Vec<PathBuf>,
     loom: Vec<PathBuf>,
     harness: Vec<PathBuf>,
+    claude: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -182,6 +189,7 @@ impl Config {
             (StoreKind::Loop, file.roots.loop_),
             (StoreKind::Loom, file.roots.loom),
             (StoreKind::Harness, file.roots.harness),
+            (StoreKind::Claude, file.roots.claude),
         ] {
             c.roots
                 .extend(v.into_iter().map(|p| (kind, expand_home(&p))));
@@ -191,7 +199,7 @@ impl Config {
         {
             return Err(bad(
                 "store",
-                format!("unknown store `{s}` (loop, loom or harness)"),
+                format!("unknown store `{s}` (loop, loom, harness or claude)"),
             ));
         }
         c.filters = file.filters;

@@ -15,10 +15,17 @@ pub struct ResumeCommands {
     pub loop_cmd: Option<String>,
     pub loom_cmd: Option<String>,
     pub harness_cmd: Option<String>,
+    pub claude_cmd: Option<String>,
+    /// `[resume] claude_fork`: the fork command (default `CLAUDE_FORK_DEFAULT`).
+    pub claude_fork: Option<String>,
 }
 
 /// agent-harness's own resume invocation (its CLI takes the memory dir explicitly).
 pub const HARNESS_DEFAULT: &str = "uv run agent.py --resume {id} --memory-dir {store}";
+/// Claude Code finds a session only from the directory it was started in, so this runs in
+/// the session's launch dir (claude-code.md section 8).
+pub const CLAUDE_DEFAULT: &str = "claude --resume {id}";
+pub const CLAUDE_FORK_DEFAULT: &str = "claude --resume {id} --fork-session";
 
 impl Default for ResumeCommands {
     fn default() -> Self {
@@ -26,6 +33,8 @@ impl Default for ResumeCommands {
             loop_cmd: None,
             loom_cmd: None,
             harness_cmd: Some(HARNESS_DEFAULT.to_string()),
+            claude_cmd: Some(CLAUDE_DEFAULT.to_string()),
+            claude_fork: None,
         }
     }
 }
@@ -36,6 +45,7 @@ impl ResumeCommands {
             StoreKind::Loop => self.loop_cmd.as_deref(),
             StoreKind::Loom => self.loom_cmd.as_deref(),
             StoreKind::Harness => self.harness_cmd.as_deref(),
+            StoreKind::Claude => self.claude_cmd.as_deref(),
         }
         .filter(|s| !s.trim().is_empty())
     }
@@ -154,6 +164,29 @@ fn spawn_failure(program: &str, cwd: &Path, e: &std::io::Error) -> String {
     }
 }
 
+/// The agent's own fork command for a store spool only reads (claude-code.md section 8:
+/// `claude --resume <id> --fork-session`, in the launch dir), `[resume] claude_fork` to
+/// override. Same checks as resume.
+pub fn fork_plan(
+    s: &SessionSummary,
+    store: &dyn Store,
+    cmds: &ResumeCommands,
+) -> Result<ResumePlan> {
+    let template = match s.store {
+        StoreKind::Claude => cmds.claude_fork.as_deref().unwrap_or(CLAUDE_FORK_DEFAULT),
+        other => {
+            return Err(Error::Refused(format!(
+                "{other} sessions are forked by spool itself"
+            )));
+        }
+    };
+    let with = ResumeCommands {
+        claude_cmd: Some(template.to_string()),
+        ..cmds.clone()
+    };
+    plan(s, store, &with)
+}
+
 /// Check that `s` can be resumed and build the command. Every refusal is one sentence that
 /// says what to do instead.
 pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Result<ResumePlan> {
@@ -233,6 +266,10 @@ fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
         StoreKind::Harness => format!(
             "no resume command is set for agent-harness; set [resume] harness in the config \
              file (default: {HARNESS_DEFAULT})"
+        ),
+        StoreKind::Claude => format!(
+            "no resume command is set for Claude Code; set [resume] claude in the config \
+             file (default: {CLAUDE_DEFAULT})"
         ),
     }
 }

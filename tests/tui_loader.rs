@@ -93,6 +93,7 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
             dir: dir.path().to_path_buf(),
             ids: ids.clone(),
         })],
+        state_dir: dir.path().join("state"),
     });
     let (tx, rx) = mpsc::channel();
     let loader = Loader::start(stores, tx);

@@ -109,6 +109,9 @@ pub fn delete_note(s: &SessionSummary) -> String {
             "It moves to loom's trash; U undoes the delete within 10 minutes.".into()
         }
         StoreKind::Harness => "The session is removed for good (its lock file is kept).".into(),
+        StoreKind::Claude => {
+            "spool never deletes Claude Code's files; archive hides it in spool.".into()
+        }
     }
 }
 

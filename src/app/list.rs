@@ -55,6 +55,11 @@ impl List {
         self.selected.as_ref().and_then(|k| self.rows.get(k))
     }
 
+    /// Whether any row (whatever the filter) belongs to store `k`: `F` skips empty stores.
+    pub fn has_store(&self, k: StoreKind) -> bool {
+        self.rows.values().any(|s| s.store == k)
+    }
+
     pub fn total_rows(&self) -> usize {
         self.rows.len()
     }
@@ -261,13 +266,19 @@ impl List {
         self.offset = self.offset.min(self.len().saturating_sub(h));
     }
 
-    /// Cycle the store filter: all → loop → loom → harness → all.
-    pub fn next_store(f: Option<StoreKind>) -> Option<StoreKind> {
-        match f {
-            None => Some(StoreKind::Loop),
-            Some(StoreKind::Loop) => Some(StoreKind::Loom),
-            Some(StoreKind::Loom) => Some(StoreKind::Harness),
-            Some(StoreKind::Harness) => None,
-        }
+    /// Cycle the store filter: all → each store in `StoreKind::ALL` order → all, skipping
+    /// the stores `has` says have no sessions.
+    pub fn next_store(f: Option<StoreKind>, has: impl Fn(StoreKind) -> bool) -> Option<StoreKind> {
+        let after = match f {
+            None => 0,
+            Some(k) => StoreKind::ALL
+                .iter()
+                .position(|x| *x == k)
+                .map_or(0, |i| i + 1),
+        };
+        StoreKind::ALL[after.min(StoreKind::ALL.len())..]
+            .iter()
+            .copied()
+            .find(|k| has(*k))
     }
 }

@@ -304,7 +304,10 @@ impl App {
                 let cwd = self.cwd.clone();
                 self.change_filter(|f| f.cwd = if f.cwd.is_some() { None } else { cwd });
             }
-            Action::CycleStore => self.change_filter(|f| f.format = List::next_store(f.format)),
+            Action::CycleStore => {
+                let next = List::next_store(self.list.filter.format, |k| self.list.has_store(k));
+                self.change_filter(|f| f.format = next);
+            }
             Action::Session(op) => {
                 // A key pressed right after typing a query acts on what the query selects,
                 // not on the row that was on top before the matcher caught up.

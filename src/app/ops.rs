@@ -37,6 +37,8 @@ impl App {
             return;
         };
         match op {
+            // Nothing to confirm: the store refuses with the reason (it never writes there).
+            SessionOp::Delete if s.store.read_only() => push(fx, op, s, OpInput::None),
             SessionOp::Delete => {
                 self.dialog = Some(Dialog::ConfirmDelete {
                     summary: Box::new(s),

@@ -39,6 +39,9 @@ pub struct StoreArgs {
     /// agent-harness memory directory (sessions under DIR/sessions/) [default: ~/.agent-harness/memory]
     #[arg(long, global = true, value_name = "DIR")]
     pub harness_dir: Option<PathBuf>,
+    /// Claude Code config root, read-only (transcripts under DIR/projects/) [default: $CLAUDE_CONFIG_DIR or ~/.claude]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_dir: Option<PathBuf>,
     /// Settings file [default: <config dir>/spool/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -160,6 +163,9 @@ pub struct ForkArgs {
     /// requires one)
     #[arg(long, value_name = "N")]
     pub at: Option<usize>,
+    /// Stores spool only reads (claude): print the agent's fork command instead of running it
+    #[arg(long)]
+    pub print: bool,
 }
 
 #[derive(Debug, Args)]
@@ -188,7 +194,8 @@ fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
 }
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
-    StoreKind::parse(s).ok_or_else(|| format!("unknown format '{s}' (use loop, loom or harness)"))
+    StoreKind::parse(s)
+        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness or claude)"))
 }
 
 /// Run one subcommand; returns the process exit code.
@@ -244,6 +251,23 @@ pub fn run(
         }
         Command::Fork(a) => {
             let s = stores.resolve(&a.reference)?;
+            if s.store.read_only() {
+                // spool never writes into these stores: the agent forks its own session.
+                if a.at.is_some() {
+                    return Err(Error::Usage(format!(
+                        "{} forks whole sessions (the agent's own fork has no cut); drop --at",
+                        s.store
+                    )));
+                }
+                let plan = resume::fork_plan(&s, stores.store_for(&s), resume_cmds)?;
+                return run_plan(out, &plan, a.print);
+            }
+            if a.print {
+                return Err(Error::Usage(format!(
+                    "fork --print is for stores spool only reads; {} forks are written by spool",
+                    s.store
+                )));
+            }
             let new_id = stores.store_for(&s).fork(&s.id, a.at)?;
             writeln!(out, "{}:{new_id}", s.store).map_err(stdout_err)?;
         }
@@ -251,26 +275,36 @@ pub fn run(
         Command::Resume(a) => {
             let s = stores.resolve(&a.reference)?;
             let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
-            if a.print {
-                // The command is printed even when it cannot run here (the directory is
-                // gone, the program is missing): the user may fix that, or run it elsewhere.
-                if let Some(p) = plan.problem() {
-                    note(&format!("spool: warning: {p}"));
-                }
-                // Exact for a pipe (it is meant to be run); sanitised for a terminal.
-                let line = plan.shell_line();
-                let line = if std::io::stdout().is_terminal() {
-                    text::sanitize(&line)
-                } else {
-                    line
-                };
-                writeln!(out, "{line}").map_err(stdout_err)?;
-            } else {
-                drop(out);
-                return plan.run();
-            }
+            return run_plan(out, &plan, a.print);
         }
     }
+    out.flush().map_err(stdout_err)?;
+    Ok(0)
+}
+
+/// Print (`--print`) or run a resume or fork command.
+fn run_plan(
+    mut out: std::io::StdoutLock<'_>,
+    plan: &resume::ResumePlan,
+    print: bool,
+) -> Result<i32> {
+    if !print {
+        drop(out);
+        return plan.run();
+    }
+    // The command is printed even when it cannot run here (the directory is gone, the
+    // program is missing): the user may fix that, or run it elsewhere.
+    if let Some(p) = plan.problem() {
+        note(&format!("spool: warning: {p}"));
+    }
+    // Exact for a pipe (it is meant to be run); sanitised for a terminal.
+    let line = plan.shell_line();
+    let line = if std::io::stdout().is_terminal() {
+        text::sanitize(&line)
+    } else {
+        line
+    };
+    writeln!(out, "{line}").map_err(stdout_err)?;
     out.flush().map_err(stdout_err)?;
     Ok(0)
 }
@@ -472,6 +506,10 @@ fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<(
 
 fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
     let s = stores.resolve(&a.reference)?;
+    if s.store.read_only() {
+        // Refused before asking: there is nothing to confirm.
+        return stores.store_for(&s).delete(&s.id);
+    }
     if !a.yes {
         if !std::io::stdin().is_terminal() {
             return Err(Error::Refused(format!(

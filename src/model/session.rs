@@ -13,18 +13,32 @@ pub enum StoreKind {
     Loop,
     Loom,
     Harness,
+    /// Claude Code (read-only).
+    Claude,
 }
 
 impl StoreKind {
-    pub const ALL: [StoreKind; 3] = [StoreKind::Loop, StoreKind::Loom, StoreKind::Harness];
+    pub const ALL: [StoreKind; 4] = [
+        StoreKind::Loop,
+        StoreKind::Loom,
+        StoreKind::Harness,
+        StoreKind::Claude,
+    ];
 
-    /// The `format` string of the CLI contract (`loop`, `loom`, `harness`).
+    /// The `format` string of the CLI contract (`loop`, `loom`, `harness`, `claude`).
     pub fn as_str(self) -> &'static str {
         match self {
             StoreKind::Loop => "loop",
             StoreKind::Loom => "loom",
             StoreKind::Harness => "harness",
+            StoreKind::Claude => "claude",
         }
+    }
+
+    /// Stores spool only reads: its own state lives outside them, delete is refused, fork
+    /// and resume go through the agent's own command.
+    pub fn read_only(self) -> bool {
+        matches!(self, StoreKind::Claude)
     }
 
     pub fn parse(s: &str) -> Option<StoreKind> {
@@ -142,6 +156,7 @@ impl SessionSummary {
             StoreKind::Loop => self.title == "New session",
             StoreKind::Loom => self.title == "(empty session)",
             StoreKind::Harness => self.title == self.id,
+            StoreKind::Claude => self.title == "(no prompt)",
         };
         if placeholder && !self.has_user_message {
             return "(empty)".into();

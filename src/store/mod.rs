@@ -2,12 +2,16 @@
 //! write primitives (atomic replace, sidecars, leases) every writer uses.
 
 pub mod atomic;
+pub mod claude_store;
 pub mod harness_store;
+pub mod json_first;
 pub mod lease;
+pub mod lines;
 pub mod loom_store;
 pub mod loop_store;
 pub mod registry;
 pub mod sidecar;
+pub mod state;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -125,4 +129,40 @@ pub fn empty_fork(kind: StoreKind, id: &str, at: usize) -> crate::error::Error {
         "forking {kind}:{id} before message {at} would copy no user message and make an \
          empty session; fork at a later message, or whole"
     ))
+}
+
+/// Keep only the last N rounds of `entries`: `(kept, total rounds, first kept round)`.
+/// Shared by the readers that parse the whole history (or a tail of it) first.
+pub fn last_rounds(
+    entries: Vec<crate::model::Entry>,
+    span: Span,
+) -> (Vec<crate::model::Entry>, usize, usize) {
+    let msg_pos: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| matches!(e, crate::model::Entry::Message(_)).then_some(i))
+        .collect();
+    let msgs: Vec<&crate::model::Message> = entries
+        .iter()
+        .filter_map(|e| match e {
+            crate::model::Entry::Message(m) => Some(m.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let starts = crate::model::round_starts(&msgs);
+    let total = starts.len();
+    let n = match span {
+        Span::All => return (entries, total, 0),
+        Span::LastRounds(n) => n,
+    };
+    if n >= total {
+        return (entries, total, 0);
+    }
+    let first = total - n;
+    let cut = starts
+        .get(first)
+        .and_then(|&s| msg_pos.get(s))
+        .copied()
+        .unwrap_or(entries.len());
+    (entries.into_iter().skip(cut).collect(), total, first)
 }

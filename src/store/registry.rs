@@ -4,16 +4,24 @@
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
-use super::{Store, harness_store::HarnessStore, loom_store::LoomStore, loop_store::LoopStore};
+use super::{
+    Store, claude_store::ClaudeStore, harness_store::HarnessStore, loom_store::LoomStore,
+    loop_store::LoopStore,
+};
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
 
-/// The three store roots (the agent directories, each holding `sessions/`).
+/// The store roots (the agent directories), and where spool keeps its own state for the
+/// read-only stores.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Roots {
     pub loop_dir: PathBuf,
     pub loom_dir: PathBuf,
     pub harness_dir: PathBuf,
+    /// Claude Code's config root (transcripts under `projects/`), read-only.
+    pub claude_dir: PathBuf,
+    /// `<data dir>/spool/state`: pin/read/archive/title of the read-only stores.
+    pub state_dir: PathBuf,
 }
 
 impl Roots {
@@ -32,15 +40,19 @@ impl Roots {
             loop_dir,
             loom_dir: home.join(".loom"),
             harness_dir: home.join(".agent-harness").join("memory"),
+            claude_dir: super::claude_store::default_root(&home),
+            state_dir: super::state::default_root(&home),
         }
     }
 
-    /// The same directory for all three (the demo store).
+    /// Every store and the state in one directory (the demo store).
     pub fn all_in(dir: &Path) -> Roots {
         Roots {
             loop_dir: dir.join("loop"),
             loom_dir: dir.join("loom"),
             harness_dir: dir.join("harness"),
+            claude_dir: dir.join("claude"),
+            state_dir: dir.join("state"),
         }
     }
 }
@@ -110,6 +122,8 @@ pub fn list_order(a: &SessionSummary, b: &SessionSummary) -> Ordering {
 /// All configured stores.
 pub struct Stores {
     pub stores: Vec<Box<dyn Store>>,
+    /// Where the read-only stores' state lives (extra roots of those kinds share it).
+    pub state_dir: PathBuf,
 }
 
 impl Stores {
@@ -119,7 +133,9 @@ impl Stores {
                 Box::new(LoopStore::new(&roots.loop_dir)),
                 Box::new(LoomStore::new(&roots.loom_dir)),
                 Box::new(HarnessStore::new(&roots.harness_dir)),
+                Box::new(ClaudeStore::new(&roots.claude_dir, &roots.state_dir)),
             ],
+            state_dir: roots.state_dir.clone(),
         }
     }
 
@@ -129,6 +145,7 @@ impl Stores {
             StoreKind::Loop => Box::new(LoopStore::new(root)),
             StoreKind::Loom => Box::new(LoomStore::new(root)),
             StoreKind::Harness => Box::new(HarnessStore::new(root)),
+            StoreKind::Claude => Box::new(ClaudeStore::new(root, &self.state_dir)),
         };
         self.stores.push(s);
     }

@@ -61,12 +61,41 @@ pub fn path(sessions_dir: &Path, id: &str) -> PathBuf {
 
 /// Read the sidecar of `id` (read-only; never creates anything).
 pub fn read(sessions_dir: &Path, id: &str) -> Sidecar {
-    let p = path(sessions_dir, id);
-    match std::fs::read(&p) {
+    read_in(&dir(sessions_dir), id)
+}
+
+/// A state file may hold at most this much (formats README: metadata files over 16 MiB are
+/// an error, not a read into memory).
+const MAX_STATE: u64 = 16 * 1024 * 1024;
+
+/// Read `<state_dir>/<id>.json`: a regular file, not followed through a symlink, within the
+/// cap. Shared by the in-store sidecars and the state directory of read-only stores.
+pub fn read_in(state_dir: &Path, id: &str) -> Sidecar {
+    let p = state_dir.join(format!("{id}.json"));
+    match read_capped(&p) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Sidecar::Absent,
         Err(e) => Sidecar::Invalid(format!("cannot read {}: {e}", p.display())),
         Ok(bytes) => parse(&bytes),
     }
+}
+
+fn read_capped(p: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(p)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_STATE {
+        return Err(std::io::Error::other("larger than 16 MiB"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_STATE + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn parse(bytes: &[u8]) -> Sidecar {
@@ -88,9 +117,19 @@ pub fn update(
     id: &str,
     change: impl FnOnce(&mut Map<String, Value>) -> bool,
 ) -> Result<()> {
-    let d = dir(sessions_dir);
-    let _lock = lease::instance_lock(&d, Duration::from_secs(2))?;
-    let mut map = match read(sessions_dir, id) {
+    update_in(&dir(sessions_dir), id, change)
+}
+
+/// `update` for `<state_dir>/<id>.json`, the directory created 0700 when missing (with its
+/// `.lock` instance lock inside it).
+pub fn update_in(
+    state_dir: &Path,
+    id: &str,
+    change: impl FnOnce(&mut Map<String, Value>) -> bool,
+) -> Result<()> {
+    let d = state_dir;
+    let _lock = lease::instance_lock(d, Duration::from_secs(2))?;
+    let mut map = match read_in(d, id) {
         Sidecar::Absent => {
             let mut m = Map::new();
             m.insert("version".into(), Value::from(1));
@@ -112,7 +151,7 @@ pub fn update(
         temp_name: Some(format!(".{id}.json.{}.tmp", atomic::random_hex(8))),
         precheck: None,
     };
-    atomic::replace(&path(sessions_dir, id), &bytes, opts)
+    atomic::replace(&d.join(format!("{id}.json")), &bytes, opts)
 }
 
 /// Remove the sidecar of `id` (after a delete), under the instance lock.

@@ -36,7 +36,7 @@ pub struct Theme {
     /// Diff lines an edit adds and removes.
     pub added: Style,
     pub removed: Style,
-    pub stores: [Style; 3],
+    pub stores: [Style; 4],
 }
 
 impl Theme {
@@ -68,7 +68,12 @@ impl Theme {
             heading: Style::new().add_modifier(Modifier::BOLD),
             added: fg(Color::Green),
             removed: fg(Color::Red),
-            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Yellow)],
+            stores: [
+                fg(Color::Green),
+                fg(Color::Blue),
+                fg(Color::Yellow),
+                fg(Color::LightRed),
+            ],
         }
     }
 
@@ -91,7 +96,12 @@ impl Theme {
             tool: fg(Color::Rgb(0, 115, 135)),
             status: Style::new().bg(Color::Rgb(230, 230, 230)).fg(Color::Black),
             assistant: fg(Color::Blue).add_modifier(Modifier::BOLD),
-            stores: [fg(Color::Green), fg(Color::Blue), fg(Color::Magenta)],
+            stores: [
+                fg(Color::Green),
+                fg(Color::Blue),
+                fg(Color::Magenta),
+                fg(Color::Red),
+            ],
             ..Theme::dark()
         }
     }
@@ -124,7 +134,7 @@ impl Theme {
             // The `+` / `-` at the start of each line carries the meaning without colour.
             added: plain,
             removed: plain,
-            stores: [plain; 3],
+            stores: [plain; 4],
         }
     }
 
@@ -165,6 +175,7 @@ impl Theme {
             StoreKind::Loop => self.stores[0],
             StoreKind::Loom => self.stores[1],
             StoreKind::Harness => self.stores[2],
+            StoreKind::Claude => self.stores[3],
         }
     }
 }

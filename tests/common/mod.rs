@@ -44,7 +44,19 @@ impl Home {
             loop_dir: self.loop_dir(),
             loom_dir: self.loom_dir(),
             harness_dir: self.harness_dir(),
+            claude_dir: self.claude_dir(),
+            state_dir: self.state_dir(),
         })
+    }
+
+    /// `~/.claude` (Claude Code, read-only).
+    pub fn claude_dir(&self) -> PathBuf {
+        self.path().join(".claude")
+    }
+
+    /// spool's state for the read-only stores (`$XDG_DATA_HOME` is unset in tests).
+    pub fn state_dir(&self) -> PathBuf {
+        self.path().join(".local/share/spool/state")
     }
 
     pub fn harness_dir(&self) -> PathBuf {
@@ -57,6 +69,8 @@ impl Home {
             .args(args)
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("XDG_DATA_HOME")
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
             .output()
             .expect("run spool")
@@ -91,6 +105,21 @@ pub fn install_fixtures(home: &Path) {
         if src.is_dir() {
             copy_tree(&src, &home.join(root).join("sessions"));
         }
+    }
+}
+
+/// Copy the Claude Code contract fixtures (`tests/fixtures/claude/projects/`) into
+/// `home/.claude/projects`. Kept apart from `install_fixtures` so the first stores' listings
+/// are unchanged.
+pub fn install_claude_fixtures(home: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/projects");
+    let dst = home.join(".claude/projects");
+    copy_tree(&fx, &dst);
+    // Settled files (2026-03-16): a torn last line is "truncated", not still being written.
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+    for f in files_under(&dst) {
+        let file = std::fs::File::options().write(true).open(&f).expect("open");
+        file.set_modified(t).expect("set mtime");
     }
 }
 

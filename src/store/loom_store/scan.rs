@@ -2,118 +2,18 @@
 //! 16 MiB of one line (loom's `maxLogLine`), and the record decoder of section 6.1 (exact
 //! lower-case keys, Go's typing rules, lossy UTF-8).
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 
 use serde_json::{Map, Value};
 
 /// loom's `maxLogLine`: a longer line makes loom's scanner fail ("token too long").
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
-/// One physical line of the log, as the splitter hands it out.
-pub enum RawLine<'a> {
-    /// A line of at most `MAX_LINE` bytes (without its `\n`).
-    Line {
-        start: u64,
-        bytes: &'a [u8],
-        /// False for a final line that has no `\n` (still a line, section 6.1).
-        terminated: bool,
-    },
-    /// A line longer than `MAX_LINE`; its bytes were skipped up to the next `\n`.
-    TooLong {
-        start: u64,
-        len: u64,
-        terminated: bool,
-    },
-}
+pub use crate::store::lines::RawLine;
 
-impl RawLine<'_> {
-    pub fn start(&self) -> u64 {
-        match self {
-            RawLine::Line { start, .. } | RawLine::TooLong { start, .. } => *start,
-        }
-    }
-
-    /// Offset just past this line (after its `\n` when it has one).
-    pub fn end(&self) -> u64 {
-        match self {
-            RawLine::Line {
-                start,
-                bytes,
-                terminated,
-            } => start + bytes.len() as u64 + u64::from(*terminated),
-            RawLine::TooLong {
-                start,
-                len,
-                terminated,
-            } => start + len + u64::from(*terminated),
-        }
-    }
-
-    pub fn terminated(&self) -> bool {
-        match self {
-            RawLine::Line { terminated, .. } | RawLine::TooLong { terminated, .. } => *terminated,
-        }
-    }
-}
-
-/// Split `r` on `\n` and hand every line to `f`, streaming: a line over `MAX_LINE` is never
-/// buffered beyond the limit, the splitter resynchronises at the next `\n` instead.
-pub fn for_each_line<R: Read>(r: R, mut f: impl FnMut(RawLine<'_>)) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(64 * 1024, r);
-    let mut line: Vec<u8> = Vec::new();
-    let mut start: u64 = 0;
-    // Some(len) while skipping the rest of an over-long line.
-    let mut skipping: Option<u64> = None;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            break;
-        }
-        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], true),
-            None => (buf, false),
-        };
-        let used = chunk.len() + usize::from(found);
-        match skipping.as_mut() {
-            Some(len) => *len += chunk.len() as u64,
-            None if line.len() + chunk.len() > MAX_LINE => {
-                skipping = Some((line.len() + chunk.len()) as u64);
-                line = Vec::new();
-            }
-            None => line.extend_from_slice(chunk),
-        }
-        reader.consume(used);
-        if found {
-            let item = emit(start, &line, skipping, true);
-            start = item.end();
-            f(item);
-            line.clear();
-            skipping = None;
-        }
-    }
-    if !line.is_empty() || skipping.is_some() {
-        f(emit(start, &line, skipping, false));
-    }
-    Ok(())
-}
-
-fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {
-    match skipping {
-        Some(len) => RawLine::TooLong {
-            start,
-            len,
-            terminated,
-        },
-        None => RawLine::Line {
-            start,
-            bytes: line,
-            terminated,
-        },
-    }
+/// Split `r` on `\n` with loom's line limit (the shared splitter of `store::lines`).
+pub fn for_each_line<R: Read>(r: R, f: impl FnMut(RawLine<'_>)) -> io::Result<()> {
+    crate::store::lines::for_each_line(r, MAX_LINE, f)
 }
 
 /// A loom `Message` (Ollama `/api/chat` shape). Absent and empty strings are both `""`, as

@@ -9,7 +9,7 @@ use super::convert::{pair_by_position, timestamp, to_message};
 use super::log::{EventKind, Log};
 use super::replay::{self, Slot};
 use super::scan::{self, RawLine};
-use crate::model::{Entry, Message, Role, SessionSummary, Transcript, Window, round_starts};
+use crate::model::{Entry, Message, Role, SessionSummary, Transcript, Window};
 use crate::store::Span;
 
 const LONG_LINE_NOTICE: &str =
@@ -100,7 +100,8 @@ pub fn transcript(log: &Log, summary: SessionSummary, span: Span) -> Transcript 
         Entry::Message(m) => Some(m.as_mut()),
         _ => None,
     }));
-    let (entries, total_rounds, first_round) = last_rounds(entries, span);
+    // loom has no index, so the whole file was parsed anyway.
+    let (entries, total_rounds, first_round) = crate::store::last_rounds(entries, span);
     Transcript {
         summary,
         entries,
@@ -108,38 +109,6 @@ pub fn transcript(log: &Log, summary: SessionSummary, span: Span) -> Transcript 
         first_round,
         warnings: warnings(log),
     }
-}
-
-/// Keep only the last N rounds (loom has no index, so the whole file was parsed anyway).
-fn last_rounds(entries: Vec<Entry>, span: Span) -> (Vec<Entry>, usize, usize) {
-    let msg_pos: Vec<usize> = entries
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| matches!(e, Entry::Message(_)).then_some(i))
-        .collect();
-    let msgs: Vec<&Message> = entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Message(m) => Some(m.as_ref()),
-            _ => None,
-        })
-        .collect();
-    let starts = round_starts(&msgs);
-    let total = starts.len();
-    let n = match span {
-        Span::All => return (entries, total, 0),
-        Span::LastRounds(n) => n,
-    };
-    if n >= total {
-        return (entries, total, 0);
-    }
-    let first = total - n;
-    let cut = starts
-        .get(first)
-        .and_then(|&s| msg_pos.get(s))
-        .copied()
-        .unwrap_or(entries.len());
-    (entries.into_iter().skip(cut).collect(), total, first)
 }
 
 pub const SYSTEM_LOGGED: &str = "last logged system prompt (loom regenerates this on resume)";

@@ -1,0 +1,229 @@
+//! Discovery (claude-code.md section 1): the config root, `projects/*/<id>.jsonl` session
+//! files, their subagent transcripts, id validation, the project-directory name rule used to
+//! pick the launch dir (section 8), and `cleanupPeriodDays` from the user settings (7.2).
+//! Everything here only lists directories and reads small files; nothing is created.
+
+use std::path::{Path, PathBuf};
+
+use crate::store::Candidate;
+
+/// `$CLAUDE_CONFIG_DIR` when set and non-empty (a leading `~/` expanded), else `~/.claude`.
+pub fn default_root(home: &Path) -> PathBuf {
+    match std::env::var("CLAUDE_CONFIG_DIR") {
+        Ok(v) if !v.is_empty() => match v.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => std::path::absolute(&v).unwrap_or_else(|_| PathBuf::from(v)),
+        },
+        _ => home.join(".claude"),
+    }
+}
+
+/// `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`: the only stems that become part of a state path or
+/// an argv (section 1, DECIDED).
+pub fn valid_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= 128
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'))
+}
+
+/// Project directories under `projects/`: directories (a symlinked one is followed, users
+/// make those), names not starting with `.`.
+fn project_dirs(projects: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(projects) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Every session candidate: regular `*.jsonl` files directly in a project directory whose
+/// stem does not start with `agent-` (those are legacy subagents). Newest mtime first.
+pub fn discover(projects: &Path) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for dir in project_dirs(projects) {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            if stem.is_empty() || stem.starts_with('.') || stem.starts_with("agent-") {
+                continue;
+            }
+            // DirEntry::file_type does not follow symlinks: a symlinked transcript is not
+            // one Claude wrote, and is not read.
+            let Ok(ft) = e.file_type() else { continue };
+            if !ft.is_file() {
+                continue;
+            }
+            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            out.push(Candidate {
+                id: stem.to_string(),
+                path: e.path(),
+                mtime,
+            });
+        }
+    }
+    out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
+    out
+}
+
+/// Subagent transcripts of session `id` in `project_dir`: `<id>/subagents/**/agent-*.jsonl`
+/// (depth ≤ 4) plus the legacy ones of `legacy` (see `legacy_agents`) that name `id`.
+pub fn subagents(project_dir: &Path, id: &str, legacy: &[(String, PathBuf)]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(&project_dir.join(id).join("subagents"), 0, &mut out);
+    out.extend(
+        legacy
+            .iter()
+            .filter(|(p, _)| p == id)
+            .map(|(_, path)| path.clone()),
+    );
+    out.sort();
+    out
+}
+
+/// Legacy subagents `agent-*.jsonl` directly in a project directory, each with the parent
+/// `sessionId` found on its first line. Listed once per project directory and store (the
+/// caller caches it), not once per session.
+pub fn legacy_agents(project_dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(rd) = std::fs::read_dir(project_dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("agent-")
+                && name.ends_with(".jsonl")
+                && e.file_type().is_ok_and(|t| t.is_file())
+        })
+        .filter_map(|e| Some((legacy_parent(&e.path())?, e.path())))
+        .collect()
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > 4 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let Ok(ft) = e.file_type() else { continue };
+        let name = e.file_name().to_string_lossy().into_owned();
+        if ft.is_dir() {
+            walk(&e.path(), depth + 1, out);
+        } else if ft.is_file() && name.starts_with("agent-") && name.ends_with(".jsonl") {
+            out.push(e.path());
+        }
+    }
+}
+
+/// The `sessionId` on the first line of a legacy `agent-*.jsonl` (its parent session).
+fn legacy_parent(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let f = super::read::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(f.take(1 << 20))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    let v = crate::store::json_first::parse(&line)?;
+    v.get("sessionId")?.as_str().map(str::to_string)
+}
+
+/// The session in the same project directory whose transcript holds a record with `uuid`
+/// (claude-code.md section 5, continuations of old builds). A byte search per sibling file,
+/// so it runs only when a transcript is opened, never while listing.
+pub fn holder_of(project_dir: &Path, uuid: &str, except: &str) -> Option<String> {
+    use std::io::Read;
+    let needle = format!("\"uuid\":\"{uuid}\"");
+    let mut buf = Vec::new();
+    for c in discover_in(project_dir) {
+        if c.id == except {
+            continue;
+        }
+        buf.clear();
+        let Ok(f) = super::read::open(&c.path) else {
+            continue;
+        };
+        if f.take(super::read::MAX_SMALL * 4)
+            .read_to_end(&mut buf)
+            .is_ok()
+            && buf.windows(needle.len()).any(|w| w == needle.as_bytes())
+        {
+            return Some(c.id);
+        }
+    }
+    None
+}
+
+/// Session candidates of one project directory.
+fn discover_in(dir: &Path) -> Vec<Candidate> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".jsonl")?;
+            let ok = !stem.is_empty() && !stem.starts_with('.') && !stem.starts_with("agent-");
+            (ok && e.file_type().ok()?.is_file()).then(|| Candidate {
+                id: stem.to_string(),
+                path: e.path(),
+                mtime: None,
+            })
+        })
+        .collect()
+}
+
+/// Claude Code's project directory name for a launch directory: every character outside
+/// `[A-Za-z0-9]` becomes `-`. Claude does this on UTF-16 code units (JavaScript), so a
+/// character outside the BMP becomes two dashes.
+pub fn project_name(cwd: &str) -> String {
+    cwd.chars()
+        .flat_map(|c| {
+            let n = if c.is_ascii_alphanumeric() {
+                0
+            } else {
+                c.len_utf16()
+            };
+            let keep = (n == 0).then_some(c);
+            keep.into_iter().chain(std::iter::repeat_n('-', n))
+        })
+        .collect()
+}
+
+/// Whether `cwd` "owns" the project directory `dir_name` (section 8): equal names, or for
+/// names over 200 characters, equal first 200 characters (the hash suffix changed across
+/// versions).
+pub fn owns(cwd: &str, dir_name: &str) -> bool {
+    let name = project_name(cwd);
+    if name.len() > 200 {
+        return dir_name.len() > 200 && name[..200] == dir_name[..200];
+    }
+    name == dir_name
+}
+
+/// `cleanupPeriodDays` from `<root>/settings.json` (user settings only), default 30; a value
+/// below 1 or not a number means no countdown (`None`).
+pub fn cleanup_days(root: &Path) -> Option<f64> {
+    let bytes = match super::read::read_small(&root.join("settings.json")) {
+        Ok(b) => b,
+        Err(_) => return Some(30.0),
+    };
+    let Some(v) = crate::store::json_first::parse(&bytes) else {
+        return Some(30.0);
+    };
+    match v.get("cleanupPeriodDays") {
+        None => Some(30.0),
+        Some(n) => n.as_f64().filter(|d| *d >= 1.0),
+    }
+}

@@ -1,0 +1,393 @@
+//! The Claude Code store, read-only (contract: shared/formats/claude-code.md). Transcripts
+//! are `<root>/projects/<project-dir>/<id>.jsonl`; spool never creates, edits or removes
+//! anything under the root. Its pin, read, archive and title state lives in spool's own
+//! state directory (`store::state`), and fork and resume go through `claude` itself.
+//!
+//! Layout: `discover` finds files, `read` splits and decodes lines, `record` classifies
+//! records, `listing` derives the row, `chain` follows the active leaf, `transcript` turns
+//! records into messages, `window` replays the context window and reads `--last` from the end.
+
+mod chain;
+mod discover;
+mod listing;
+mod read;
+mod record;
+mod transcript;
+mod window;
+
+#[cfg(test)]
+mod tests_malformed;
+#[cfg(test)]
+mod tests_read;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
+
+use super::state::{self, StateDir};
+use super::{Candidate, Span, Store};
+use crate::error::{Error, Result};
+use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
+
+pub use discover::{default_root, project_name, valid_id};
+use transcript::{Ctx, Subagent};
+
+/// Legacy subagent files of one project directory: `(parent session id, path)`.
+type LegacyAgents = Vec<(String, PathBuf)>;
+
+/// The state directory's name for this store (formats README).
+pub const STATE_NAME: &str = "claude-code";
+
+/// Claude Code's transcripts under `<root>/projects/`.
+pub struct ClaudeStore {
+    root: PathBuf,
+    projects: PathBuf,
+    state: StateDir,
+    /// Legacy subagent files per project directory (listed once, not once per session).
+    legacy: Mutex<HashMap<PathBuf, Arc<LegacyAgents>>>,
+    /// `cleanupPeriodDays`, read once.
+    cleanup: OnceLock<Option<f64>>,
+}
+
+/// One session read for listing.
+struct Loaded {
+    parsed: read::Parsed,
+    facts: listing::Facts,
+    summary: SessionSummary,
+    subagents: Vec<Subagent>,
+}
+
+impl ClaudeStore {
+    /// `root` is `$CLAUDE_CONFIG_DIR` or `~/.claude` (or `--claude-dir`); `state_root` is
+    /// spool's `<data dir>/spool/state`. Nothing is created.
+    pub fn new(root: &Path, state_root: &Path) -> Self {
+        ClaudeStore {
+            root: root.to_path_buf(),
+            projects: root.join("projects"),
+            state: StateDir::new(state_root, STATE_NAME),
+            legacy: Mutex::new(HashMap::new()),
+            cleanup: OnceLock::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The transcript of `id`: a valid id, a regular file in some project directory.
+    fn locate(&self, id: &str) -> Result<PathBuf> {
+        if !valid_id(id) {
+            return Err(Error::NotFound(format!("claude:{id}")));
+        }
+        discover::discover(&self.projects)
+            .into_iter()
+            .find(|c| c.id == id)
+            .map(|c| c.path)
+            .ok_or_else(|| Error::NotFound(format!("claude:{id}")))
+    }
+
+    fn subagents(&self, path: &Path, id: &str) -> Vec<Subagent> {
+        let Some(project) = path.parent() else {
+            return Vec::new();
+        };
+        let legacy = {
+            let mut cache = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+            cache
+                .entry(project.to_path_buf())
+                .or_insert_with(|| Arc::new(discover::legacy_agents(project)))
+                .clone()
+        };
+        discover::subagents(project, id, &legacy)
+            .into_iter()
+            .map(|p| {
+                let agent_id = p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().trim_start_matches("agent-").to_string())
+                    .unwrap_or_default();
+                let mut sub = Subagent {
+                    agent_id,
+                    first_prompt: String::new(),
+                    messages: 0,
+                };
+                if let Ok(mut parsed) = read::read(&p, read::Mode::List) {
+                    // A subagent's records are all sidechain; count them as its own main line.
+                    for rec in &mut parsed.recs {
+                        if let Some(o) = rec.v.as_object_mut() {
+                            o.insert("isSidechain".into(), false.into());
+                        }
+                    }
+                    let f = listing::facts(id, &parsed);
+                    sub.first_prompt = f.first_prompt.clone().unwrap_or_default();
+                    sub.messages = f.user_turns + f.assistant_ids.len() as u64;
+                }
+                sub
+            })
+            .collect()
+    }
+
+    fn load(&self, id: &str, path: &Path) -> std::io::Result<Loaded> {
+        let parsed = read::read(path, read::Mode::List)?;
+        let facts = listing::facts(id, &parsed);
+        let subagents = self.subagents(path, id);
+        let cx = listing::RowContext {
+            project_dir: path.parent().unwrap_or(Path::new("/")),
+            subagents: subagents.len(),
+            cleanup_days: *self
+                .cleanup
+                .get_or_init(|| discover::cleanup_days(&self.root)),
+            now: SystemTime::now(),
+        };
+        let mut summary = listing::summary(id, path, &parsed, &facts, &cx);
+        state::apply(&mut summary, &self.state.read(id), facts.newest_assistant);
+        Ok(Loaded {
+            parsed,
+            facts,
+            summary,
+            subagents,
+        })
+    }
+
+    fn load_id(&self, id: &str) -> Result<(PathBuf, Loaded)> {
+        let path = self.locate(id)?;
+        let l = self
+            .load(id, &path)
+            .map_err(|e| Error::io("reading", &path, e))?;
+        Ok((path, l))
+    }
+
+    fn session_dir(path: &Path, id: &str) -> PathBuf {
+        path.with_file_name(id)
+    }
+
+    fn warnings(p: &read::Parsed, f: &listing::Facts) -> Vec<String> {
+        let mut w = Vec::new();
+        if p.bad > 0 {
+            w.push(format!("{} unreadable line(s) skipped", p.bad));
+        }
+        if p.truncated {
+            w.push("the last line is cut off (the writer stopped mid-line)".into());
+        }
+        if p.pending {
+            w.push("the last line is still being written".into());
+        }
+        for len in &p.oversized {
+            w.push(format!("oversized line ({} MB) skipped", len / 1_000_000));
+        }
+        if p.lossy > 0 {
+            w.push(format!(
+                "{} line(s) held invalid UTF-8, shown with replacement characters",
+                p.lossy
+            ));
+        }
+        if let Some(i) = &f.internal_id {
+            w.push(format!(
+                "records carry another session id (internal id {i})"
+            ));
+        }
+        w
+    }
+
+    /// The refusal for anything that would write into Claude's directory.
+    fn read_only(&self, what: &str, id: &str) -> Error {
+        Error::Refused(format!(
+            "spool does not {what} Claude Code sessions: it never writes inside {} (Claude \
+             Code owns those files); archive claude:{id} to hide it in spool instead",
+            self.root.display()
+        ))
+    }
+}
+
+impl Store for ClaudeStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Claude
+    }
+
+    fn sessions_dir(&self) -> &Path {
+        &self.projects
+    }
+
+    fn discover(&self) -> Vec<Candidate> {
+        discover::discover(&self.projects)
+    }
+
+    fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        if !valid_id(&c.id) {
+            return Some(SessionSummary::error_row(
+                StoreKind::Claude,
+                &c.id,
+                &c.path,
+                "file name is not a session id spool can use",
+            ));
+        }
+        Some(match self.load(&c.id, &c.path) {
+            Ok(l) => l.summary,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionSummary::error_row(
+                StoreKind::Claude,
+                &c.id,
+                &c.path,
+                "deleted (Claude cleanup?)",
+            ),
+            Err(e) => SessionSummary::error_row(
+                StoreKind::Claude,
+                &c.id,
+                &c.path,
+                format!("cannot read {}: {e}", c.path.display()),
+            ),
+        })
+    }
+
+    /// Claude transcripts are parsed whole for their counts (only bulky middle lines of big
+    /// files are skipped), so the listing pass spreads files over the machine's cores.
+    fn list(&self) -> Vec<SessionSummary> {
+        let candidates = self.discover();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8);
+        let chunk = candidates.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = candidates
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .filter_map(|c| self.summarize(c))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    }
+
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        let (path, l) = self.load_id(id)?;
+        let sdir = Self::session_dir(&path, id);
+        let cx = Ctx {
+            session_dir: &sdir,
+            subagents: &l.subagents,
+        };
+        let mut warnings = Self::warnings(&l.parsed, &l.facts);
+        // An old build's continuation opens with summaries of records in another file.
+        let continued = l
+            .facts
+            .leading_leaves
+            .iter()
+            .find(|leaf| !l.facts.uuids.contains(*leaf))
+            .and_then(|leaf| discover::holder_of(path.parent()?, leaf, id));
+        let (mut entries, total_rounds, first_round) = match span {
+            Span::LastRounds(n) => {
+                let (e, total, first, whole) = window::last_rounds(&path, n, &cx)
+                    .map_err(|e| Error::io("reading", &path, e))?;
+                if !whole {
+                    warnings.push(
+                        "read from the end of the file: rounds and message positions count \
+                         from the first record read"
+                            .into(),
+                    );
+                }
+                (e, total, first)
+            }
+            Span::All => {
+                let p = read::read(&path, read::Mode::Full)
+                    .map_err(|e| Error::io("reading", &path, e))?;
+                let c = chain::build(&p.recs);
+                // Unreadable lines are reported once, in the warnings.
+                let entries = transcript::entries(&p.recs, &c, &cx, 0);
+                crate::store::last_rounds(entries, Span::All)
+            }
+        };
+        if let Some(parent) = continued
+            && first_round == 0
+        {
+            entries.insert(0, Entry::Notice(format!("continued from claude:{parent}")));
+        }
+        Ok(Transcript {
+            summary: l.summary,
+            entries,
+            total_rounds,
+            first_round,
+            warnings,
+        })
+    }
+
+    fn window(&self, id: &str) -> Result<Window> {
+        let (path, l) = self.load_id(id)?;
+        let p = read::read(&path, read::Mode::Full).map_err(|e| Error::io("reading", &path, e))?;
+        let sdir = Self::session_dir(&path, id);
+        let cx = Ctx {
+            session_dir: &sdir,
+            subagents: &l.subagents,
+        };
+        let c = chain::build(&p.recs);
+        Ok(Window {
+            messages: window::messages(&p.recs, &c, &cx),
+            system_note: Some(window::SYSTEM_NOTE.into()),
+            warnings: Self::warnings(&l.parsed, &l.facts),
+            summary: l.summary,
+        })
+    }
+
+    fn raw(&self, id: &str) -> Result<String> {
+        let path = self.locate(id)?;
+        let f = read::open(&path).map_err(|e| Error::io("reading", &path, e))?;
+        let mut out = Vec::new();
+        crate::store::lines::for_each_line(f, read::MAX_LINE, |line| match line {
+            crate::store::lines::RawLine::TooLong { len, .. } => out.push(format!(
+                "[line of {len} bytes, longer than 64 MiB, not shown]"
+            )),
+            crate::store::lines::RawLine::Line { bytes, .. } => {
+                let text = String::from_utf8_lossy(bytes);
+                if text.trim().is_empty() {
+                    return;
+                }
+                match crate::store::json_first::parse(text.as_bytes()) {
+                    Some(v) => {
+                        out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned()))
+                    }
+                    None => out.push(text.into_owned()),
+                }
+            }
+        })
+        .map_err(|e| Error::io("reading", &path, e))?;
+        Ok(out.join("\n"))
+    }
+
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_time_key(id, "pinned_at", pinned)
+    }
+
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
+        let (_, l) = self.load_id(id)?;
+        self.state.set_read(id, l.facts.newest_assistant, unread)
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_time_key(id, "archived_at", archived)
+    }
+
+    fn rename(&self, id: &str, title: &str) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_title(id, title)
+    }
+
+    fn fork(&self, id: &str, _at: Option<usize>) -> Result<String> {
+        let (_, l) = self.load_id(id)?;
+        let dir = l.summary.cwd.unwrap_or_else(|| ".".into());
+        Err(Error::Refused(format!(
+            "Claude Code forks sessions itself: run `claude --resume {id} --fork-session` in \
+             {dir} (spool never writes inside {})",
+            self.root.display()
+        )))
+    }
+
+    fn delete(&self, id: &str) -> Result<()> {
+        self.locate(id)?;
+        Err(self.read_only("delete", id))
+    }
+}

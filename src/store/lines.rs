@@ -1,0 +1,116 @@
+//! The streaming line splitter every JSONL reader shares: split on byte `\n` only, never
+//! buffer more than the caller's line cap of one line (loom: 16 MiB, Claude Code: 64 MiB),
+//! resynchronise at the next `\n` after an over-long line.
+
+use std::io::{self, BufRead, BufReader, Read};
+
+/// One physical line of the log, as the splitter hands it out.
+pub enum RawLine<'a> {
+    /// A line of at most `max_line` bytes (without its `\n`).
+    Line {
+        start: u64,
+        bytes: &'a [u8],
+        /// False for a final line that has no `\n` (still a line, section 6.1).
+        terminated: bool,
+    },
+    /// A line longer than `max_line`; its bytes were skipped up to the next `\n`.
+    TooLong {
+        start: u64,
+        len: u64,
+        terminated: bool,
+    },
+}
+
+impl RawLine<'_> {
+    pub fn start(&self) -> u64 {
+        match self {
+            RawLine::Line { start, .. } | RawLine::TooLong { start, .. } => *start,
+        }
+    }
+
+    /// Offset just past this line (after its `\n` when it has one).
+    pub fn end(&self) -> u64 {
+        match self {
+            RawLine::Line {
+                start,
+                bytes,
+                terminated,
+            } => start + bytes.len() as u64 + u64::from(*terminated),
+            RawLine::TooLong {
+                start,
+                len,
+                terminated,
+            } => start + len + u64::from(*terminated),
+        }
+    }
+
+    pub fn terminated(&self) -> bool {
+        match self {
+            RawLine::Line { terminated, .. } | RawLine::TooLong { terminated, .. } => *terminated,
+        }
+    }
+}
+
+/// Split `r` on `\n` and hand every line to `f`, streaming: a line over `max_line` is never
+/// buffered beyond the limit, the splitter resynchronises at the next `\n` instead.
+pub fn for_each_line<R: Read>(
+    r: R,
+    max_line: usize,
+    mut f: impl FnMut(RawLine<'_>),
+) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(64 * 1024, r);
+    let mut line: Vec<u8> = Vec::new();
+    let mut start: u64 = 0;
+    // Some(len) while skipping the rest of an over-long line.
+    let mut skipping: Option<u64> = None;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let used = chunk.len() + usize::from(found);
+        match skipping.as_mut() {
+            Some(len) => *len += chunk.len() as u64,
+            None if line.len() + chunk.len() > max_line => {
+                skipping = Some((line.len() + chunk.len()) as u64);
+                line = Vec::new();
+            }
+            None => line.extend_from_slice(chunk),
+        }
+        reader.consume(used);
+        if found {
+            let item = emit(start, &line, skipping, true);
+            start = item.end();
+            f(item);
+            line.clear();
+            skipping = None;
+        }
+    }
+    if !line.is_empty() || skipping.is_some() {
+        f(emit(start, &line, skipping, false));
+    }
+    Ok(())
+}
+
+fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {
+    match skipping {
+        Some(len) => RawLine::TooLong {
+            start,
+            len,
+            terminated,
+        },
+        None => RawLine::Line {
+            start,
+            bytes: line,
+            terminated,
+        },
+    }
+}
