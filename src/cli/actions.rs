@@ -1,0 +1,99 @@
+//! `show`, `export` and `delete`: the subcommands that print a session or ask before acting.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::table::escape_json_text;
+use super::{DeleteArgs, ExportArgs, ShowArgs, note, stdout_err};
+use crate::error::{Error, Result};
+use crate::export;
+use crate::store::{Span, Stores};
+use crate::text;
+
+pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let store = stores.store_for(&s);
+    let body = if a.raw {
+        text::sanitize(&store.raw(&s.id)?)
+    } else if a.window {
+        let w = store.window(&s.id)?;
+        if a.json {
+            pretty_json(&w.to_json())
+        } else {
+            text::sanitize(&export::window_markdown(&w))
+        }
+    } else {
+        let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
+        let t = store.transcript(&s.id, span)?;
+        if a.json {
+            pretty_json(&t.to_json())
+        } else {
+            // The export banner warns about sharing a file; `show` writes none.
+            text::sanitize(&export::transcript_markdown(&t))
+        }
+    };
+    out.write_all(body.as_bytes()).map_err(stdout_err)?;
+    if !body.ends_with('\n') {
+        writeln!(out).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+fn pretty_json(v: &serde_json::Value) -> String {
+    escape_json_text(&serde_json::to_string_pretty(v).expect("JSON value"))
+}
+
+pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let t = stores.store_for(&s).transcript(&s.id, Span::All)?;
+    let body = export::render(&t, a.to);
+    match &a.output {
+        Some(path) => {
+            export::write_new(path, &body)?;
+            note(&format!("exported {} to {}", s.reference(), path.display()));
+        }
+        None => {
+            // To a terminal, session text is sanitised; to a pipe or file, exact.
+            let body = if std::io::stdout().is_terminal() {
+                text::sanitize(&body)
+            } else {
+                body
+            };
+            out.write_all(body.as_bytes()).map_err(stdout_err)?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    if !a.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Error::Refused(format!(
+                "not deleting {} without confirmation; pass --yes",
+                s.reference()
+            )));
+        }
+        let first = if crate::store::delete_archives_first(&s) {
+            " (Loop deletes only archived sessions: it is archived first)"
+        } else {
+            ""
+        };
+        let _ = write!(
+            std::io::stderr().lock(),
+            "Delete {} \"{}\"{first}? [y/N] ",
+            s.reference(),
+            text::one_line(&s.title)
+        );
+        let mut answer = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut answer)
+            .map_err(|e| Error::io("reading", "stdin", e))?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Err(Error::Refused("delete cancelled".into()));
+        }
+    }
+    crate::store::delete_confirmed(stores.store_for(&s), &s)?;
+    note(&format!("deleted {}", s.reference()));
+    Ok(())
+}

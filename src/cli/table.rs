@@ -1,0 +1,171 @@
+//! `spool list`: the filtered, fuzzy-ranked rows as a terminal table or JSON Lines, every
+//! string from a store passed through the one sanitiser (file names are untrusted too).
+
+use std::io::Write;
+
+use super::{ListArgs, stdout_err};
+use crate::error::Result;
+use crate::model::SessionSummary;
+use crate::store::Stores;
+use crate::store::registry::Filter;
+use crate::text;
+
+pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
+    let filter = Filter {
+        all: a.all,
+        archived: a.archived,
+        empty: a.empty,
+        format: a.format,
+        cwd: a.cwd.as_ref().map(|p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned()
+        }),
+    };
+    let mut rows: Vec<SessionSummary> = stores
+        .list_of(a.format)
+        .into_iter()
+        .filter(|s| filter.accepts(s))
+        .collect();
+    if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        rows = query_filter(rows, q);
+    }
+    if let Some(n) = a.limit {
+        rows.truncate(n);
+    }
+    if a.json {
+        for r in &rows {
+            writeln!(out, "{}", json_line(&r.to_json())).map_err(stdout_err)?;
+        }
+    } else {
+        write_table(out, &rows).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+/// Keep the rows that fuzzy-match `q` (nucleo, smart case, over the browser's haystack),
+/// best first;
+/// equal scores keep list order.
+fn query_filter(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
+    use nucleo::pattern::{CaseMatching, Normalization, Pattern};
+    let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
+    let mut matcher = nucleo::Matcher::new(nucleo::Config::DEFAULT);
+    let mut buf = Vec::new();
+    let mut scored: Vec<(u32, usize, SessionSummary)> = rows
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let text = crate::search::haystack(&r);
+            let score = pattern.score(nucleo::Utf32Str::new(&text, &mut buf), &mut matcher)?;
+            Some((score, i, r))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, _, r)| r).collect()
+}
+
+/// Compact JSON with every character a terminal could act on escaped (serde_json leaves
+/// DEL, C1 controls and bidi overrides raw).
+pub fn json_line(v: &serde_json::Value) -> String {
+    escape_json_text(&v.to_string())
+}
+
+pub(super) fn escape_json_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let risky = ('\u{7f}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
+                | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
+        if risky {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
+    let ref_w = rows
+        .iter()
+        .map(|r| r.reference().chars().count())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    // Terminal columns, not chars: a CJK project name is twice as wide as it is long.
+    let proj = |r: &SessionSummary| text::fit(&text::one_line(r.project()), 20);
+    let proj_w = rows
+        .iter()
+        .map(|r| unicode_width::UnicodeWidthStr::width(proj(r).as_str()))
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    writeln!(
+        out,
+        "{:3} {:ref_w$}  {:16}  {:>5}  {:proj_w$}  TITLE",
+        "", "REF", "UPDATED", "MSGS", "PROJECT"
+    )?;
+    for r in rows {
+        let flags = format!(
+            "{}{}{}",
+            if r.error.is_some() {
+                '!'
+            } else if r.pinned() {
+                'P'
+            } else {
+                ' '
+            },
+            if r.unread { 'U' } else { ' ' },
+            if r.archived { 'A' } else { ' ' }
+        );
+        let updated = r
+            .last_activity()
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_else(|| "-".into());
+        let mut title = text::one_line(&r.title);
+        if let Some(e) = &r.error {
+            title = format!("{title}  [error: {}]", text::one_line(e));
+        }
+        writeln!(
+            out,
+            "{flags} {:ref_w$}  {updated:16}  {:>5}  {}  {title}",
+            r.reference(),
+            r.messages,
+            text::pad(&proj(r), proj_w),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_escape_terminal_controls() {
+        let v = serde_json::json!({"t": "a\u{1b}[2Jb\u{9b}c\u{202e}d"});
+        let s = json_line(&v);
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v, "escaping keeps the JSON value");
+    }
+
+    #[test]
+    fn the_table_aligns_wide_project_names_by_columns() {
+        use crate::model::StoreKind;
+        let mut a = SessionSummary::new(StoreKind::Loop, "aaaa0001", "/p");
+        a.cwd = Some("/src/日本語".into());
+        let mut b = SessionSummary::new(StoreKind::Loop, "bbbb0002", "/p");
+        b.cwd = Some("/src/abc".into());
+        let mut out = Vec::new();
+        write_table(&mut out, &[a, b]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        // The title starts after the last two-space gap; it must sit in the same column.
+        let title_col: Vec<usize> = out
+            .lines()
+            .map(|l| unicode_width::UnicodeWidthStr::width(&l[..l.rfind("  ").unwrap() + 2]))
+            .collect();
+        assert!(title_col.windows(2).all(|w| w[0] == w[1]), "{out}");
+    }
+}
