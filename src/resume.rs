@@ -309,9 +309,32 @@ pub fn shell_quote(s: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
     if safe {
         s.to_string()
+    } else if s.chars().any(crate::text::terminal_unsafe) {
+        ansi_c_quote(s)
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
+}
+
+/// bash's `$'…'` form: controls, bidi overrides and zero-width characters become `\xHH` per
+/// UTF-8 byte, so the line is inert on a terminal and still names exactly the same path.
+fn ansi_c_quote(s: &str) -> String {
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if crate::text::terminal_unsafe(c) => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -342,6 +365,29 @@ mod tests {
             cwd: "/tmp/a b".into(),
         };
         assert_eq!(p.shell_line(), r#"cd '/tmp/a b' && uv 'it'\''s'"#);
+    }
+
+    #[test]
+    fn hostile_paths_are_quoted_inert_and_exact() {
+        let cwd = "/tmp/a\u{1b}]52;c;aGk=\u{7}\u{1b}[2J b\u{202e}c'd\\e\n\u{9b}f";
+        let p = ResumePlan {
+            argv: vec!["loom".into(), "--resume".into()],
+            cwd: cwd.into(),
+        };
+        let line = p.shell_line();
+        assert!(!line.chars().any(crate::text::terminal_unsafe), "{line:?}");
+        // bash reads the quoted word back to exactly the same bytes.
+        let word = line
+            .strip_prefix("cd ")
+            .unwrap()
+            .split(" && ")
+            .next()
+            .unwrap();
+        let out = std::process::Command::new("bash")
+            .args(["-c", &format!("printf %s {word}")])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), cwd);
     }
 
     fn plan_in(cwd: &Path, program: &str) -> ResumePlan {

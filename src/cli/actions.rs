@@ -6,6 +6,7 @@ use super::table::escape_json_text;
 use super::{DeleteArgs, ExportArgs, ShowArgs, note, stdout_err};
 use crate::error::{Error, Result};
 use crate::export;
+use crate::model::SessionSummary;
 use crate::store::{Span, Stores};
 use crate::text;
 
@@ -64,6 +65,20 @@ pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) 
     Ok(())
 }
 
+/// The delete question, sanitised whole: the ref is a file name and as untrusted as the title.
+fn confirm_prompt(s: &SessionSummary) -> String {
+    let first = if crate::store::delete_archives_first(s) {
+        " (Loop deletes only archived sessions: it is archived first)"
+    } else {
+        ""
+    };
+    format!(
+        "Delete {} \"{}\"{first}? [y/N] ",
+        text::one_line(&s.reference()),
+        text::one_line(&s.title)
+    )
+}
+
 pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
     let s = stores.resolve(&a.reference)?;
     if !a.yes {
@@ -73,17 +88,7 @@ pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
                 s.reference()
             )));
         }
-        let first = if crate::store::delete_archives_first(&s) {
-            " (Loop deletes only archived sessions: it is archived first)"
-        } else {
-            ""
-        };
-        let _ = write!(
-            std::io::stderr().lock(),
-            "Delete {} \"{}\"{first}? [y/N] ",
-            s.reference(),
-            text::one_line(&s.title)
-        );
+        let _ = write!(std::io::stderr().lock(), "{}", confirm_prompt(&s));
         let mut answer = String::new();
         std::io::stdin()
             .lock()
@@ -96,4 +101,20 @@ pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
     crate::store::delete_confirmed(stores.store_for(&s), &s)?;
     note(&format!("deleted {}", s.reference()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delete_prompt_prints_no_escape_from_the_ref() {
+        use crate::model::StoreKind;
+        let mut s =
+            SessionSummary::new(StoreKind::Loom, "x\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\ny", "/p");
+        s.title = "t\u{1b}[31m".into();
+        let p = confirm_prompt(&s);
+        assert!(!p.chars().any(|c| c.is_control()), "{p:?}");
+        assert!(p.starts_with("Delete loom:x"), "{p}");
+    }
 }

@@ -2,7 +2,7 @@
 //! browser action, all over the same library calls the browser uses. Printing lives in the
 //! submodules; every string from a store goes through `text` before a terminal sees it.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -251,13 +251,9 @@ pub fn run(command: Command, stores: &Stores, resume_cmds: &ResumeCommands) -> R
                 if let Some(p) = plan.problem() {
                     note(&format!("spool: warning: {p}"));
                 }
-                // Exact for a pipe (it is meant to be run); sanitised for a terminal.
+                // Exact and inert at once: shell_quote writes controls and bidi characters
+                // as `$'\xHH'`, so the same line is safe on a terminal and runs in a pipe.
                 let line = plan.shell_line();
-                let line = if std::io::stdout().is_terminal() {
-                    text::sanitize(&line)
-                } else {
-                    line
-                };
                 writeln!(out, "{line}").map_err(stdout_err)?;
             } else {
                 drop(out);

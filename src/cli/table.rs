@@ -89,7 +89,7 @@ pub(super) fn escape_json_text(s: &str) -> String {
 fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
     let ref_w = rows
         .iter()
-        .map(|r| r.reference().chars().count())
+        .map(|r| unicode_width::UnicodeWidthStr::width(text::one_line(&r.reference()).as_str()))
         .max()
         .unwrap_or(3)
         .max(3);
@@ -127,10 +127,12 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
         if let Some(e) = &r.error {
             title = format!("{title}  [error: {}]", text::one_line(e));
         }
+        // A file name is as untrusted as a message: `x\e]52;…\a.jsonl` must not reach the
+        // clipboard, nor a newline in it forge a row.
         writeln!(
             out,
-            "{flags} {:ref_w$}  {updated:16}  {:>5}  {}  {title}",
-            r.reference(),
+            "{flags} {}  {updated:16}  {:>5}  {}  {title}",
+            text::pad(&text::one_line(&r.reference()), ref_w),
             r.messages,
             text::pad(&proj(r), proj_w),
         )?;
@@ -149,6 +151,24 @@ mod tests {
         assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v, "escaping keeps the JSON value");
+    }
+
+    #[test]
+    fn hostile_file_names_neither_escape_nor_forge_rows() {
+        use crate::model::StoreKind;
+        let a = SessionSummary::new(StoreKind::Loom, "x\u{1b}]52;c;aGk=\u{7}\u{1b}[2J", "/p");
+        let b = SessionSummary::new(StoreKind::Loom, "y\nP   loom:forged", "/p");
+        let c = SessionSummary::new(StoreKind::Loom, "z\u{202e}\u{9b}31m", "/p");
+        let mut out = Vec::new();
+        write_table(&mut out, &[a, b, c]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            !out.chars().any(|c| (c < ' ' && c != '\n')
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || c == '\u{202e}'),
+            "{out:?}"
+        );
+        assert_eq!(out.lines().count(), 4, "a header and three rows: {out}");
     }
 
     #[test]
