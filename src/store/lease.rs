@@ -1,5 +1,6 @@
-//! Advisory `flock` locks: the agent-harness session lease (never waited on, lock file never
-//! deleted) and the TUI-instance lock that serialises spool processes on a sidecar directory.
+//! Advisory `flock` locks, the one lock helper: the agent-harness session lease (never waited
+//! on, lock file never deleted), the TUI-instance lock that serialises spool processes on a
+//! sidecar directory, and the directory lock around Loop's read-check-rename (loop.md 9.1).
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -76,6 +77,11 @@ pub fn instance_lock(dir: &Path, timeout: Duration) -> Result<Held> {
         .mode(0o600)
         .open(&path)
         .map_err(|e| Error::io("opening lock", &path, e))?;
+    wait_exclusive(file, &path, timeout)
+}
+
+/// Take `LOCK_EX` on `file`, retrying for at most `timeout`; then "busy", naming `path`.
+fn wait_exclusive(file: File, path: &Path, timeout: Duration) -> Result<Held> {
     let start = Instant::now();
     loop {
         match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
@@ -87,11 +93,24 @@ pub fn instance_lock(dir: &Path, timeout: Duration) -> Result<Held> {
                         path.display()
                     )));
                 }
-                std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(5));
             }
-            Err(e) => return Err(Error::io("locking", &path, e)),
+            Err(e) => return Err(Error::io("locking", path, e)),
         }
     }
+}
+
+/// An exclusive lock on a directory itself (loop.md 9.1): opened `O_RDONLY|O_DIRECTORY|
+/// O_NOFOLLOW`, so it creates no file Loop could trip over and a symlink is refused. Held from
+/// before a read until after the rename, it keeps two spool processes from losing each
+/// other's change; waited on for at most `timeout` (2 s in the contract).
+pub fn dir_lock(dir: &Path, timeout: Duration) -> Result<Held> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)
+        .map_err(|e| Error::io("locking directory", dir, e))?;
+    wait_exclusive(file, dir, timeout)
 }
 
 /// Create a directory with mode 0700 if missing (never chmods an existing one).
@@ -127,6 +146,23 @@ mod tests {
         let p = d.path().join("x.lock");
         assert!(!lease_held(&p));
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn dir_lock_excludes_a_second_holder_and_refuses_symlinks() {
+        let d = tempfile::tempdir().unwrap();
+        let held = dir_lock(d.path(), Duration::from_millis(10)).unwrap();
+        assert!(dir_lock(d.path(), Duration::from_millis(30)).is_err());
+        drop(held);
+        assert!(dir_lock(d.path(), Duration::from_millis(10)).is_ok());
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(d.path(), &link).unwrap();
+        assert!(dir_lock(&link, Duration::from_millis(10)).is_err());
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "no file created"
+        );
     }
 
     #[test]
