@@ -378,3 +378,60 @@ fn go_escaping_of_html_and_line_separators() {
         r#"{"c":"a\u003cb\u003e\u0026\u2028\u2029é\n"}"#
     );
 }
+
+/// Files outside the store that a planted symlink would expose to spool's writes and purge.
+fn outside_with_old_names() -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    for n in [
+        "report.100.jsonl",
+        "notes.5.spool.json",
+        "20260101-000000.5.jsonl",
+    ] {
+        std::fs::write(out.path().join(n), b"keep").unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_symlinked_trash_is_refused_and_never_purged() {
+    let (d, s) = a_home();
+    let out = outside_with_old_names();
+    std::fs::create_dir_all(sessions(&d).join(".spool")).unwrap();
+    let trash = sessions(&d).join(".spool/trash");
+    std::os::unix::fs::symlink(out.path(), &trash).unwrap();
+    s.tidy();
+    let e = s.delete(C_ID).unwrap_err().to_string();
+    assert!(e.contains(".spool/trash") && e.contains("symlink"), "{e}");
+    assert!(sessions(&d).join(format!("{C_ID}.jsonl")).exists());
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        3,
+        "nothing unlinked"
+    );
+}
+
+#[test]
+fn a_symlinked_spool_dir_takes_no_write_elsewhere() {
+    let (d, s) = a_home();
+    let out = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(out.path(), sessions(&d).join(".spool")).unwrap();
+    let e = s.set_pinned(A_ID, true).unwrap_err().to_string();
+    assert!(e.contains(".spool") && e.contains("symlink"), "{e}");
+    assert!(s.delete(C_ID).is_err());
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        0,
+        "no lock or sidecar"
+    );
+}
+
+#[test]
+fn a_dangling_spool_lock_link_creates_nothing_outside() {
+    let (d, s) = a_home();
+    let out = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(sessions(&d).join(".spool")).unwrap();
+    std::os::unix::fs::symlink(out.path().join("lock"), sessions(&d).join(".spool/.lock")).unwrap();
+    let e = s.set_pinned(A_ID, true).unwrap_err().to_string();
+    assert!(e.contains(".lock") && e.contains("symlink"), "{e}");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
