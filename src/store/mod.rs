@@ -7,6 +7,7 @@ pub mod lease;
 pub mod loom_store;
 pub mod loop_store;
 pub mod registry;
+pub mod regular;
 pub mod sidecar;
 
 use std::path::{Path, PathBuf};

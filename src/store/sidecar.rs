@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::{atomic, lease};
+use super::{atomic, lease, regular};
 use crate::error::{Error, Result};
 
 /// What a sidecar file holds.
@@ -43,7 +43,7 @@ impl Sidecar {
     /// The warning to show when the sidecar is being ignored.
     pub fn warning(&self) -> Option<String> {
         match self {
-            Sidecar::Invalid(why) => Some(format!("spool state ignored: {why}")),
+            Sidecar::Invalid(why) => Some(format!("spool state unreadable: {why}")),
             _ => None,
         }
     }
@@ -62,7 +62,8 @@ pub fn path(sessions_dir: &Path, id: &str) -> PathBuf {
 /// Read the sidecar of `id` (read-only; never creates anything).
 pub fn read(sessions_dir: &Path, id: &str) -> Sidecar {
     let p = path(sessions_dir, id);
-    match std::fs::read(&p) {
+    // A FIFO, device or symlink here is a badge on the row, never a hang or an 8 GB read.
+    match regular::read(&p, regular::META_CAP, regular::Links::Refuse) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Sidecar::Absent,
         Err(e) => Sidecar::Invalid(format!("cannot read {}: {e}", p.display())),
         Ok(bytes) => parse(&bytes),

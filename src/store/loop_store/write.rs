@@ -15,7 +15,7 @@ use super::listing::summary_from_head;
 use super::{Layout, Loc};
 use crate::error::{Error, Result};
 use crate::store::atomic::{self, Replace};
-use crate::store::lease;
+use crate::store::{lease, regular};
 use crate::text::normalize_title;
 
 /// How many times a write restarts when the file changed under it.
@@ -33,9 +33,16 @@ pub(crate) fn locked<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> 
     f()
 }
 
-/// Current bytes of `path`, `None` when it does not exist.
+/// Current bytes of `path`, `None` when it does not exist. Through the one regular-file
+/// reader: `meta.json` and `archive.json` at the metadata cap, a legacy `<id>.jsonl` (which
+/// holds its messages too) at the legacy cap.
 pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
+    let cap = if path.extension().is_some_and(|e| e == "jsonl") {
+        super::envelope::LEGACY_CAP
+    } else {
+        regular::META_CAP
+    };
+    match regular::read(path, cap, regular::Links::Refuse) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("reading", path, e)),

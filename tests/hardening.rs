@@ -1,0 +1,137 @@
+//! Hostile store layouts (issue 11.4): FIFOs, devices and unreadable directories where files
+//! belong must give an error, a badge or an error row at once; never a hang, never an 8 GB
+//! read, never a row that silently loses its state.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Home;
+
+const LOOM: &str = "20260314-091502";
+const V3: &str = "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c";
+const COL: &str = ".loop/sessions/767af75ec9c3c6ac7b4a00e5";
+const HARNESS: &str = "Qm3xT8vLk2pR9aZc";
+
+fn mkfifo(p: &Path) {
+    let _ = std::fs::remove_file(p);
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// Run spool, killing it after 10 s: a hang is a failure, not a stuck test.
+fn run_within(h: &Home, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spool"))
+        .args(args)
+        .env("HOME", h.path())
+        .env_remove("LOOP_DATA_DIR")
+        .env("XDG_CONFIG_HOME", h.path().join(".config"))
+        .env("XDG_CACHE_HOME", h.path().join(".cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("spool {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_sidecar_linked_to_dev_zero_is_a_badge_not_a_memory_blowup() {
+    let h = Home::with_fixtures();
+    let spool = h.loom_dir().join("sessions/.spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let side = spool.join(format!("{LOOM}.json"));
+    let _ = std::fs::remove_file(&side);
+    std::os::unix::fs::symlink("/dev/zero", &side).unwrap();
+    let rows = h.stores().list_all();
+    let r = rows.iter().find(|r| r.id == LOOM).expect("row listed");
+    assert!(
+        r.badges
+            .iter()
+            .any(|b| b.starts_with("spool state unreadable")),
+        "{:?}",
+        r.badges
+    );
+    assert!(run_within(&h, &["list"]).status.success());
+}
+
+#[test]
+fn fifos_where_files_belong_never_hang_a_command() {
+    let cases: &[(String, &[&str])] = &[
+        (format!(".loom/sessions/.spool/{LOOM}.json"), &["list"]),
+        (format!(".loom/sessions/.spool/{LOOM}.json"), &["pin", LOOM]),
+        (".loom/sessions/.spool/.lock".to_string(), &["pin", LOOM]),
+        (format!("{COL}/{V3}/meta.json"), &["list"]),
+        (format!("{COL}/{V3}/meta.json"), &["pin", V3]),
+        (format!("{COL}/{V3}/messages.jsonl"), &["show", V3]),
+        (format!("{COL}/{V3}/index.json"), &["show", V3]),
+        (format!("{COL}/archive.json"), &["archive", V3]),
+        (format!("{COL}/archive.json"), &["list"]),
+        (
+            format!(".agent-harness/memory/sessions/{HARNESS}.lock"),
+            &["list"],
+        ),
+        (
+            format!(".agent-harness/memory/sessions/{HARNESS}.lock"),
+            &["archive", HARNESS],
+        ),
+        (
+            format!(".agent-harness/memory/sessions/.spool/{HARNESS}.json"),
+            &["list"],
+        ),
+        (
+            format!(".agent-harness/memory/sessions/.spool/{HARNESS}.json"),
+            &["pin", HARNESS],
+        ),
+    ];
+    for (rel, args) in cases {
+        let h = Home::with_fixtures();
+        let p = h.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        mkfifo(&p);
+        let _ = run_within(&h, args);
+    }
+}
+
+#[test]
+fn a_fifo_as_the_config_is_an_error_not_a_hang() {
+    let h = Home::with_fixtures();
+    let cfg = h.path().join("config.toml");
+    mkfifo(&cfg);
+    let out = run_within(&h, &["--config", cfg.to_str().unwrap(), "list"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FIFO"));
+}
+
+#[test]
+fn an_unreadable_collection_is_an_error_row() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        eprintln!("skipped: root reads a chmod-000 directory anyway");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let h = Home::with_fixtures();
+    let col = h.path().join(COL);
+    std::fs::set_permissions(&col, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let rows = h.stores().list_all();
+    std::fs::set_permissions(&col, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert!(
+        rows.iter().any(|r| r
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("cannot read collection"))),
+        "{rows:?}"
+    );
+}
