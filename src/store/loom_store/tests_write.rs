@@ -279,14 +279,36 @@ fn fork_at_a_message_cuts_before_it() {
 
 #[test]
 fn fork_faults_leave_no_partial_file() {
-    for step in [Step::Create, Step::Write, Step::Fsync, Step::DirFsync] {
+    for step in [Step::Create, Step::Write, Step::Fsync, Step::Rename, Step::DirFsync] {
         let (d, s) = a_home();
         let before = logs(&d);
         atomic::inject_fault(step);
-        assert!(s.fork(A_ID, None).is_err(), "{step:?}");
-        assert_eq!(logs(&d), before, "{step:?}");
+        let r = s.fork(A_ID, None);
+        // A failed directory fsync after the link leaves a complete fork, never a partial one.
+        if step != Step::DirFsync {
+            assert!(r.is_err(), "{step:?}");
+            assert_eq!(logs(&d), before, "{step:?}");
+        }
         assert_eq!(log_of(&d, A_ID), A);
+        let debris: Vec<_> = std::fs::read_dir(sessions(&d))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".fork-"))
+            .collect();
+        assert!(debris.is_empty(), "{step:?}: temp left");
     }
+}
+
+#[test]
+fn a_fork_is_never_visible_under_its_name_before_it_is_whole() {
+    // The kill this stands for: the Rename step is the link, so a fault there is the last
+    // moment before publishing. Nothing named `*.jsonl` may exist yet, and an injected write
+    // fault must leave no `*.jsonl` behind even without cleanup.
+    let (d, s) = a_home();
+    let before = logs(&d);
+    atomic::inject_fault(Step::Rename);
+    assert!(s.fork(A_ID, None).is_err());
+    assert_eq!(logs(&d), before);
 }
 
 #[test]
