@@ -135,3 +135,49 @@ fn an_unreadable_collection_is_an_error_row() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn export_refuses_every_target_inside_a_store() {
+    let h = Home::with_fixtures();
+    let link = h.path().join("elsewhere");
+    std::os::unix::fs::symlink(h.loom_dir().join("sessions"), &link).unwrap();
+    let targets = [
+        h.loom_dir().join("sessions/20990101-000000.jsonl"),
+        h.loop_dir()
+            .join("sessions/767af75ec9c3c6ac7b4a00e5/x.jsonl"),
+        h.harness_dir().join("sessions/Zz9.json"),
+        link.join("20990101-000001.jsonl"),
+        h.loom_dir()
+            .join("sessions/../sessions/20990101-000002.jsonl"),
+    ];
+    for t in &targets {
+        let out = run_within(
+            &h,
+            &["export", HARNESS, "--to", "json", "-o", t.to_str().unwrap()],
+        );
+        assert!(!out.status.success(), "{} accepted", t.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("inside the session store"), "{err}");
+        assert!(
+            std::fs::symlink_metadata(t).is_err(),
+            "{} written",
+            t.display()
+        );
+    }
+    let ok = h.path().join("out.json");
+    assert!(
+        run_within(
+            &h,
+            &[
+                "export",
+                HARNESS,
+                "--to",
+                "json",
+                "-o",
+                ok.to_str().unwrap()
+            ]
+        )
+        .status
+        .success()
+    );
+}

@@ -49,7 +49,7 @@ pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) 
     let body = export::render(&t, a.to);
     match &a.output {
         Some(path) => {
-            export::write_new(path, &body)?;
+            stores.write_export(path, &body)?;
             note(&format!("exported {} to {}", s.reference(), path.display()));
         }
         None => {

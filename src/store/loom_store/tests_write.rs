@@ -279,7 +279,13 @@ fn fork_at_a_message_cuts_before_it() {
 
 #[test]
 fn fork_faults_leave_no_partial_file() {
-    for step in [Step::Create, Step::Write, Step::Fsync, Step::Rename, Step::DirFsync] {
+    for step in [
+        Step::Create,
+        Step::Write,
+        Step::Fsync,
+        Step::Rename,
+        Step::DirFsync,
+    ] {
         let (d, s) = a_home();
         let before = logs(&d);
         atomic::inject_fault(step);
