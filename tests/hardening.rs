@@ -181,3 +181,31 @@ fn export_refuses_every_target_inside_a_store() {
         .success()
     );
 }
+
+#[test]
+fn an_option_like_loom_id_never_reaches_the_agent() {
+    let h = Home::with_fixtures();
+    let s = h.loom_dir().join("sessions");
+    std::fs::copy(s.join(format!("{LOOM}.jsonl")), s.join("-rf.jsonl")).unwrap();
+    let cfg = h.path().join("c.toml");
+    std::fs::write(&cfg, "[resume]\nloom = \"loom --resume {id}\"\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let out = run_within(&h, &["--config", cfg, "resume", "loom:-rf", "--print"]);
+    assert!(!out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let ok = run_within(
+        &h,
+        &[
+            "--config",
+            cfg,
+            "resume",
+            &format!("loom:{LOOM}"),
+            "--print",
+        ],
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains(&format!("loom --resume {LOOM}")));
+}
