@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use common::{Home, json_lines};
 
@@ -13,12 +13,7 @@ const V2: &str = "loop:e9d4a6b1-2f3c-4d5e-8a7b-6c5d4e3f2a1b";
 const V3B: &str = "loop:b41e07d2-5c9a-4f13-a8e6-0f2d7c3b9e54";
 
 fn spawn(h: &Home, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_spool"))
-        .args(args)
-        .env("HOME", h.path())
-        .env_remove("LOOP_DATA_DIR")
-        .env("XDG_CONFIG_HOME", h.path().join(".config"))
-        .env("XDG_CACHE_HOME", h.path().join(".cache"))
+    h.command(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Home;
@@ -24,12 +24,8 @@ fn mkfifo(p: &Path) {
 
 /// Run spool, killing it after 10 s: a hang is a failure, not a stuck test.
 fn run_within(h: &Home, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spool"))
-        .args(args)
-        .env("HOME", h.path())
-        .env_remove("LOOP_DATA_DIR")
-        .env("XDG_CONFIG_HOME", h.path().join(".config"))
-        .env("XDG_CACHE_HOME", h.path().join(".cache"))
+    let mut child = h
+        .command(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
