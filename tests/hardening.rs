@@ -127,7 +127,7 @@ fn an_unreadable_collection_is_an_error_row() {
         rows.iter().any(|r| r
             .error
             .as_deref()
-            .is_some_and(|e| e.contains("cannot read collection"))),
+            .is_some_and(|e| e.contains("cannot read directory"))),
         "{rows:?}"
     );
 }
@@ -204,4 +204,25 @@ fn an_option_like_loom_id_never_reaches_the_agent() {
         ],
     );
     assert!(String::from_utf8_lossy(&ok.stdout).contains(&format!("loom --resume {LOOM}")));
+}
+
+#[test]
+fn a_sessions_directory_that_cannot_be_listed_is_an_error_row() {
+    // Runs as root too: a file where `sessions/` belongs cannot be listed by anyone.
+    let h = Home::with_fixtures();
+    for dir in [h.loom_dir(), h.harness_dir()] {
+        let s = dir.join("sessions");
+        std::fs::remove_dir_all(&s).unwrap();
+        std::fs::write(&s, b"not a directory").unwrap();
+    }
+    let rows = h.stores().list_all();
+    for kind in ["loom", "harness"] {
+        assert!(
+            rows.iter().any(|r| r.store.as_str() == kind
+                && r.error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("cannot read directory"))),
+            "{kind}: {rows:?}"
+        );
+    }
 }

@@ -111,16 +111,7 @@ impl LoopStore {
     /// Candidates of one collection (section 1, discovery steps 2 to 5).
     fn discover_in(collection: &Path, out: &mut Vec<Candidate>) {
         let Ok(entries) = fs::read_dir(collection) else {
-            // Its sessions cannot be listed: one candidate for the collection itself, which
-            // `summarize` turns into an error row, so they do not vanish without a word.
-            out.push(Candidate {
-                id: collection
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                path: collection.to_path_buf(),
-                mtime: None,
-            });
+            out.push(Candidate::unreadable_dir(collection));
             return;
         };
         for e in entries.flatten() {
@@ -188,18 +179,6 @@ fn loc_in(col: &Path, id: &str) -> Option<Loc> {
     })
 }
 
-/// The error row of a collection whose directory cannot be read (`discover_in`).
-fn unreadable_collection(c: &Candidate) -> Option<SessionSummary> {
-    let why = fs::read_dir(&c.path).err()?;
-    let mut s = SessionSummary::new(StoreKind::Loop, &c.id, &c.path);
-    s.error = Some(format!(
-        "cannot read collection {}: {why}",
-        c.path.display()
-    ));
-    s.read_only = true;
-    Some(s)
-}
-
 /// The location a candidate path names (its parent is the collection).
 fn loc_of(c: &Candidate) -> Option<Loc> {
     loc_in(c.path.parent()?, &c.id)
@@ -222,7 +201,7 @@ impl Store for LoopStore {
     }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
         if c.path.parent() == Some(self.sessions.as_path()) {
-            return unreadable_collection(c);
+            return super::unreadable_dir_row(StoreKind::Loop, c);
         }
         listing::summarize(&loc_of(c)?)
     }
