@@ -152,7 +152,7 @@ pub fn perform(
                 return Err(Error::Usage("export needs a format and a path".into()));
             };
             let t = store.transcript(&s.id, Span::All)?;
-            crate::export::write_new(&path, &crate::export::render(&t, format))?;
+            stores.write_export(&path, &crate::export::render(&t, format))?;
             let shown = std::path::absolute(&path).unwrap_or(path);
             Outcome::message(format!("exported {r} to {}", shown.display()))
         }

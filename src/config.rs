@@ -134,7 +134,14 @@ impl Config {
         let Some(p) = path.map(Path::to_path_buf).or_else(Config::default_path) else {
             return Ok(Config::default());
         };
-        match std::fs::read_to_string(&p) {
+        // Through the regular-file reader: a FIFO as the config hung every command.
+        let text = crate::store::regular::read(
+            &p,
+            crate::store::regular::META_CAP,
+            crate::store::regular::Links::Follow,
+        )
+        .and_then(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("not UTF-8")));
+        match text {
             Ok(src) => {
                 let mut c = Config::parse(&src, &p.display().to_string())?;
                 c.path = Some(p);

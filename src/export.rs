@@ -400,8 +400,34 @@ pub fn slug(title: &str) -> String {
     }
 }
 
+/// Refuse an export target inside any of `store_dirs` (each store's root: `~/.loop`,
+/// `~/.loom`, the harness memory directory). Both sides are resolved: the target's parent with
+/// symlinks followed (the file itself does not exist yet), so `link-to-store/x.jsonl` and
+/// `store/../store/x` are caught too. A file written there would list as a phantom session or
+/// an error row.
+pub fn refuse_inside_stores(path: &Path, store_dirs: &[&Path]) -> Result<()> {
+    let abs = std::path::absolute(path).map_err(|e| Error::io("resolving", path, e))?;
+    let parent = abs.parent().unwrap_or(Path::new("/"));
+    let parent = std::fs::canonicalize(parent).map_err(|e| Error::io("resolving", parent, e))?;
+    let target = match abs.file_name() {
+        Some(name) => parent.join(name),
+        None => parent,
+    };
+    for dir in store_dirs {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if target.starts_with(&dir) {
+            return Err(Error::Refused(format!(
+                "{} is inside the session store {}; exports are never written into a store",
+                path.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Write an export to `path`: created with O_EXCL and mode 0600, never overwriting; a failed
-/// write removes the partial file.
+/// write removes the partial file. Callers check `refuse_inside_stores` first.
 pub fn write_new(path: &Path, content: &str) -> Result<()> {
     let mut f = atomic::create_new(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {

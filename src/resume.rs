@@ -219,6 +219,13 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
     };
     // A missing directory is not refused here: `--print` still prints (with a warning) and
     // `run` refuses with the cause (`ResumePlan::problem`).
+    if !contract_id(s.store, &s.id) {
+        return Err(Error::Refused(format!(
+            "{} does not have a valid {} session id; spool does not pass it to the agent",
+            crate::text::one_line(&s.reference()),
+            s.store
+        )));
+    }
     if store.in_use(&s.id) {
         return Err(Error::InUse(s.reference()));
     }
@@ -229,15 +236,14 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
         .sessions_dir()
         .parent()
         .unwrap_or(store.sessions_dir());
-    let argv: Vec<String> = split_words(template)?
-        .into_iter()
-        .map(|w| {
-            w.replace("{id}", &s.id)
-                .replace("{path}", &s.path.to_string_lossy())
-                .replace("{cwd}", &cwd)
-                .replace("{store}", &root.to_string_lossy())
-        })
-        .collect();
+    let fill = |w: &str| {
+        w.replace("{id}", &s.id)
+            .replace("{path}", &s.path.to_string_lossy())
+            .replace("{cwd}", &cwd)
+            .replace("{store}", &root.to_string_lossy())
+    };
+    let argv = substitute(&split_words(template)?, fill)
+        .map_err(|word| Error::Refused(option_like(s, &word)))?;
     if argv.is_empty() {
         return Err(Error::Usage(format!(
             "the resume command for {} is empty",
@@ -248,6 +254,56 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
         argv,
         cwd: PathBuf::from(cwd),
     })
+}
+
+/// The id rule of the session's contract: Loop `[a-f0-9-]{36}`, loom `YYYYMMDD-hhmmss[-N]`,
+/// harness `[A-Za-z0-9_-]+`, Claude Code `[A-Za-z0-9][A-Za-z0-9._-]*`. Anything else is refused before it
+/// reaches an argv.
+fn contract_id(kind: StoreKind, id: &str) -> bool {
+    match kind {
+        StoreKind::Loop => crate::store::loop_store::valid_id(id),
+        StoreKind::Loom => crate::store::loom_store::is_standard_id(id),
+        StoreKind::Harness => crate::store::harness_store::valid_id(id),
+        StoreKind::Claude => crate::store::claude_store::valid_id(id),
+    }
+}
+
+/// Fill the template's words. A word that starts with a placeholder and comes out starting
+/// with `-` (a harness id may: `-rf`) would be read by the agent as an option, so it is passed
+/// after a `--` the template has, or joined to the long option before it (`--resume=-rf`);
+/// otherwise it is refused (`Err` with the word).
+fn substitute(
+    words: &[String],
+    fill: impl Fn(&str) -> String,
+) -> std::result::Result<Vec<String>, String> {
+    let mut argv: Vec<String> = Vec::with_capacity(words.len());
+    let mut after_separator = false;
+    for w in words {
+        let value = fill(w);
+        let option_like = w.starts_with('{') && value.starts_with('-');
+        if !option_like || after_separator {
+            after_separator |= w == "--";
+            argv.push(value);
+            continue;
+        }
+        match argv.last_mut() {
+            Some(prev) if prev.starts_with("--") && prev.len() > 2 && !prev.contains('=') => {
+                prev.push('=');
+                prev.push_str(&value);
+            }
+            _ => return Err(value),
+        }
+    }
+    Ok(argv)
+}
+
+fn option_like(s: &SessionSummary, word: &str) -> String {
+    format!(
+        "{} would pass `{}` to the agent as an option; put `--` before it in [resume] {}",
+        crate::text::one_line(&s.reference()),
+        crate::text::one_line(word),
+        s.store
+    )
 }
 
 fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
@@ -346,9 +402,32 @@ pub fn shell_quote(s: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
     if safe {
         s.to_string()
+    } else if s.chars().any(crate::text::terminal_unsafe) {
+        ansi_c_quote(s)
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
+}
+
+/// bash's `$'…'` form: controls, bidi overrides and zero-width characters become `\xHH` per
+/// UTF-8 byte, so the line is inert on a terminal and still names exactly the same path.
+fn ansi_c_quote(s: &str) -> String {
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if crate::text::terminal_unsafe(c) => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -379,6 +458,50 @@ mod tests {
             cwd: "/tmp/a b".into(),
         };
         assert_eq!(p.shell_line(), r#"cd '/tmp/a b' && uv 'it'\''s'"#);
+    }
+
+    #[test]
+    fn option_like_ids_never_reach_an_argv_as_options() {
+        let words = |t: &str| split_words(t).unwrap();
+        let id = |w: &str| w.replace("{id}", "-rf");
+        assert_eq!(
+            substitute(&words("agent --resume {id} --memory-dir /m"), id).unwrap(),
+            ["agent", "--resume=-rf", "--memory-dir", "/m"]
+        );
+        assert_eq!(
+            substitute(&words("agent resume -- {id}"), id).unwrap(),
+            ["agent", "resume", "--", "-rf"]
+        );
+        assert_eq!(substitute(&words("loom -r {id}"), id).unwrap_err(), "-rf");
+        assert_eq!(substitute(&words("agent {id}"), id).unwrap_err(), "-rf");
+        // Ids per contract: a loom log named `-rf.jsonl` is not a loom id.
+        assert!(!contract_id(StoreKind::Loom, "-rf"));
+        assert!(!contract_id(StoreKind::Loop, "-rf"));
+        assert!(contract_id(StoreKind::Harness, "-rf"));
+        assert!(contract_id(StoreKind::Loom, "20260314-091502"));
+    }
+
+    #[test]
+    fn hostile_paths_are_quoted_inert_and_exact() {
+        let cwd = "/tmp/a\u{1b}]52;c;aGk=\u{7}\u{1b}[2J b\u{202e}c'd\\e\n\u{9b}f";
+        let p = ResumePlan {
+            argv: vec!["loom".into(), "--resume".into()],
+            cwd: cwd.into(),
+        };
+        let line = p.shell_line();
+        assert!(!line.chars().any(crate::text::terminal_unsafe), "{line:?}");
+        // bash reads the quoted word back to exactly the same bytes.
+        let word = line
+            .strip_prefix("cd ")
+            .unwrap()
+            .split(" && ")
+            .next()
+            .unwrap();
+        let out = std::process::Command::new("bash")
+            .args(["-c", &format!("printf %s {word}")])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), cwd);
     }
 
     fn plan_in(cwd: &Path, program: &str) -> ResumePlan {

@@ -49,6 +49,12 @@ fn needs_care(c: char) -> bool {
     (c as u32) < 0x20 && c != '\n' || ('\u{7f}'..='\u{9f}').contains(&c) || invisible(c)
 }
 
+/// A character a terminal may act on or that hides text: every control (newline included)
+/// and the bidi and zero-width characters. For quoting that must stay exact (`resume --print`).
+pub fn terminal_unsafe(c: char) -> bool {
+    c.is_control() || invisible(c)
+}
+
 /// Bidi controls and zero-width characters that can hide or reorder text.
 fn invisible(c: char) -> bool {
     matches!(c,

@@ -178,3 +178,46 @@ fn two_processes_writing_at_once_never_corrupt() {
         }
     }
 }
+
+#[test]
+fn a_loom_fork_killed_mid_write_never_lists_as_a_short_fork() {
+    let h = Home::with_fixtures();
+    let rows = json_lines(&h.ok(&["list", "--json", "--all", "--format", "loom"]));
+    let src = rows
+        .iter()
+        .filter(|r| r["error"].is_null())
+        .max_by_key(|r| r["messages"].as_u64())
+        .unwrap()["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let whole = h.ok(&["fork", &src]).trim().to_string();
+    let count = |r: &str| {
+        json_lines(&h.ok(&["list", "--json", "--all", "--format", "loom"]))
+            .into_iter()
+            .find(|row| row["ref"] == r)
+            .map(|row| row["messages"].clone())
+    };
+    let expected = count(&whole).unwrap();
+    kill_loop(
+        &h,
+        |_| format!("while :; do \"$SPOOL\" fork {src}; done"),
+        120,
+        0x2545_f491_4f6c_dd1d,
+    );
+    let forks: Vec<_> = json_lines(&h.ok(&["list", "--json", "--all", "--format", "loom"]))
+        .into_iter()
+        .filter(|row| row["forked_from"] == src.as_str())
+        .collect();
+    assert!(forks.len() > 1, "no fork completed between kills");
+    for f in &forks {
+        assert!(
+            f["error"].is_null() && f["messages"] == expected,
+            "{} is a partial fork: {} messages, {} expected ({})",
+            f["ref"],
+            f["messages"],
+            expected,
+            f["error"]
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! The command line of `../shared/cli.md`: global store options and one subcommand per
-//! browser action, all over the same library calls the browser uses.
+//! browser action, all over the same library calls the browser uses. Printing lives in the
+//! submodules; every string from a store goes through `text` before a terminal sees it.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -10,12 +11,19 @@ mod search;
 pub use search::SearchArgs;
 
 use crate::error::{Error, Result};
-use crate::export::{self, Format};
-use crate::model::{SessionSummary, StoreKind};
+use crate::export::Format;
+use crate::model::StoreKind;
 use crate::resume::{self, ResumeCommands};
 use crate::store::registry::Filter;
-use crate::store::{Span, Store, Stores};
+use crate::store::{Store, Stores};
 use crate::text;
+
+mod actions;
+mod table;
+
+use actions::{delete, export_cmd, show};
+pub use table::json_line;
+use table::list;
 
 /// spool: browse, search, resume, fork, archive and export AI coding agents' sessions.
 #[derive(Debug, Parser)]
@@ -297,38 +305,12 @@ fn run_plan(
     if let Some(p) = plan.problem() {
         note(&format!("spool: warning: {p}"));
     }
-    // Exact for a pipe (it is meant to be run); sanitised for a terminal.
+    // Exact and inert at once: shell_quote writes controls and bidi characters as
+    // `$'\xHH'`, so the same line is safe on a terminal and runs in a pipe.
     let line = plan.shell_line();
-    let line = if std::io::stdout().is_terminal() {
-        text::sanitize(&line)
-    } else {
-        line
-    };
     writeln!(out, "{line}").map_err(stdout_err)?;
     out.flush().map_err(stdout_err)?;
     Ok(0)
-}
-
-fn stdout_err(e: std::io::Error) -> Error {
-    Error::io("writing", "stdout", e)
-}
-
-/// One line for people on stderr. A closed stderr is not worth a panic (`eprintln!` panics),
-/// so write errors are ignored.
-pub fn note(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{}", text::one_line(line));
-}
-
-fn act(
-    stores: &Stores,
-    reference: &str,
-    done: &str,
-    f: impl FnOnce(&dyn Store, &str) -> Result<()>,
-) -> Result<()> {
-    let s = stores.resolve(reference)?;
-    f(stores.store_for(&s), &s.id)?;
-    note(&format!("{done} {}", s.reference()));
-    Ok(())
 }
 
 /// The `list` filters (shared by `search`), with `--cwd` made absolute.
@@ -353,207 +335,31 @@ fn filter(
     }
 }
 
-fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
-    let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
-    let mut rows: Vec<SessionSummary> = stores
-        .list_of(a.format)
-        .into_iter()
-        .filter(|s| filter.accepts(s))
-        .collect();
-    if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
-        rows = crate::search::rank_rows(rows, q);
-    }
-    if let Some(n) = a.limit {
-        rows.truncate(n);
-    }
-    if a.json {
-        for r in &rows {
-            writeln!(out, "{}", json_line(&r.to_json())).map_err(stdout_err)?;
-        }
-    } else {
-        write_table(out, &rows).map_err(stdout_err)?;
-    }
-    Ok(())
+fn stdout_err(e: std::io::Error) -> Error {
+    Error::io("writing", "stdout", e)
 }
 
-/// Compact JSON with every character a terminal could act on escaped (serde_json leaves
-/// DEL, C1 controls and bidi overrides raw).
-pub fn json_line(v: &serde_json::Value) -> String {
-    escape_json_text(&v.to_string())
+/// One line for people on stderr. A closed stderr is not worth a panic (`eprintln!` panics),
+/// so write errors are ignored.
+pub fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", text::one_line(line));
 }
 
-fn escape_json_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        let risky = ('\u{7f}'..='\u{9f}').contains(&c)
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
-                | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
-        if risky {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
-    let ref_w = rows
-        .iter()
-        .map(|r| r.reference().chars().count())
-        .max()
-        .unwrap_or(3)
-        .max(3);
-    // Terminal columns, not chars: a CJK project name is twice as wide as it is long.
-    let proj = |r: &SessionSummary| text::fit(&text::one_line(r.project()), 20);
-    let proj_w = rows
-        .iter()
-        .map(|r| unicode_width::UnicodeWidthStr::width(proj(r).as_str()))
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    writeln!(
-        out,
-        "{:3} {:ref_w$}  {:16}  {:>5}  {:proj_w$}  TITLE",
-        "", "REF", "UPDATED", "MSGS", "PROJECT"
-    )?;
-    for r in rows {
-        let flags = format!(
-            "{}{}{}",
-            if r.error.is_some() {
-                '!'
-            } else if r.pinned() {
-                'P'
-            } else {
-                ' '
-            },
-            if r.unread { 'U' } else { ' ' },
-            if r.archived { 'A' } else { ' ' }
-        );
-        let updated = r
-            .last_activity()
-            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
-            .unwrap_or_else(|| "-".into());
-        let mut title = text::one_line(&r.title);
-        if let Some(e) = &r.error {
-            title = format!("{title}  [error: {}]", text::one_line(e));
-        }
-        writeln!(
-            out,
-            "{flags} {:ref_w$}  {updated:16}  {:>5}  {}  {title}",
-            r.reference(),
-            r.messages,
-            text::pad(&proj(r), proj_w),
-        )?;
-    }
-    Ok(())
-}
-
-fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
-    let s = stores.resolve(&a.reference)?;
-    let store = stores.store_for(&s);
-    let body = if a.raw {
-        text::sanitize(&store.raw(&s.id)?)
-    } else if a.window {
-        let w = store.window(&s.id)?;
-        if a.json {
-            pretty_json(&w.to_json())
-        } else {
-            text::sanitize(&export::window_markdown(&w))
-        }
-    } else {
-        let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
-        let t = store.transcript(&s.id, span)?;
-        if a.json {
-            pretty_json(&t.to_json())
-        } else {
-            // The export banner warns about sharing a file; `show` writes none.
-            text::sanitize(&export::transcript_markdown(&t))
-        }
-    };
-    out.write_all(body.as_bytes()).map_err(stdout_err)?;
-    if !body.ends_with('\n') {
-        writeln!(out).map_err(stdout_err)?;
-    }
-    Ok(())
-}
-
-fn pretty_json(v: &serde_json::Value) -> String {
-    escape_json_text(&serde_json::to_string_pretty(v).expect("JSON value"))
-}
-
-fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {
-    let s = stores.resolve(&a.reference)?;
-    let t = stores.store_for(&s).transcript(&s.id, Span::All)?;
-    let body = export::render(&t, a.to);
-    match &a.output {
-        Some(path) => {
-            export::write_new(path, &body)?;
-            note(&format!("exported {} to {}", s.reference(), path.display()));
-        }
-        None => {
-            // To a terminal, session text is sanitised; to a pipe or file, exact.
-            let body = if std::io::stdout().is_terminal() {
-                text::sanitize(&body)
-            } else {
-                body
-            };
-            out.write_all(body.as_bytes()).map_err(stdout_err)?;
-        }
-    }
-    Ok(())
-}
-
-fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
-    let s = stores.resolve(&a.reference)?;
-    if s.store.read_only() {
-        // Refused before asking: there is nothing to confirm.
-        return stores.store_for(&s).delete(&s.id);
-    }
-    if !a.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(Error::Refused(format!(
-                "not deleting {} without confirmation; pass --yes",
-                s.reference()
-            )));
-        }
-        let first = if crate::store::delete_archives_first(&s) {
-            " (Loop deletes only archived sessions: it is archived first)"
-        } else {
-            ""
-        };
-        let _ = write!(
-            std::io::stderr().lock(),
-            "Delete {} \"{}\"{first}? [y/N] ",
-            s.reference(),
-            text::one_line(&s.title)
-        );
-        let mut answer = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut answer)
-            .map_err(|e| Error::io("reading", "stdin", e))?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            return Err(Error::Refused("delete cancelled".into()));
-        }
-    }
-    crate::store::delete_confirmed(stores.store_for(&s), &s)?;
-    note(&format!("deleted {}", s.reference()));
+fn act(
+    stores: &Stores,
+    reference: &str,
+    done: &str,
+    f: impl FnOnce(&dyn Store, &str) -> Result<()>,
+) -> Result<()> {
+    let s = stores.resolve(reference)?;
+    f(stores.store_for(&s), &s.id)?;
+    note(&format!("{done} {}", s.reference()));
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_lines_escape_terminal_controls() {
-        let v = serde_json::json!({"t": "a\u{1b}[2Jb\u{9b}c\u{202e}d"});
-        let s = json_line(&v);
-        assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
-        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(back, v, "escaping keeps the JSON value");
-    }
 
     #[test]
     fn cli_parses_contract_forms() {
@@ -574,23 +380,5 @@ mod tests {
         assert!(c.stores.demo);
         assert!(Cli::try_parse_from(["spool", "list", "--format", "nope"]).is_err());
         assert!(Cli::try_parse_from(["spool", "show", "x", "--raw", "--json"]).is_err());
-    }
-
-    #[test]
-    fn the_table_aligns_wide_project_names_by_columns() {
-        use crate::model::StoreKind;
-        let mut a = SessionSummary::new(StoreKind::Loop, "aaaa0001", "/p");
-        a.cwd = Some("/src/日本語".into());
-        let mut b = SessionSummary::new(StoreKind::Loop, "bbbb0002", "/p");
-        b.cwd = Some("/src/abc".into());
-        let mut out = Vec::new();
-        write_table(&mut out, &[a, b]).unwrap();
-        let out = String::from_utf8(out).unwrap();
-        // The title starts after the last two-space gap; it must sit in the same column.
-        let title_col: Vec<usize> = out
-            .lines()
-            .map(|l| unicode_width::UnicodeWidthStr::width(&l[..l.rfind("  ").unwrap() + 2]))
-            .collect();
-        assert!(title_col.windows(2).all(|w| w[0] == w[1]), "{out}");
     }
 }

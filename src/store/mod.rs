@@ -10,6 +10,7 @@ pub mod lines;
 pub mod loom_store;
 pub mod loop_store;
 pub mod registry;
+pub mod regular;
 pub mod sidecar;
 pub mod state;
 
@@ -29,6 +30,32 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Modification time, used to read likely-recent sessions first.
     pub mtime: Option<SystemTime>,
+}
+
+impl Candidate {
+    /// The stand-in for a directory discovery could not list (a chmod-000 `sessions/` or
+    /// collection): summarised by `unreadable_dir_row`, so its sessions do not vanish silently.
+    pub fn unreadable_dir(dir: &Path) -> Candidate {
+        Candidate {
+            id: dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: dir.to_path_buf(),
+            mtime: None,
+        }
+    }
+}
+
+/// The error row of a directory that cannot be listed (`None` if it now can).
+pub fn unreadable_dir_row(kind: StoreKind, c: &Candidate) -> Option<SessionSummary> {
+    let why = std::fs::read_dir(&c.path).err()?;
+    Some(SessionSummary::error_row(
+        kind,
+        &c.id,
+        &c.path,
+        format!("cannot read directory {}: {why}", c.path.display()),
+    ))
 }
 
 /// How much of the history to read.

@@ -127,6 +127,17 @@ pub struct Stores {
 }
 
 impl Stores {
+    /// Write an export to `path`, refused inside any store's root directory.
+    pub fn write_export(&self, path: &std::path::Path, content: &str) -> crate::error::Result<()> {
+        let roots: Vec<&std::path::Path> = self
+            .stores
+            .iter()
+            .map(|s| s.sessions_dir().parent().unwrap_or(s.sessions_dir()))
+            .collect();
+        crate::export::refuse_inside_stores(path, &roots)?;
+        crate::export::write_new(path, content)
+    }
+
     pub fn open(roots: &Roots) -> Stores {
         Stores {
             stores: vec![

@@ -63,6 +63,18 @@ impl Home {
         self.path().join(".agent-harness/memory")
     }
 
+    /// `spool args...` with HOME (and the config and cache directories) here and no other
+    /// store variables, for tests that spawn it themselves.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_spool"));
+        c.args(args)
+            .env("HOME", self.path())
+            .env_remove("LOOP_DATA_DIR")
+            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            .env("XDG_CACHE_HOME", self.path().join(".cache"));
+        c
+    }
+
     /// Run `spool args...` with HOME here and no other store variables.
     pub fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_spool"))

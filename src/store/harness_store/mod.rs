@@ -123,8 +123,10 @@ impl Store for HarnessStore {
     /// Regular `sessions/*.json` files with a valid id stem, newest mtime first. Dot-files,
     /// temps, symlinks and other names are not sessions. Never creates anything.
     fn discover(&self) -> Vec<Candidate> {
-        let Ok(rd) = std::fs::read_dir(&self.sessions) else {
-            return Vec::new();
+        let rd = match std::fs::read_dir(&self.sessions) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(_) => return vec![Candidate::unreadable_dir(&self.sessions)],
         };
         let mut out: Vec<Candidate> = rd
             .flatten()
@@ -150,6 +152,9 @@ impl Store for HarnessStore {
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        if c.path == self.sessions {
+            return crate::store::unreadable_dir_row(StoreKind::Harness, c);
+        }
         Some(match record::load(&c.path) {
             Ok(loaded) => record::summarize(&self.sessions, &c.id, &c.path, &loaded),
             Err(e) => SessionSummary::error_row(

@@ -299,7 +299,7 @@ fn invalid_or_stale_sidecar_never_breaks_the_row() {
     let s = row(&store, "r7-PqLs_04VmYe2K");
     assert!(!s.unread);
     assert_eq!(s.badges.len(), 2);
-    assert!(s.badges[1].starts_with("spool state ignored"));
+    assert!(s.badges[1].starts_with("spool state unreadable"));
     std::fs::write(&side, r#"{"version":1,"read_transcript_len":99}"#).unwrap();
     assert!(!row(&store, "r7-PqLs_04VmYe2K").unread, "stale marker");
     std::fs::write(&side, r#"{"version":1,"read_transcript_len":6}"#).unwrap();

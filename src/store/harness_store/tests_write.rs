@@ -158,9 +158,18 @@ fn injected_faults_leave_the_original_intact() {
         assert!(store.set_archived(A, true).is_err(), "{step:?}");
         assert_eq!(read(&store, &name), orig, "{step:?}");
         no_temps(&store);
+        let locks = || {
+            std::fs::read_dir(store.sessions_dir())
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+                .count()
+        };
+        let locks_before = locks();
         atomic::inject_fault(step);
         assert!(store.fork(A, None).is_err(), "{step:?}");
         assert_eq!(store.list().len(), 3, "no half-made fork: {step:?}");
+        assert_eq!(locks(), locks_before, "no orphan <new>.lock: {step:?}");
         no_temps(&store);
     }
 }

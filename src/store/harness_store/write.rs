@@ -156,7 +156,9 @@ impl HarnessStore {
             }
             new = new_id();
         }
-        let _lease = lease::take_lease(&self.lock_path(&new)?, &new)?;
+        let lock = self.lock_path(&new)?;
+        let lock_was_there = std::fs::symlink_metadata(&lock).is_ok();
+        let lease = lease::take_lease(&lock, &new)?;
         let now = harness_now();
         let title = match record::str_field(&map, "title") {
             Some(t) if !t.is_empty() => format!("{t} (branch)"),
@@ -170,8 +172,15 @@ impl HarnessStore {
         map.insert("status".into(), Value::String("saved".into()));
         map.insert("branched_from".into(), Value::String(id.to_string()));
         let bytes = json::py_dump(&Value::Object(map));
-        atomic::create_no_clobber(&self.record_path(&new)?, bytes.as_bytes(), &temp_name())?;
-        Ok(new)
+        let created =
+            atomic::create_no_clobber(&self.record_path(&new)?, bytes.as_bytes(), &temp_name());
+        if created.is_err() && !lock_was_there {
+            // The lock file was made for a session that never came to be (a full disk): an
+            // orphan `<new>.lock` would be left for good, since lock files are never deleted.
+            let _ = std::fs::remove_file(&lock);
+        }
+        drop(lease);
+        created.map(|_| new)
     }
 
     /// 8.6: lease → unlink → fsync dir → remove sidecar; the lock file stays.

@@ -1,5 +1,5 @@
 //! Fork (section 8.5): replay the source like loom's `/fork`, then write the window into a
-//! brand-new log created with O_EXCL under a fresh local-time id. Existing logs are only read.
+//! temp file and link it to a fresh local-time id. Existing logs are only read.
 
 use std::fs::File;
 use std::io::Write;
@@ -66,9 +66,27 @@ pub fn fork(sessions: &Path, id: &str, path: &Path, at: Option<usize>) -> Result
     write_new_log(sessions, &lines)
 }
 
-/// Create `sessions/<YYYYMMDD-hhmmss>[-N].jsonl` with O_EXCL and write one record per write;
-/// fsync the file and the directory. A partial file is unlinked on any failure.
+/// Write the fork into `sessions/.fork-<random>.jsonl.tmp` (O_EXCL, 0600; not a `*.jsonl`,
+/// so nothing lists it), fsync it, then publish it with `link` under the first free id of
+/// `<YYYYMMDD-hhmmss>[-N]` (loom.md 8.5). A fork killed mid-write leaves only that temp, never
+/// a truncated session that lists as a normal fork; on any error the temp is unlinked.
 fn write_new_log(sessions: &Path, lines: &[Vec<u8>]) -> Result<String> {
+    let tmp = sessions.join(format!(".fork-{}.jsonl.tmp", atomic::random_hex(8)));
+    let written = atomic::create_new(&tmp).and_then(|f| fill(f, lines));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io("writing", &tmp, e));
+    }
+    let published = publish(sessions, &tmp);
+    let _ = std::fs::remove_file(&tmp);
+    let new_id = published?;
+    atomic::fsync_dir(sessions).map_err(|e| Error::io("syncing directory", sessions, e))?;
+    Ok(new_id)
+}
+
+/// `link(tmp, sessions/<id>.jsonl)` for the base id, then `-1` to `-99`: atomic, and a taken
+/// name fails with EEXIST instead of being replaced.
+fn publish(sessions: &Path, tmp: &Path) -> Result<String> {
     let base = Local::now().format("%Y%m%d-%H%M%S").to_string();
     for n in 0..100 {
         let new_id = if n == 0 {
@@ -77,19 +95,11 @@ fn write_new_log(sessions: &Path, lines: &[Vec<u8>]) -> Result<String> {
             format!("{base}-{n}")
         };
         let path = sessions.join(format!("{new_id}.jsonl"));
-        let file = match atomic::create_new(&path) {
-            Ok(f) => f,
+        match atomic::step(Step::Rename).and_then(|_| std::fs::hard_link(tmp, &path)) {
+            Ok(()) => return Ok(new_id),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::io("creating", &path, e)),
-        };
-        return match fill(file, lines).and_then(|_| atomic::fsync_dir(sessions)) {
-            Ok(()) => Ok(new_id),
-            Err(e) => {
-                let _ = std::fs::remove_file(&path);
-                let _ = atomic::fsync_dir(sessions);
-                Err(Error::io("writing", &path, e))
-            }
-        };
+        }
     }
     Err(Error::Refused(format!(
         "no free loom session id for {base} (tried -1 to -99)"

@@ -39,8 +39,10 @@ pub fn sort_key(id: &str) -> Option<(&str, u32)> {
 /// Regular `*.jsonl` files directly in `sessions/` (no directories, symlinks or dot-files),
 /// newest first by the DECIDED key, ties and non-standard ids by id.
 pub fn discover(sessions: &Path) -> Vec<Candidate> {
-    let Ok(rd) = std::fs::read_dir(sessions) else {
-        return Vec::new();
+    let rd = match std::fs::read_dir(sessions) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(_) => return vec![Candidate::unreadable_dir(sessions)],
     };
     let mut out: Vec<Candidate> = rd
         .flatten()

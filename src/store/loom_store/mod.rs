@@ -109,6 +109,9 @@ impl Store for LoomStore {
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        if c.path == self.sessions {
+            return crate::store::unreadable_dir_row(StoreKind::Loom, c);
+        }
         Some(match self.load(&c.id, &c.path, false) {
             Ok((_, s)) => s,
             Err(e) => {

@@ -138,7 +138,7 @@ fn example_a_sidecar_pins_and_is_read() {
     assert_eq!(r.title, "why does router_test.go fail?");
     assert_eq!(r.badges.len(), 1);
     assert!(
-        r.badges[0].starts_with("spool state ignored"),
+        r.badges[0].starts_with("spool state unreadable"),
         "{:?}",
         r.badges
     );

@@ -279,14 +279,42 @@ fn fork_at_a_message_cuts_before_it() {
 
 #[test]
 fn fork_faults_leave_no_partial_file() {
-    for step in [Step::Create, Step::Write, Step::Fsync, Step::DirFsync] {
+    for step in [
+        Step::Create,
+        Step::Write,
+        Step::Fsync,
+        Step::Rename,
+        Step::DirFsync,
+    ] {
         let (d, s) = a_home();
         let before = logs(&d);
         atomic::inject_fault(step);
-        assert!(s.fork(A_ID, None).is_err(), "{step:?}");
-        assert_eq!(logs(&d), before, "{step:?}");
+        let r = s.fork(A_ID, None);
+        // A failed directory fsync after the link leaves a complete fork, never a partial one.
+        if step != Step::DirFsync {
+            assert!(r.is_err(), "{step:?}");
+            assert_eq!(logs(&d), before, "{step:?}");
+        }
         assert_eq!(log_of(&d, A_ID), A);
+        let debris: Vec<_> = std::fs::read_dir(sessions(&d))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".fork-"))
+            .collect();
+        assert!(debris.is_empty(), "{step:?}: temp left");
     }
+}
+
+#[test]
+fn a_fork_is_never_visible_under_its_name_before_it_is_whole() {
+    // The kill this stands for: the Rename step is the link, so a fault there is the last
+    // moment before publishing. Nothing named `*.jsonl` may exist yet, and an injected write
+    // fault must leave no `*.jsonl` behind even without cleanup.
+    let (d, s) = a_home();
+    let before = logs(&d);
+    atomic::inject_fault(Step::Rename);
+    assert!(s.fork(A_ID, None).is_err());
+    assert_eq!(logs(&d), before);
 }
 
 #[test]
@@ -377,4 +405,61 @@ fn go_escaping_of_html_and_line_separators() {
         super::fork::go_escape(&v.to_string()),
         r#"{"c":"a\u003cb\u003e\u0026\u2028\u2029é\n"}"#
     );
+}
+
+/// Files outside the store that a planted symlink would expose to spool's writes and purge.
+fn outside_with_old_names() -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    for n in [
+        "report.100.jsonl",
+        "notes.5.spool.json",
+        "20260101-000000.5.jsonl",
+    ] {
+        std::fs::write(out.path().join(n), b"keep").unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_symlinked_trash_is_refused_and_never_purged() {
+    let (d, s) = a_home();
+    let out = outside_with_old_names();
+    std::fs::create_dir_all(sessions(&d).join(".spool")).unwrap();
+    let trash = sessions(&d).join(".spool/trash");
+    std::os::unix::fs::symlink(out.path(), &trash).unwrap();
+    s.tidy();
+    let e = s.delete(C_ID).unwrap_err().to_string();
+    assert!(e.contains(".spool/trash") && e.contains("symlink"), "{e}");
+    assert!(sessions(&d).join(format!("{C_ID}.jsonl")).exists());
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        3,
+        "nothing unlinked"
+    );
+}
+
+#[test]
+fn a_symlinked_spool_dir_takes_no_write_elsewhere() {
+    let (d, s) = a_home();
+    let out = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(out.path(), sessions(&d).join(".spool")).unwrap();
+    let e = s.set_pinned(A_ID, true).unwrap_err().to_string();
+    assert!(e.contains(".spool") && e.contains("symlink"), "{e}");
+    assert!(s.delete(C_ID).is_err());
+    assert_eq!(
+        std::fs::read_dir(out.path()).unwrap().count(),
+        0,
+        "no lock or sidecar"
+    );
+}
+
+#[test]
+fn a_dangling_spool_lock_link_creates_nothing_outside() {
+    let (d, s) = a_home();
+    let out = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(sessions(&d).join(".spool")).unwrap();
+    std::os::unix::fs::symlink(out.path().join("lock"), sessions(&d).join(".spool/.lock")).unwrap();
+    let e = s.set_pinned(A_ID, true).unwrap_err().to_string();
+    assert!(e.contains(".lock") && e.contains("symlink"), "{e}");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }

@@ -64,6 +64,7 @@ pub fn delete(sessions: &Path, id: &str, log: &Path) -> Result<()> {
     let spool = sidecar::dir(sessions);
     let _lock = lease::instance_lock(&spool, Duration::from_secs(2))?;
     let trash = trash_dir(sessions);
+    // Refuses a symlinked `.spool/trash`: the log would move, and the purge unlink, elsewhere.
     lease::create_private_dir(&trash)?;
     let now = unix_now();
     let mut moved = None;
@@ -94,7 +95,7 @@ pub fn delete(sessions: &Path, id: &str, log: &Path) -> Result<()> {
         Err(e) => return Err(Error::io("moving to trash", &side, e)),
     }
     sync(&trash)?;
-    purge(&trash, now);
+    purge(sessions, now);
     Ok(())
 }
 
@@ -104,24 +105,39 @@ fn sidecar_entry(id: &str, secs: u64) -> String {
 }
 
 /// `(id, unix seconds)` of a trash entry name: a log `<id>.<secs>.jsonl` or its sidecar
-/// `<id>.<secs>.spool.json`.
+/// `<id>.<secs>.spool.json`. Only names spool writes: the id is a standard loom id (writers
+/// refuse any other) and the seconds are digits.
 fn parse_entry(name: &str) -> Option<(&str, u64)> {
     let stem = name
         .strip_suffix(".jsonl")
         .or_else(|| name.strip_suffix(".spool.json"))?;
     let (id, secs) = stem.rsplit_once('.')?;
+    if !super::is_standard_id(id) || !secs.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     Some((id, secs.parse().ok()?))
 }
 
+/// `.spool/` and `.spool/trash/` both real directories (a symlink at either is refused).
+fn real_trash(sessions: &Path) -> Result<bool> {
+    Ok(lease::real_dir(&sidecar::dir(sessions))? && lease::real_dir(&trash_dir(sessions))?)
+}
+
 /// Unlink trash entries older than the undo window (best effort: a failure only delays it).
-pub fn purge(trash: &Path, now: u64) {
-    let Ok(rd) = std::fs::read_dir(trash) else {
+/// Only regular files with names spool writes, in a trash that is not a symlink.
+fn purge(sessions: &Path, now: u64) {
+    if !real_trash(sessions).unwrap_or(false) {
+        return;
+    }
+    let trash = trash_dir(sessions);
+    let Ok(rd) = std::fs::read_dir(&trash) else {
         return;
     };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if let Some((_, secs)) = parse_entry(&name)
             && now.saturating_sub(secs) > UNDO_WINDOW_SECS
+            && e.file_type().is_ok_and(|t| t.is_file())
         {
             let _ = std::fs::remove_file(e.path());
         }
@@ -134,14 +150,14 @@ pub fn purge_expired(sessions: &Path) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    purge(&trash_dir(sessions), now);
+    purge(sessions, now);
 }
 
 /// Restore the newest trash entry of `id` if `sessions/<id>.jsonl` is free.
 pub fn undo_delete(sessions: &Path, id: &str) -> Result<()> {
     let spool = sidecar::dir(sessions);
     let trash = trash_dir(sessions);
-    if !trash.is_dir() {
+    if !real_trash(sessions)? {
         return Err(nothing(id));
     }
     let _lock = lease::instance_lock(&spool, Duration::from_secs(2))?;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::Loc;
 use super::header::valid_id;
-use super::write::{read_optional, replace_checked, with_retries};
+use super::write::{locked, read_optional, replace_checked, with_retries};
 use crate::error::{Error, Result};
 use crate::store::atomic;
 
@@ -96,22 +96,25 @@ fn render(ids: &[String]) -> Vec<u8> {
 /// Session files are never touched. The id exists: `loc` was located in this collection.
 pub(crate) fn set_archived(loc: &Loc, archived: bool) -> Result<()> {
     let path = loc.archive_path();
-    with_retries(&loc.id, || {
-        let b0 = read_optional(&path)?;
-        let ArchiveState::Valid(mut ids) = parse_archive(b0.as_deref()) else {
-            return Err(unreadable());
-        };
-        let present = ids.contains(&loc.id);
-        match (archived, present) {
-            (true, true) | (false, false) => return Ok(()),
-            (true, false) => ids.push(loc.id.clone()),
-            (false, true) => ids.retain(|i| *i != loc.id),
-        }
-        replace_checked(&path, b0.as_deref(), &render(&ids), &loc.id)
+    locked(&loc.collection, || {
+        with_retries(&loc.id, || {
+            let b0 = read_optional(&path)?;
+            let ArchiveState::Valid(mut ids) = parse_archive(b0.as_deref()) else {
+                return Err(unreadable());
+            };
+            let present = ids.contains(&loc.id);
+            match (archived, present) {
+                (true, true) | (false, false) => return Ok(()),
+                (true, false) => ids.push(loc.id.clone()),
+                (false, true) => ids.retain(|i| *i != loc.id),
+            }
+            replace_checked(&path, b0.as_deref(), &render(&ids), &loc.id)
+        })
     })
 }
 
 /// Remove `id` from `archive.json` (written even if it was not a member, as Loop does).
+/// The caller holds the collection lock.
 fn drop_from_archive(loc: &Loc) -> Result<()> {
     let path = loc.archive_path();
     with_retries(&loc.id, || {
@@ -126,8 +129,13 @@ fn drop_from_archive(loc: &Loc) -> Result<()> {
 
 /// Staged delete (9.7): only archived sessions; `<id>/` and `<id>.jsonl` both move into
 /// `.delete-<uuid>/`, the id leaves `archive.json`, then the staging directory is removed.
-/// On failure everything moved is put back.
+/// On failure everything moved is put back. Under the collection lock, so no other spool
+/// rewrites `archive.json` or a legacy file in between.
 pub(crate) fn delete(loc: &Loc) -> Result<()> {
+    locked(&loc.collection, || delete_locked(loc))
+}
+
+fn delete_locked(loc: &Loc) -> Result<()> {
     match read_archive(&loc.archive_path()) {
         ArchiveState::Invalid => return Err(unreadable()),
         ArchiveState::Valid(ids) if !ids.contains(&loc.id) => {

@@ -1,16 +1,16 @@
 //! Reading a session's metadata: the v3 `meta.json` envelope (section 2.1) or the legacy
 //! header line (section 2.6), without touching message bytes beyond what is needed.
 
-use std::fs;
-
 use serde_json::{Map, Value};
 
 use super::header::{HeaderCheck, check_header, header_supported, safe_uint};
 use super::{Layout, Loc};
 use crate::error::{Error, Result};
+use crate::store::regular;
 
-/// Metadata files larger than this are refused rather than read into memory.
-const META_LIMIT: u64 = 64 << 20;
+/// A legacy single file holds its messages too, so it may be larger than `meta.json`
+/// (capped at `regular::META_CAP`); larger than this is refused rather than read into memory.
+pub(crate) const LEGACY_CAP: u64 = 64 << 20;
 
 /// The committed range of `messages.jsonl` and its hash (v3), or the legacy file's lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,12 +52,8 @@ impl HeadError {
     }
 }
 
-fn read_limited(path: &std::path::Path, what: &str) -> Result<Vec<u8>, HeadError> {
-    let too_big = fs::metadata(path).is_ok_and(|m| m.len() > META_LIMIT);
-    if too_big {
-        return Err(HeadError::Invalid(format!("{what} is too large"), None));
-    }
-    fs::read(path).map_err(|e| {
+fn read_limited(path: &std::path::Path, what: &str, cap: u64) -> Result<Vec<u8>, HeadError> {
+    regular::read(path, cap, regular::Links::Refuse).map_err(|e| {
         let why = if e.kind() == std::io::ErrorKind::NotFound {
             format!("invalid session directory: {what} missing")
         } else {
@@ -70,8 +66,12 @@ fn read_limited(path: &std::path::Path, what: &str) -> Result<Vec<u8>, HeadError
 /// Read the session's metadata (v3 `meta.json`, or the legacy file).
 pub(crate) fn read_head(loc: &Loc) -> Result<Head, HeadError> {
     match loc.layout {
-        Layout::V3 => parse_meta(read_limited(&loc.meta_path(), "meta.json")?),
-        Layout::Legacy => parse_legacy(read_limited(&loc.path, "session file")?),
+        Layout::V3 => parse_meta(read_limited(
+            &loc.meta_path(),
+            "meta.json",
+            regular::META_CAP,
+        )?),
+        Layout::Legacy => parse_legacy(read_limited(&loc.path, "session file", LEGACY_CAP)?),
     }
 }
 

@@ -17,7 +17,7 @@ use super::validate::{self, check_messages, role};
 use super::{Layout, Loc};
 use crate::error::{Error, Result};
 use crate::model::{Entry, Transcript, from_millis};
-use crate::store::Span;
+use crate::store::{Span, regular};
 
 /// A fully read and validated history.
 pub(crate) struct History {
@@ -46,7 +46,7 @@ fn corrupt(loc: &Loc, why: impl std::fmt::Display) -> Error {
 /// empty, which is allowed).
 fn open_messages(loc: &Loc, r: &Range) -> Result<Option<File>> {
     let path = loc.messages_path();
-    let f = match File::open(&path) {
+    let f = match regular::open(&path, regular::Links::Refuse) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && r.bytes == 0 => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -178,7 +178,7 @@ fn load_index(loc: &Loc, r: &Range) -> Option<Vec<(usize, u64)>> {
         rounds: Vec<Round>,
     }
     const MAX_SAFE: u64 = (1 << 53) - 1;
-    let bytes = std::fs::read(loc.index_path()).ok()?;
+    let bytes = regular::read(&loc.index_path(), regular::META_CAP, regular::Links::Refuse).ok()?;
     let index: Index = serde_json::from_slice(&bytes).ok()?;
     if index.generation != r.generation {
         return None;
@@ -393,7 +393,12 @@ pub(crate) fn raw(loc: &Loc) -> Result<String> {
     let mut out = String::new();
     match loc.layout {
         Layout::Legacy => {
-            let bytes = std::fs::read(&loc.path).map_err(|e| Error::io("reading", &loc.path, e))?;
+            let bytes = regular::read(
+                &loc.path,
+                super::envelope::LEGACY_CAP,
+                regular::Links::Refuse,
+            )
+            .map_err(|e| Error::io("reading", &loc.path, e))?;
             out.push_str(&format!("// {} (legacy v2)\n", loc.path.display()));
             for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
                 out.push_str(&pretty(line));
@@ -402,8 +407,8 @@ pub(crate) fn raw(loc: &Loc) -> Result<String> {
         }
         Layout::V3 => {
             let meta_path = loc.meta_path();
-            let meta =
-                std::fs::read(&meta_path).map_err(|e| Error::io("reading", &meta_path, e))?;
+            let meta = regular::read(&meta_path, regular::META_CAP, regular::Links::Refuse)
+                .map_err(|e| Error::io("reading", &meta_path, e))?;
             out.push_str("// meta.json\n");
             out.push_str(&pretty(&meta));
             out.push('\n');

@@ -1,7 +1,6 @@
 //! The lazy listing pass (sections 1 and 5): `meta.json` or the legacy header line, plus a
 //! scan of the committed messages up to the first user text (fallback title, first prompt).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -12,6 +11,7 @@ use super::envelope::{Head, HeadError, read_head};
 use super::header::{HeaderCheck, display_title, fallback_title, user_text};
 use super::{Layout, Loc};
 use crate::model::{SessionSummary, StoreKind, parse_time};
+use crate::store::regular;
 
 /// Lines longer than this are not parsed during the listing scan (they are checked on open).
 const SCAN_LINE_LIMIT: usize = 16 << 20;
@@ -135,7 +135,7 @@ fn scan(loc: &Loc, head: &Head) -> Result<Scan, String> {
         }
         Layout::V3 => {
             let path = loc.messages_path();
-            let mut f = match File::open(&path) {
+            let mut f = match regular::open(&path, regular::Links::Refuse) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && r.bytes == 0 => {
                     return Ok(Scan::default());

@@ -111,6 +111,7 @@ impl LoopStore {
     /// Candidates of one collection (section 1, discovery steps 2 to 5).
     fn discover_in(collection: &Path, out: &mut Vec<Candidate>) {
         let Ok(entries) = fs::read_dir(collection) else {
+            out.push(Candidate::unreadable_dir(collection));
             return;
         };
         for e in entries.flatten() {
@@ -199,6 +200,9 @@ impl Store for LoopStore {
         out
     }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        if c.path.parent() == Some(self.sessions.as_path()) {
+            return super::unreadable_dir_row(StoreKind::Loop, c);
+        }
         listing::summarize(&loc_of(c)?)
     }
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::path::Path;
+use std::time::Duration;
 
 use chrono::Utc;
 use serde_json::{Map, Value, json};
@@ -14,14 +15,34 @@ use super::listing::summary_from_head;
 use super::{Layout, Loc};
 use crate::error::{Error, Result};
 use crate::store::atomic::{self, Replace};
+use crate::store::{lease, regular};
 use crate::text::normalize_title;
 
 /// How many times a write restarts when the file changed under it.
 const TRIES: usize = 3;
 
-/// Current bytes of `path`, `None` when it does not exist.
+/// How long a write waits for another spool process's directory lock (loop.md 9.1).
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Hold the directory lock of loop.md 9.1 across `f`: the session directory for `meta.json`,
+/// the collection for a legacy file and for `archive.json` (a legacy session has no directory
+/// of its own). Loop itself does not lock, so the optimistic check stays, right before the
+/// rename: a `meta.json` Loop replaced meanwhile is never overwritten with older state.
+pub(crate) fn locked<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _held = lease::dir_lock(dir, LOCK_WAIT)?;
+    f()
+}
+
+/// Current bytes of `path`, `None` when it does not exist. Through the one regular-file
+/// reader: `meta.json` and `archive.json` at the metadata cap, a legacy `<id>.jsonl` (which
+/// holds its messages too) at the legacy cap.
 pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
+    let cap = if path.extension().is_some_and(|e| e == "jsonl") {
+        super::envelope::LEGACY_CAP
+    } else {
+        regular::META_CAP
+    };
+    match regular::read(path, cap, regular::Links::Refuse) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("reading", path, e)),
@@ -116,20 +137,26 @@ pub(crate) fn update_header(
     loc: &Loc,
     change: impl Fn(&Head, &mut Map<String, Value>) -> Result<bool>,
 ) -> Result<bool> {
-    with_retries(&loc.id, || {
-        let head = read_head(loc).map_err(|e| e.into_error())?;
-        ensure_writable(loc, &head)?;
-        let mut header = head.header.clone();
-        if !change(&head, &mut header)? {
-            return Ok(false);
-        }
-        let bytes = render(loc, &head, header)?;
-        let path = match loc.layout {
-            Layout::V3 => loc.meta_path(),
-            Layout::Legacy => loc.path.clone(),
-        };
-        replace_checked(&path, Some(&head.raw), &bytes, &loc.id)?;
-        Ok(true)
+    let dir = match loc.layout {
+        Layout::V3 => &loc.path,
+        Layout::Legacy => &loc.collection,
+    };
+    locked(dir, || {
+        with_retries(&loc.id, || {
+            let head = read_head(loc).map_err(|e| e.into_error())?;
+            ensure_writable(loc, &head)?;
+            let mut header = head.header.clone();
+            if !change(&head, &mut header)? {
+                return Ok(false);
+            }
+            let bytes = render(loc, &head, header)?;
+            let path = match loc.layout {
+                Layout::V3 => loc.meta_path(),
+                Layout::Legacy => loc.path.clone(),
+            };
+            replace_checked(&path, Some(&head.raw), &bytes, &loc.id)?;
+            Ok(true)
+        })
     })
 }
 

@@ -1,0 +1,124 @@
+//! `show`, `export` and `delete`: the subcommands that print a session or ask before acting.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::table::escape_json_text;
+use super::{DeleteArgs, ExportArgs, ShowArgs, note, stdout_err};
+use crate::error::{Error, Result};
+use crate::export;
+use crate::model::SessionSummary;
+use crate::store::{Span, Stores};
+use crate::text;
+
+pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let store = stores.store_for(&s);
+    let body = if a.raw {
+        text::sanitize(&store.raw(&s.id)?)
+    } else if a.window {
+        let w = store.window(&s.id)?;
+        if a.json {
+            pretty_json(&w.to_json())
+        } else {
+            text::sanitize(&export::window_markdown(&w))
+        }
+    } else {
+        let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
+        let t = store.transcript(&s.id, span)?;
+        if a.json {
+            pretty_json(&t.to_json())
+        } else {
+            // The export banner warns about sharing a file; `show` writes none.
+            text::sanitize(&export::transcript_markdown(&t))
+        }
+    };
+    out.write_all(body.as_bytes()).map_err(stdout_err)?;
+    if !body.ends_with('\n') {
+        writeln!(out).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+fn pretty_json(v: &serde_json::Value) -> String {
+    escape_json_text(&serde_json::to_string_pretty(v).expect("JSON value"))
+}
+
+pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    let t = stores.store_for(&s).transcript(&s.id, Span::All)?;
+    let body = export::render(&t, a.to);
+    match &a.output {
+        Some(path) => {
+            stores.write_export(path, &body)?;
+            note(&format!("exported {} to {}", s.reference(), path.display()));
+        }
+        None => {
+            // To a terminal, session text is sanitised; to a pipe or file, exact.
+            let body = if std::io::stdout().is_terminal() {
+                text::sanitize(&body)
+            } else {
+                body
+            };
+            out.write_all(body.as_bytes()).map_err(stdout_err)?;
+        }
+    }
+    Ok(())
+}
+
+/// The delete question, sanitised whole: the ref is a file name and as untrusted as the title.
+fn confirm_prompt(s: &SessionSummary) -> String {
+    let first = if crate::store::delete_archives_first(s) {
+        " (Loop deletes only archived sessions: it is archived first)"
+    } else {
+        ""
+    };
+    format!(
+        "Delete {} \"{}\"{first}? [y/N] ",
+        text::one_line(&s.reference()),
+        text::one_line(&s.title)
+    )
+}
+
+pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
+    let s = stores.resolve(&a.reference)?;
+    if s.store.read_only() {
+        // Refused before asking: there is nothing to confirm.
+        return stores.store_for(&s).delete(&s.id);
+    }
+    if !a.yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Error::Refused(format!(
+                "not deleting {} without confirmation; pass --yes",
+                s.reference()
+            )));
+        }
+        let _ = write!(std::io::stderr().lock(), "{}", confirm_prompt(&s));
+        let mut answer = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut answer)
+            .map_err(|e| Error::io("reading", "stdin", e))?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            return Err(Error::Refused("delete cancelled".into()));
+        }
+    }
+    crate::store::delete_confirmed(stores.store_for(&s), &s)?;
+    note(&format!("deleted {}", s.reference()));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delete_prompt_prints_no_escape_from_the_ref() {
+        use crate::model::StoreKind;
+        let mut s =
+            SessionSummary::new(StoreKind::Loom, "x\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\ny", "/p");
+        s.title = "t\u{1b}[31m".into();
+        let p = confirm_prompt(&s);
+        assert!(!p.chars().any(|c| c.is_control()), "{p:?}");
+        assert!(p.starts_with("Delete loom:x"), "{p}");
+    }
+}

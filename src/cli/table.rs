@@ -1,0 +1,159 @@
+//! `spool list`: the filtered rows (ranked by the quick-search rules with `--query`) as a
+//! terminal table or JSON Lines, every string from a store passed through the one sanitiser
+//! (file names are untrusted too).
+
+use std::io::Write;
+
+use super::{ListArgs, filter, stdout_err};
+use crate::error::Result;
+use crate::model::SessionSummary;
+use crate::store::Stores;
+use crate::text;
+
+pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
+    let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
+    let mut rows: Vec<SessionSummary> = stores
+        .list_of(a.format)
+        .into_iter()
+        .filter(|s| filter.accepts(s))
+        .collect();
+    if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
+        rows = crate::search::rank_rows(rows, q);
+    }
+    if let Some(n) = a.limit {
+        rows.truncate(n);
+    }
+    if a.json {
+        for r in &rows {
+            writeln!(out, "{}", json_line(&r.to_json())).map_err(stdout_err)?;
+        }
+    } else {
+        write_table(out, &rows).map_err(stdout_err)?;
+    }
+    Ok(())
+}
+
+/// Compact JSON with every character a terminal could act on escaped (serde_json leaves
+/// DEL, C1 controls and bidi overrides raw).
+pub fn json_line(v: &serde_json::Value) -> String {
+    escape_json_text(&v.to_string())
+}
+
+pub(super) fn escape_json_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let risky = ('\u{7f}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
+                | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
+        if risky {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
+    let ref_w = rows
+        .iter()
+        .map(|r| unicode_width::UnicodeWidthStr::width(text::one_line(&r.reference()).as_str()))
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    // Terminal columns, not chars: a CJK project name is twice as wide as it is long.
+    let proj = |r: &SessionSummary| text::fit(&text::one_line(r.project()), 20);
+    let proj_w = rows
+        .iter()
+        .map(|r| unicode_width::UnicodeWidthStr::width(proj(r).as_str()))
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    writeln!(
+        out,
+        "{:3} {:ref_w$}  {:16}  {:>5}  {:proj_w$}  TITLE",
+        "", "REF", "UPDATED", "MSGS", "PROJECT"
+    )?;
+    for r in rows {
+        let flags = format!(
+            "{}{}{}",
+            if r.error.is_some() {
+                '!'
+            } else if r.pinned() {
+                'P'
+            } else {
+                ' '
+            },
+            if r.unread { 'U' } else { ' ' },
+            if r.archived { 'A' } else { ' ' }
+        );
+        let updated = r
+            .last_activity()
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_else(|| "-".into());
+        let mut title = text::one_line(&r.title);
+        if let Some(e) = &r.error {
+            title = format!("{title}  [error: {}]", text::one_line(e));
+        }
+        // A file name is as untrusted as a message: `x\e]52;…\a.jsonl` must not reach the
+        // clipboard, nor a newline in it forge a row.
+        writeln!(
+            out,
+            "{flags} {}  {updated:16}  {:>5}  {}  {title}",
+            text::pad(&text::one_line(&r.reference()), ref_w),
+            r.messages,
+            text::pad(&proj(r), proj_w),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_escape_terminal_controls() {
+        let v = serde_json::json!({"t": "a\u{1b}[2Jb\u{9b}c\u{202e}d"});
+        let s = json_line(&v);
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v, "escaping keeps the JSON value");
+    }
+
+    #[test]
+    fn hostile_file_names_neither_escape_nor_forge_rows() {
+        use crate::model::StoreKind;
+        let a = SessionSummary::new(StoreKind::Loom, "x\u{1b}]52;c;aGk=\u{7}\u{1b}[2J", "/p");
+        let b = SessionSummary::new(StoreKind::Loom, "y\nP   loom:forged", "/p");
+        let c = SessionSummary::new(StoreKind::Loom, "z\u{202e}\u{9b}31m", "/p");
+        let mut out = Vec::new();
+        write_table(&mut out, &[a, b, c]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            !out.chars().any(|c| (c < ' ' && c != '\n')
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || c == '\u{202e}'),
+            "{out:?}"
+        );
+        assert_eq!(out.lines().count(), 4, "a header and three rows: {out}");
+    }
+
+    #[test]
+    fn the_table_aligns_wide_project_names_by_columns() {
+        use crate::model::StoreKind;
+        let mut a = SessionSummary::new(StoreKind::Loop, "aaaa0001", "/p");
+        a.cwd = Some("/src/日本語".into());
+        let mut b = SessionSummary::new(StoreKind::Loop, "bbbb0002", "/p");
+        b.cwd = Some("/src/abc".into());
+        let mut out = Vec::new();
+        write_table(&mut out, &[a, b]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        // The title starts after the last two-space gap; it must sit in the same column.
+        let title_col: Vec<usize> = out
+            .lines()
+            .map(|l| unicode_width::UnicodeWidthStr::width(&l[..l.rfind("  ").unwrap() + 2]))
+            .collect();
+        assert!(title_col.windows(2).all(|w| w[0] == w[1]), "{out}");
+    }
+}
