@@ -55,6 +55,11 @@ impl List {
         self.selected.as_ref().and_then(|k| self.rows.get(k))
     }
 
+    /// Every session listed, whatever the filter and query.
+    pub fn all_rows(&self) -> impl Iterator<Item = &SessionSummary> {
+        self.rows.values()
+    }
+
     pub fn total_rows(&self) -> usize {
         self.rows.len()
     }
