@@ -245,6 +245,8 @@ impl App {
         }
         let status_before = self.status.clone();
         match action {
+            // The text search and the find have their own query boxes and answers.
+            a if self.dialog.is_none() && self.search_takes(&a) => self.search_action(a, &mut fx),
             Action::Quit => {
                 self.quit = true;
                 fx.push(Effect::Quit);
@@ -259,7 +261,6 @@ impl App {
                     i.paste(&s);
                 }
             }
-            a if self.search_takes(&a) => self.search_action(a, &mut fx),
             Action::Paste(s) => {
                 if self.focus != Focus::Search {
                     self.focus = Focus::Search;
