@@ -65,3 +65,42 @@ fn text_search_opens_the_session_at_a_deep_hit() {
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
+
+/// `/` in the pane of the long session finds in rounds not loaded yet; `n` steps, and
+/// wraps with a note.
+#[test]
+fn find_in_the_pane_steps_and_wraps() {
+    let Some(t) = Tmux::new("find") else { return };
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("port");
+    t.wait_until("the long session listed", |s| s.contains("Port the test suite"));
+    t.keys(&["Enter"]);
+    t.wait_for("That completes the port");
+    // Only in round 3, far above the last page that was loaded.
+    t.keys(&["/"]);
+    t.type_text("csvreadertest");
+    t.wait_for("/csvreadertest");
+    t.keys(&["Enter"]);
+    t.wait_until("the match in the pane", |s| {
+        s.lines()
+            .any(|l| l.split_once('│').is_some_and(|(_, p)| p.contains(DEEP)))
+    });
+    t.keys(&["n"]);
+    let s = t.wait_for("match ");
+    assert!(s.contains("of "), "{s}");
+    // Step until the last match wraps to the first.
+    let mut wrapped = false;
+    for _ in 0..20 {
+        t.keys(&["n"]);
+        if t.screen().contains("search wrapped") {
+            wrapped = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(wrapped, "{}", t.screen());
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
