@@ -57,8 +57,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
             Focus::Search => "type to filter · enter open · esc clear",
             Focus::Text => "type words or \"a phrase\" · enter open at the hit · esc back",
             Focus::Find => "",
+            Focus::Pane if app.pane.find.is_active() => {
+                "n/N next/previous match · / find · esc clear the highlight · ? help"
+            }
             Focus::Pane => "v view · o/O expand one/all · f fork through here · esc back · ? help",
-            Focus::List => "enter open · / search · ? help · q quit",
+            Focus::List => "enter open · / search · s text search · ? help · q quit",
         };
         fit(&format!(" {hints}"), room)
     };
