@@ -350,9 +350,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             break;
         }
         // Once the listing has streamed in, the index catches up with it in the background.
-        if !indexer.started()
-            && !app.progress.is_empty()
-            && app.progress.iter().all(|p| p.finished)
+        if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
         {
             indexer.index_all(app.list.all_rows().cloned().collect());
         }

@@ -4,7 +4,7 @@
 //! waiting (older queries typed in the meantime are skipped), tagged with its token.
 //! When another process holds the writer, searches see what that process has committed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -82,7 +82,7 @@ impl Indexer {
     }
 }
 
-fn open(dir: &PathBuf) -> Option<TextIndex> {
+fn open(dir: &Path) -> Option<TextIndex> {
     TextIndex::open(dir).ok().or_else(|| {
         // The index is a cache: whatever broke it, start again.
         index::wipe(dir);
@@ -97,7 +97,7 @@ fn index_thread(
     jobs: Receiver<Job>,
     queries: Receiver<Query>,
 ) {
-    let ix = dir.as_ref().and_then(open);
+    let ix = dir.as_deref().and_then(open);
     let generation = Arc::new(AtomicU64::new(0));
     {
         // The searcher opens its own reader of the same directory, now that it exists.

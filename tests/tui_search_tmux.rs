@@ -75,7 +75,9 @@ fn find_in_the_pane_steps_and_wraps() {
     t.wait_listed();
     t.keys(&["/"]);
     t.type_text("port");
-    t.wait_until("the long session listed", |s| s.contains("Port the test suite"));
+    t.wait_until("the long session listed", |s| {
+        s.contains("Port the test suite")
+    });
     t.keys(&["Enter"]);
     t.wait_for("That completes the port");
     // Only in round 3, far above the last page that was loaded.

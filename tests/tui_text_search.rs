@@ -25,7 +25,8 @@ fn hit(kind: StoreKind, id: &str, message: usize, snippet: &str, word: &str) -> 
         round: Some(2),
         role: Some("assistant".into()),
         snippet: snippet.into(),
-        highlights: vec![at..at + word.len()],
+        // One highlighted range: the word.
+        highlights: std::iter::once(at..at + word.len()).collect(),
     }
 }
 
@@ -193,7 +194,13 @@ fn marked(t: &Terminal<TestBackend>, m: Modifier) -> String {
     let mut marks = String::new();
     for y in 0..buf.area.height {
         let row: String = (0..buf.area.width)
-            .map(|x| if buf[(x, y)].modifier.contains(m) { '^' } else { ' ' })
+            .map(|x| {
+                if buf[(x, y)].modifier.contains(m) {
+                    '^'
+                } else {
+                    ' '
+                }
+            })
             .collect();
         let row = row.trim_end();
         if !row.is_empty() {

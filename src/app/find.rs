@@ -177,7 +177,10 @@ mod tests {
     #[test]
     fn matches_span_runs_and_wrap_when_stepping() {
         let mut lines = vec![
-            vec![(Tone::Plain, "a Needle in".into()), (Tone::Dim, "dle".into())],
+            vec![
+                (Tone::Plain, "a Needle in".into()),
+                (Tone::Dim, "dle".into()),
+            ],
             vec![(Tone::Plain, "nothing".into())],
             vec![(Tone::Plain, "needle".into())],
         ];

@@ -322,9 +322,13 @@ impl App {
             Action::ToggleEmpty => self.change_filter(&mut fx, |f| f.empty = !f.empty),
             Action::ToggleCwd => {
                 let cwd = self.cwd.clone();
-                self.change_filter(&mut fx, |f| f.cwd = if f.cwd.is_some() { None } else { cwd });
+                self.change_filter(&mut fx, |f| {
+                    f.cwd = if f.cwd.is_some() { None } else { cwd }
+                });
             }
-            Action::CycleStore => self.change_filter(&mut fx, |f| f.format = List::next_store(f.format)),
+            Action::CycleStore => {
+                self.change_filter(&mut fx, |f| f.format = List::next_store(f.format))
+            }
             Action::Session(op) => {
                 // A key pressed right after typing a query acts on what the query selects,
                 // not on the row that was on top before the matcher caught up.

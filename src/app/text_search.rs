@@ -85,10 +85,7 @@ impl App {
             Focus::Pane if matches!(a, Action::ToggleFocus) => self.text.is_some(),
             Focus::Pane if matches!(a, Action::FocusSearch) => self.pane.key.is_some(),
             Focus::List if matches!(a, Action::Back) => self.text.is_some(),
-            _ => matches!(
-                a,
-                Action::TextSearch | Action::FindNext | Action::FindPrev
-            ),
+            _ => matches!(a, Action::TextSearch | Action::FindNext | Action::FindPrev),
         }
     }
 

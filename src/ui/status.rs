@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
                 "n/N next/previous match · / find · esc clear the highlight · ? help"
             }
             Focus::Pane => "v view · o/O expand one/all · f fork through here · esc back · ? help",
-            Focus::List => "enter open · / search · s text search · ? help · q quit",
+            Focus::List => "enter open · / search · ? help · q quit",
         };
         fit(&format!(" {hints}"), room)
     };

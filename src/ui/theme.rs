@@ -159,7 +159,9 @@ impl Theme {
             Tone::Removed => self.removed,
             // Reversed, so a hit shows in every theme and with NO_COLOR.
             Tone::Hit => self.matched.add_modifier(Modifier::REVERSED),
-            Tone::HitNow => self.focus_title.add_modifier(Modifier::REVERSED | Modifier::UNDERLINED),
+            Tone::HitNow => self
+                .focus_title
+                .add_modifier(Modifier::REVERSED | Modifier::UNDERLINED),
         }
     }
 
