@@ -228,3 +228,37 @@ fn the_pane_shows_the_hit_highlighted() {
     let t = render(&mut a, 110, 24, &Theme::mono());
     assert_snapshot!(marked(&t, Modifier::REVERSED));
 }
+
+#[test]
+fn indexing_progress_shows_in_the_status_bar_until_done() {
+    let mut a = loaded_app();
+    a.update(Action::IndexProgress {
+        done: 3100,
+        total: 10000,
+    });
+    assert_eq!(a.loading_text().as_deref(), Some("indexing 3,100 / 10,000"));
+    let s = screen(&mut a, 120, 12);
+    assert!(s.contains("indexing 3,100 / 10,000"), "{s}");
+    a.update(Action::IndexProgress {
+        done: 10000,
+        total: 10000,
+    });
+    assert_eq!(a.loading_text(), None);
+}
+
+#[test]
+fn a_click_in_the_sidebar_picks_a_result() {
+    let mut a = loaded_app();
+    let tokens = text_search(&mut a, "wall");
+    a.update(Action::TextResults {
+        token: *tokens.last().unwrap(),
+        hits: results(),
+    });
+    let list = a.areas().list;
+    a.update(Action::Click {
+        col: list.x + 2,
+        row: list.y + 2,
+    });
+    assert_eq!(a.text.as_ref().unwrap().cursor, 1);
+    assert_eq!(a.focus, Focus::Text);
+}

@@ -167,7 +167,7 @@ impl App {
         self.text_changed(fx);
     }
 
-    fn move_hits(&mut self, delta: isize) {
+    pub(super) fn move_hits(&mut self, delta: isize) {
         if let Some(t) = self.text.as_mut() {
             t.move_by(delta);
         }
