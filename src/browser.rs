@@ -328,6 +328,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     // The outcome carries the re-read rows of what the operation changed;
                     // a rescan lists new files (a fork, an undone delete).
                     loader.poke();
+                    // A rename or archive changes what the index holds for that session.
+                    effects.indexer.reindex(&outcome.rows);
                     vec![Action::OpDone(outcome)]
                 }
                 e => to_actions(&app, e),

@@ -109,6 +109,8 @@ fn index_thread(
     let Some(mut ix) = ix else {
         return;
     };
+    // After the searcher started: answers to keystrokes keep the normal priority.
+    lower_priority();
     for job in jobs {
         let tx = events.clone();
         let progress = move |done: usize, total: usize| {
@@ -129,6 +131,18 @@ fn index_thread(
             let _ = events.send(Event::Action(done));
         }
         generation.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Index at a lower priority than the UI and a resumed agent (the machines are often two
+/// cores shared with builds): threads this one starts later, tantivy's, inherit it.
+fn lower_priority() {
+    // On Linux the nice value is per thread, and `who = 0` is the calling thread; elsewhere
+    // it would be the whole process, so it is left alone.
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its integer arguments.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
 
