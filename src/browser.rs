@@ -15,6 +15,7 @@ use crossterm::event::{Event as Term, KeyEventKind, MouseButton, MouseEventKind}
 use crate::app::{Action, App, Effect, OpInput, Options, Outcome, SessionOp};
 use crate::config::Config;
 use crate::error::Error;
+use crate::indexer::Indexer;
 use crate::loader::{Event, Loader, Request};
 use crate::model::SessionSummary;
 use crate::model::StoreKind;
@@ -196,6 +197,7 @@ fn resume(
 /// terminal).
 struct Effects<'a> {
     loader: &'a Loader,
+    indexer: &'a Indexer,
     ops: &'a OpsWorker,
     stores: &'a Arc<Stores>,
     config: &'a Config,
@@ -209,6 +211,11 @@ impl Effects<'_> {
         for f in fx {
             match f {
                 Effect::Quit => {}
+                Effect::TextQuery {
+                    token,
+                    query,
+                    filter,
+                } => self.indexer.search(token, query, filter),
                 Effect::Load {
                     token,
                     summary,
@@ -280,6 +287,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let mut tui = Tui::new(tx.clone()).wrap_err("could not set up the terminal")?;
     let loader = Loader::start(stores.clone(), tx.clone());
     let ops = OpsWorker::start(stores.clone(), tx.clone());
+    let indexer = Indexer::start(stores.clone(), tx.clone());
     let size = tui
         .terminal
         .size()
@@ -288,6 +296,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
 
     let effects = Effects {
         loader: &loader,
+        indexer: &indexer,
         ops: &ops,
         stores: &stores,
         config: &config,
@@ -334,10 +343,18 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     // The outcome carries the re-read rows of what the operation changed;
                     // a rescan lists new files (a fork, an undone delete).
                     loader.poke();
+                    // A rename or archive changes what the index holds for that session.
+                    effects.indexer.reindex(&outcome.rows);
                     vec![Action::OpDone(outcome)]
                 }
                 e => to_actions(&app, e),
             };
+            for a in &actions {
+                // Sessions re-read while spool runs: only these are indexed again.
+                if let Action::Rows(rows) = a {
+                    effects.indexer.reindex(rows);
+                }
+            }
             for action in actions {
                 let fx = app.update(action);
                 effects.carry_out(fx, &mut tui);
@@ -348,6 +365,11 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         if app.quit {
             break;
+        }
+        // Once the listing has streamed in, the index catches up with it in the background.
+        if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
+        {
+            indexer.index_all(app.list.all_rows().cloned().collect());
         }
     }
     drop(tui);

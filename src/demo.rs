@@ -28,10 +28,11 @@ pub struct DemoStore {
 
 impl Drop for DemoStore {
     fn drop(&mut self) {
-        // The TempDir field removes the copy right after this.
         if let Ok(mut live) = LIVE.lock() {
             live.take();
         }
+        // The TempDir field would try once, right after this.
+        remove_copy(self.dir.path());
     }
 }
 
@@ -40,7 +41,19 @@ impl Drop for DemoStore {
 pub fn remove_live() {
     let dir = LIVE.lock().ok().and_then(|mut live| live.take());
     if let Some(dir) = dir {
-        let _ = std::fs::remove_dir_all(dir);
+        remove_copy(&dir);
+    }
+}
+
+/// Remove a demo copy. The browser's index thread may still be writing into the copy's
+/// cache: a file it creates mid-removal fails that pass (directory not empty), so try a
+/// few more times.
+fn remove_copy(dir: &Path) {
+    for _ in 0..20 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 

@@ -18,6 +18,7 @@ pub mod text;
 pub mod app;
 pub mod browser;
 pub mod config;
+pub mod indexer;
 pub mod loader;
 pub mod search;
 pub mod tui;

@@ -448,3 +448,49 @@ fn list_filters_apply_and_the_table_says_where() {
     );
     assert_eq!(out.status.code(), Some(0), "after -- it is an exclusion");
 }
+
+/// The browser's watcher re-indexes one session: `update_some` indexes only the rows given
+/// that changed, and keeps every other session (`update` with one row would drop them).
+#[test]
+fn update_some_reindexes_only_the_changed_session() {
+    use spool::search::index::{Freshness, TextIndex};
+    let demo = spool::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    let dir = tempfile::tempdir().unwrap();
+    let mut ix = TextIndex::open(dir.path()).unwrap();
+    ix.update(&rows, &stores, &|_, _| {}).unwrap();
+    let all = ix.session_count();
+    assert!(all > 10);
+    // Unchanged: nothing to do.
+    // A session that is one file (loop's JSONL), so appending a line changes it.
+    let one = rows
+        .iter()
+        .find(|r| r.error.is_none() && r.path.is_file())
+        .unwrap()
+        .clone();
+    let r = ix.update_some(std::slice::from_ref(&one), &stores, &|_, _| {});
+    assert_eq!(
+        r.unwrap(),
+        Freshness::Updated {
+            indexed: 0,
+            removed: 0
+        }
+    );
+    // Appended to: that session alone is indexed again, the others stay.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&one.path)
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    drop(f);
+    let r = ix.update_some(&[one], &stores, &|_, _| {});
+    assert_eq!(
+        r.unwrap(),
+        Freshness::Updated {
+            indexed: 1,
+            removed: 0
+        }
+    );
+    assert_eq!(ix.session_count(), all);
+}

@@ -9,6 +9,9 @@ pub use super::dialog::Edit;
 use crate::export::Format;
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 use crate::search::Key;
+use crate::search::index::Hit;
+use crate::search::query::TextQuery;
+use crate::store::registry::Filter;
 
 /// What the user (through the keymap) or a background thread asks the app to do.
 #[derive(Clone, Debug)]
@@ -62,8 +65,15 @@ pub enum Action {
     SearchBackspace,
     /// Paste text into the query (bracketed paste).
     Paste(String),
-    /// Keep the query and go back to the list (Enter in the search bar).
+    /// Keep the query and go back to the list (Enter in the search bar); in a text search,
+    /// open the selected hit; in a find, look for what was typed.
     SearchAccept,
+    /// Open the text search over every session's messages (`s`).
+    TextSearch,
+    /// Next match of the find in the pane (`n`).
+    FindNext,
+    /// Previous match of the find in the pane (`N`).
+    FindPrev,
 
     // ---- filters -----------------------------------------------------------------------
     /// Toggle the archived view (`.`).
@@ -119,6 +129,10 @@ pub enum Action {
     OpDone(Box<Outcome>),
     /// Tick the search matcher (once per frame).
     Tick,
+    /// The index's answer to text search `token`; dropped unless it is the newest.
+    TextResults { token: u64, hits: Vec<Hit> },
+    /// Background indexing: `done` of `total` sessions (re)indexed.
+    IndexProgress { done: usize, total: usize },
 }
 
 impl Action {
@@ -135,6 +149,8 @@ impl Action {
                 | Action::SessionChanged(_)
                 | Action::OpDone(_)
                 | Action::Tick
+                | Action::TextResults { .. }
+                | Action::IndexProgress { .. }
         )
     }
 }
@@ -252,6 +268,13 @@ pub enum Effect {
         op: SessionOp,
         summary: Box<SessionSummary>,
         input: OpInput,
+    },
+    /// Search the index for `query` among the sessions `filter` accepts, answering with
+    /// `Action::TextResults { token, .. }`.
+    TextQuery {
+        token: u64,
+        query: TextQuery,
+        filter: Filter,
     },
     /// Leave the browser.
     Quit,

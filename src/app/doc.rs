@@ -29,6 +29,10 @@ pub enum Tone {
     Added,
     /// A line an edit removes (`-`).
     Removed,
+    /// Text a find matched (`/` in the pane, a text search's words).
+    Hit,
+    /// The match `n` / `N` stands on.
+    HitNow,
 }
 
 /// One display line: tagged runs of sanitised text without newlines.
@@ -89,6 +93,9 @@ pub struct Doc {
     pub lines: Vec<DocLine>,
     pub rounds: Vec<RoundStart>,
     pub folds: Vec<Fold>,
+    /// Where each stored message's heading is: (line, stored index), so a text search
+    /// lands on the message its hit is in.
+    pub messages: Vec<(usize, usize)>,
 }
 
 fn line(tone: Tone, s: impl Into<String>) -> DocLine {
@@ -147,6 +154,7 @@ impl Builder<'_> {
         // The stored message number: what `spool fork --at N` and "fork from here" count.
         if let Some(i) = m.index {
             l.push((Tone::Dim, format!(" #{i}")));
+            self.doc.messages.push((self.doc.lines.len(), i));
         }
         if let Some(model) = &m.model {
             l.push((Tone::Dim, format!(" · {}", one_line(model))));
@@ -185,7 +193,10 @@ impl Builder<'_> {
         self.push(Vec::new());
         if m.role == Role::System && m.tool_calls.is_empty() {
             let label = match m.index {
-                Some(i) => format!("system prompt #{i}"),
+                Some(i) => {
+                    self.doc.messages.push((self.doc.lines.len(), i));
+                    format!("system prompt #{i}")
+                }
                 None => "system prompt".to_string(),
             };
             self.system_prompt(format!("s:{anchor}"), &label, &m.text);

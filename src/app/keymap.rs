@@ -147,7 +147,10 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("help", "this help", &["?"]),
     ("messages", "the last 50 messages in full", &["m"]),
     ("quit", "quit", &["q", "ctrl-c"]),
-    ("search", "search", &["/"]),
+    ("search", "search titles / find in the pane", &["/"]),
+    ("text-search", "search the text of every session", &["s"]),
+    ("find-next", "next match in the pane", &["n"]),
+    ("find-prev", "previous match in the pane", &["N"]),
     ("archived", "archived view on/off", &["."]),
     ("empty", "show empty sessions on/off", &["E"]),
     ("cwd", "this project only / all", &["c"]),
@@ -166,11 +169,7 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
 /// What the commands bound outside the browse context do, for the help overlay (browse
 /// commands are described in `COMMANDS`; a context can say it differently here).
 const CONTEXT_HELP: &[(Option<Ctx>, &str, &str)] = &[
-    (
-        Some(Ctx::Search),
-        "back",
-        "clear the query, back to the list",
-    ),
+    (Some(Ctx::Search), "back", "clear, back to the list"),
     (Some(Ctx::Search), "down", "move the selection down"),
     (Some(Ctx::Search), "up", "move the selection up"),
     (Some(Ctx::Search), "focus", "switch to the pane"),
@@ -226,6 +225,9 @@ pub fn command_action(name: &str) -> Option<Action> {
         "messages" => Action::ToggleMessages,
         "quit" => Action::Quit,
         "search" => Action::FocusSearch,
+        "text-search" => Action::TextSearch,
+        "find-next" => Action::FindNext,
+        "find-prev" => Action::FindPrev,
         "archived" => Action::ToggleArchived,
         "empty" => Action::ToggleEmpty,
         "cwd" => Action::ToggleCwd,
@@ -428,7 +430,7 @@ impl Keymap {
     }
 
     /// Help rows: keys (joined) and description for every command, in table order.
-    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+    pub fn help_rows(&self) -> Vec<(&'static str, String, &'static str)> {
         COMMANDS
             .iter()
             .map(|(name, desc, _)| {
@@ -438,7 +440,7 @@ impl Keymap {
                     .filter(|b| b.ctx == Ctx::Browse && b.name == *name)
                     .map(|b| b.chord.label())
                     .collect();
-                (keys.join(" "), *desc)
+                (*name, keys.join(" "), *desc)
             })
             .collect()
     }

@@ -25,7 +25,8 @@ impl App {
         let main_h = h.saturating_sub(1);
         let status = Rect::new(0, main_h, w, h.min(1));
         let (side, pane) = if self.narrow() {
-            if self.focus == Focus::Pane {
+            // The find box belongs to the pane: typing in it keeps the pane on screen.
+            if matches!(self.focus, Focus::Pane | Focus::Find) {
                 (Rect::default(), Rect::new(0, 0, w, main_h))
             } else {
                 (Rect::new(0, 0, w, main_h), Rect::default())

@@ -60,6 +60,11 @@ impl List {
         self.rows.values().any(|s| s.store == k)
     }
 
+    /// Every session listed, whatever the filter and query.
+    pub fn all_rows(&self) -> impl Iterator<Item = &SessionSummary> {
+        self.rows.values()
+    }
+
     pub fn total_rows(&self) -> usize {
         self.rows.len()
     }

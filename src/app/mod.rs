@@ -4,6 +4,7 @@
 pub mod action;
 pub mod dialog;
 pub mod doc;
+pub mod find;
 pub mod keymap;
 mod layout;
 pub mod line_input;
@@ -14,6 +15,7 @@ pub mod overlay;
 pub mod pane;
 mod preview;
 mod status;
+pub mod text_search;
 pub mod timefmt;
 pub mod tool_args;
 mod units;
@@ -52,6 +54,10 @@ pub enum Focus {
     List,
     Search,
     Pane,
+    /// Typing in the text search's query box (`s`); its results replace the list.
+    Text,
+    /// Typing what to find in the pane (`/` while the pane has focus).
+    Find,
 }
 
 /// Listing progress of one store.
@@ -133,6 +139,12 @@ pub struct App {
     pub last_deleted: Option<crate::model::SessionSummary>,
     /// Mark a session read once the pane has shown its last message (config).
     pub mark_read_on_open: bool,
+    /// The open text search (`s`), whose results the sidebar shows.
+    pub text: Option<text_search::TextSearch>,
+    /// What is being typed in the pane's find box.
+    pub find_input: LineInput,
+    /// Background indexing: (done, total) while it runs.
+    pub indexing: Option<(usize, usize)>,
     next_token: u64,
     pub quit: bool,
 }
@@ -160,6 +172,9 @@ impl App {
             op_pending: false,
             last_deleted: None,
             mark_read_on_open: o.mark_read_on_open,
+            text: None,
+            find_input: LineInput::default(),
+            indexing: None,
             next_token: 0,
             quit: false,
         }
@@ -175,7 +190,7 @@ impl App {
             }
         } else if self.overlay.is_some() {
             Ctx::Help
-        } else if self.focus == Focus::Search {
+        } else if matches!(self.focus, Focus::Search | Focus::Text | Focus::Find) {
             Ctx::Search
         } else {
             Ctx::Browse
@@ -207,6 +222,9 @@ impl App {
         self.pane.clamp(self.body_height());
         let rows = self.list_rows_visible();
         self.list.scroll_into_view(rows);
+        if let Some(t) = self.text.as_mut() {
+            t.scroll_into_view(rows);
+        }
         if let Some(o) = self.overlay {
             let max = overlay::layout(self, o).max_scroll();
             self.overlay_scroll = self.overlay_scroll.min(max);
@@ -227,6 +245,8 @@ impl App {
         }
         let status_before = self.status.clone();
         match action {
+            // The text search and the find have their own query boxes and answers.
+            a if self.dialog.is_none() && self.search_takes(&a) => self.search_action(a, &mut fx),
             Action::Quit => {
                 self.quit = true;
                 fx.push(Effect::Quit);
@@ -298,15 +318,17 @@ impl App {
                 let max = self.size.0.saturating_sub(40).max(MIN_SIDEBAR);
                 self.sidebar_width = (self.sidebar_width + 4).min(max);
             }
-            Action::ToggleArchived => self.change_filter(|f| f.archived = !f.archived),
-            Action::ToggleEmpty => self.change_filter(|f| f.empty = !f.empty),
+            Action::ToggleArchived => self.change_filter(&mut fx, |f| f.archived = !f.archived),
+            Action::ToggleEmpty => self.change_filter(&mut fx, |f| f.empty = !f.empty),
             Action::ToggleCwd => {
                 let cwd = self.cwd.clone();
-                self.change_filter(|f| f.cwd = if f.cwd.is_some() { None } else { cwd });
+                self.change_filter(&mut fx, |f| {
+                    f.cwd = if f.cwd.is_some() { None } else { cwd }
+                });
             }
             Action::CycleStore => {
                 let next = List::next_store(self.list.filter.format, |k| self.list.has_store(k));
-                self.change_filter(|f| f.format = next);
+                self.change_filter(&mut fx, |f| f.format = next);
             }
             Action::Session(op) => {
                 // A key pressed right after typing a query acts on what the query selects,
@@ -385,11 +407,21 @@ impl App {
                 self.list.tick(10);
                 self.expire_status();
             }
+            // Taken by `search_action` above.
+            Action::TextSearch
+            | Action::FindNext
+            | Action::FindPrev
+            | Action::TextResults { .. }
+            | Action::IndexProgress { .. } => {}
+        }
+        if self.pane.find.pending.is_some() {
+            self.layout();
+            self.report_find();
         }
         self.note_status(status_before);
         // With no rows (a query matching nothing) the pane shows no stale session; when
         // rows come back, `follow_selection` opens the selection again.
-        if self.list.is_empty() && self.pane.key.is_some() {
+        if self.list.is_empty() && self.pane.key.is_some() && self.text.is_none() {
             self.pane.close();
             if self.focus == Focus::Pane {
                 self.focus = Focus::List;
@@ -471,16 +503,18 @@ impl App {
         self.list.set_query("");
     }
 
-    fn change_filter(&mut self, f: impl FnOnce(&mut Filter)) {
+    /// Change the list's filter; an open text search asks again under it.
+    fn change_filter(&mut self, fx: &mut Vec<Effect>, f: impl FnOnce(&mut Filter)) {
         let mut filter = self.list.filter.clone();
         f(&mut filter);
         self.list.set_filter(filter);
+        self.text_changed(fx);
     }
 
     /// Loading line for the status bar while any store is still being read.
     pub fn loading_text(&self) -> Option<String> {
         if self.progress.is_empty() || self.progress.iter().all(|p| p.finished) {
-            return None;
+            return self.indexing_text();
         }
         let done: usize = self.progress.iter().map(|p| p.done).sum();
         let total: usize = self.progress.iter().map(|p| p.total).sum();

@@ -12,7 +12,9 @@ impl App {
         }
         let a = self.areas();
         let p = Position::new(col, row);
-        if a.list.contains(p) {
+        if a.list.contains(p) && self.text.is_some() {
+            self.move_hits(lines as isize);
+        } else if a.list.contains(p) {
             self.list.move_by(lines as isize);
         } else if a.body.contains(p) || a.header.contains(p) {
             let h = self.body_height();
@@ -24,7 +26,18 @@ impl App {
     pub(super) fn click(&mut self, col: u16, row: u16, fx: &mut Vec<Effect>) {
         let a = self.areas();
         let p = Position::new(col, row);
-        if a.list.contains(p) {
+        if let Some(t) = self
+            .text
+            .as_mut()
+            .filter(|_| a.list.contains(p) || a.search.contains(p))
+        {
+            // The sidebar shows the text search's results: a click picks one of them.
+            if a.list.contains(p) {
+                let r = ((row - a.list.y) / ROW_H) as usize + t.offset;
+                t.cursor = r.min(t.hits.len().saturating_sub(1));
+            }
+            self.focus = Focus::Text;
+        } else if a.list.contains(p) {
             let r = ((row - a.list.y) / ROW_H) as usize + self.list.offset;
             if r < self.list.len() {
                 self.list.select_row(r);

@@ -33,7 +33,14 @@ pub enum HelpRow {
 /// legend. Keys come from the keymap, so remapped keys show as remapped.
 pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
     let mut v = vec![HelpRow::Heading("browse")];
-    for (keys, desc) in keymap.help_rows() {
+    // The text search's and the find's keys go with the search box's (the browse column is
+    // one screen tall at 140x40, and a taller one would not stay in columns).
+    let text_keys = ["text-search", "find-next", "find-prev"];
+    let (text, browse): (Vec<_>, Vec<_>) = keymap
+        .help_rows()
+        .into_iter()
+        .partition(|(name, ..)| text_keys.contains(name));
+    for (_, keys, desc) in browse {
         v.push(HelpRow::Item(keys, desc.to_string()));
     }
     // The search box and the prompts share their editing keys: listed once.
@@ -41,10 +48,10 @@ pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
     for (ctx, heading, implicit) in [
         (
             Ctx::Search,
-            "search box (/)",
+            "search (/ s, / in the pane)",
             &[
                 ("type", "filter as you type"),
-                ("enter", "open the session found (the query stays)"),
+                ("enter", "open what was found"),
             ][..],
         ),
         (Ctx::Confirm, "delete confirmation", &[][..]),
@@ -61,6 +68,11 @@ pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
         for (name, keys, desc) in keymap.context_rows(ctx) {
             if !is_edit(name) {
                 v.push(HelpRow::Item(keys, desc.to_string()));
+            }
+        }
+        if ctx == Ctx::Search {
+            for (_, keys, desc) in &text {
+                v.push(HelpRow::Item(keys.clone(), desc.to_string()));
             }
         }
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::action::{Loaded, View};
 use super::doc::{self, DocLine, Expansion, Fold};
+use super::find::Find;
 use super::timefmt::TimeFmt;
 use crate::model::{Transcript, Window};
 use crate::search::Key;
@@ -14,6 +15,9 @@ use crate::search::Key;
 pub const ROUND_PAGE: usize = 20;
 /// `Pane::rounds` meaning the whole history (`g` reads from the start).
 pub const ALL_ROUNDS: usize = usize::MAX;
+
+/// Rows shown above a match the pane scrolls to, so it is read in its context.
+const MATCH_CONTEXT: usize = 2;
 
 /// What the pane holds.
 #[derive(Clone, Debug, Default)]
@@ -56,6 +60,10 @@ pub struct Pane {
     wrapped_rounds: Vec<doc::RoundStart>,
     /// Foldable blocks (document lines).
     folds: Vec<Fold>,
+    /// Heading lines of the stored messages: (line, index).
+    messages: Vec<(usize, usize)>,
+    /// Find in the session (`/` in the pane, or a text search's words).
+    pub find: Find,
     /// `row_starts[i]`: the wrapped row where line `i` begins; the last entry is the total.
     /// Only heights are measured for the whole document; rows are built for the visible
     /// slice alone.
@@ -82,6 +90,7 @@ impl Pane {
         self.follow = true;
         self.want_top = false;
         self.marked_read_at = None;
+        self.find.clear();
         self.lines.clear();
         self.round_starts.clear();
         self.folds.clear();
@@ -96,6 +105,7 @@ impl Pane {
         self.content = Content::Empty;
         self.loading = false;
         self.scroll = 0;
+        self.find.clear();
         self.lines.clear();
         self.round_starts.clear();
         self.row_starts.clear();
@@ -118,7 +128,7 @@ impl Pane {
         if std::mem::take(&mut self.want_top) {
             self.scroll = 0;
             self.follow = false;
-        } else if !self.follow && self.wrapped_width > 0 {
+        } else if !self.follow && self.find.pending.is_none() && self.wrapped_width > 0 {
             let w = self.wrapped_width;
             self.layout(w);
             self.scroll = self.total_lines().saturating_sub(from_bottom);
@@ -177,11 +187,21 @@ impl Pane {
 
     /// Wrap for `width` (cached) and clamp the scroll for a viewport of `height` rows.
     pub fn layout(&mut self, width: usize) {
+        let refind = self.dirty;
         if self.dirty {
+            // A find shows every block open: a match behind a fold would be counted but
+            // never seen.
+            let mut all_open = Expansion::default();
+            all_open.toggle_all();
+            let open = if self.find.is_active() {
+                &all_open
+            } else {
+                &self.open
+            };
             let d = match &self.content {
                 Content::Empty => doc::Doc::default(),
-                Content::Transcript(t) => doc::transcript(t, &self.open, self.time),
-                Content::Window(w) => doc::window(w, &self.open, self.time),
+                Content::Transcript(t) => doc::transcript(t, open, self.time),
+                Content::Window(w) => doc::window(w, open, self.time),
                 Content::Raw(r) => doc::Doc {
                     lines: doc::raw(r),
                     ..doc::Doc::default()
@@ -197,6 +217,7 @@ impl Pane {
             self.lines = d.lines;
             self.round_starts = d.rounds;
             self.folds = d.folds;
+            self.messages = d.messages;
             self.wrapped_width = 0;
             self.dirty = false;
         }
@@ -216,6 +237,44 @@ impl Pane {
             self.row_starts = starts;
             self.wrapped_width = width;
         }
+        if refind {
+            self.apply_find();
+        }
+    }
+
+    /// Paint the find's matches (painting keeps every width, so the rows stay valid) and
+    /// make a pending jump once the requested content is in.
+    fn apply_find(&mut self) {
+        if self.loading || matches!(self.content, Content::Empty) {
+            // The jump waits for the whole history; paint what is there.
+            let pending = self.find.pending.take();
+            self.find.apply(&mut self.lines, |_| 0, |_| None);
+            self.find.pending = pending;
+            return;
+        }
+        let starts = &self.row_starts;
+        let messages = &self.messages;
+        let total = starts.last().copied().unwrap_or(0);
+        let line_of_row = |from_bottom: usize| {
+            let row = total.saturating_sub(from_bottom);
+            starts.partition_point(|&r| r <= row).saturating_sub(1)
+        };
+        let message_line = |m: usize| messages.iter().find(|&&(_, i)| i >= m).map(|&(l, _)| l);
+        if let Some(line) = self.find.apply(&mut self.lines, line_of_row, message_line) {
+            self.scroll_to_line(line);
+        }
+    }
+
+    /// Put document line `line` near the top (a match the find moved to).
+    pub fn scroll_to_line(&mut self, line: usize) {
+        let row = self.row_starts.get(line).copied().unwrap_or(0);
+        self.scroll = row.saturating_sub(MATCH_CONTEXT);
+        self.follow = false;
+    }
+
+    /// Rebuild the document at the next layout (the find's terms or current match changed).
+    pub fn refresh(&mut self) {
+        self.dirty = true;
     }
 
     /// The stored index of the user message that starts the round at or above the top line

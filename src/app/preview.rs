@@ -12,7 +12,9 @@ impl App {
     /// asks for the selected session. In the wide layout the pane previews the selection; in
     /// the narrow layout only while the pane is up (a fork selected from the pane).
     pub(super) fn follow_selection(&mut self, fx: &mut Vec<Effect>) {
+        // An open text search decides what the pane shows.
         if self.list.selected.is_some()
+            && self.text.is_none()
             && !self.list.is_empty()
             && self.list.selected != self.pane.key
             && (!self.narrow() || self.focus == Focus::Pane)

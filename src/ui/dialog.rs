@@ -181,7 +181,7 @@ fn boxed(
 
 /// One text field (the dialogs' and the search box): sanitised per character, scrolled so
 /// the cursor stays visible, drawn in `style`; puts the terminal cursor there.
-pub(super) fn field(frame: &mut Frame, style: Style, area: Rect, input: &LineInput) {
+pub(crate) fn field(frame: &mut Frame, style: Style, area: Rect, input: &LineInput) {
     if area.width == 0 {
         return;
     }

@@ -4,6 +4,7 @@
 pub mod dialog;
 pub mod help;
 pub mod pane;
+pub mod results;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
@@ -27,8 +28,13 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
     }
     let a = app.areas();
     frame.render_widget(Block::new().style(theme.base), size);
-    sidebar::draw_search(frame, app, theme, a.search);
-    sidebar::draw_list(frame, app, theme, a.list);
+    if app.text.is_some() {
+        results::draw_query(frame, app, theme, a.search);
+        results::draw_rows(frame, app, theme, a.list);
+    } else {
+        sidebar::draw_search(frame, app, theme, a.search);
+        sidebar::draw_list(frame, app, theme, a.list);
+    }
     if a.divider.width > 0 {
         frame.render_widget(
             Block::new()

@@ -46,7 +46,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rec
 fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let w = area.width as usize;
     // Focus shows as an accented, heavier rule and an accented title, not weight alone.
-    let focused = app.focus == Focus::Pane;
+    let focused = matches!(app.focus, Focus::Pane | Focus::Find);
     let block = if focused {
         Block::new()
             .borders(Borders::BOTTOM)

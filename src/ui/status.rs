@@ -37,7 +37,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let room = w.saturating_sub(right.width());
     // The result of the last action wins over loading progress: it answers a key press.
     // One cut off says where to read it whole.
-    let left = if let Some(m) = &app.status {
+    // The find box sits where `less` has it: the bottom line.
+    let left = if app.focus == Focus::Find {
+        let q = one_line(&app.find_input.text());
+        fit(&format!(" /{q}▏"), room)
+    } else if let Some(m) = &app.status {
         let m = format!(" {}", one_line(m));
         match app.keymap.key_for("messages") {
             Some(k) if m.width() > room => {
@@ -51,6 +55,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     } else {
         let hints = match app.focus {
             Focus::Search => "type to filter · enter open · esc clear",
+            Focus::Text => "type words or \"a phrase\" · enter open at the hit · esc back",
+            Focus::Find => "",
+            Focus::Pane if app.pane.find.is_active() => {
+                "n/N next/previous match · / find · esc clear the highlight · ? help"
+            }
             Focus::Pane => "v view · o/O expand one/all · f fork through here · esc back · ? help",
             Focus::List => "enter open · / search · ? help · q quit",
         };

@@ -167,6 +167,11 @@ impl Theme {
             Tone::Heading => self.heading,
             Tone::Added => self.added,
             Tone::Removed => self.removed,
+            // Reversed, so a hit shows in every theme and with NO_COLOR.
+            Tone::Hit => self.matched.add_modifier(Modifier::REVERSED),
+            Tone::HitNow => self
+                .focus_title
+                .add_modifier(Modifier::REVERSED | Modifier::UNDERLINED),
         }
     }
 

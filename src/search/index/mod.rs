@@ -177,6 +177,31 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let mut seen = HashSet::with_capacity(rows.len());
+        let changed = self.changed(rows, stores, &mut seen);
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// Re-index only those of `rows` that changed and keep every other session: the
+    /// browser's watcher reports one session at a time.
+    pub fn update_some(
+        &mut self,
+        rows: &[SessionSummary],
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let changed = self.changed(rows, stores, &mut seen);
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// The rows whose fingerprint differs from the indexed one; every row's number goes
+    /// into `seen`.
+    fn changed(
+        &self,
+        rows: &[SessionSummary],
+        stores: &Stores,
+        seen: &mut HashSet<u64>,
+    ) -> Vec<(u64, u64, SessionSummary)> {
         let mut changed = Vec::new();
         for r in rows.iter().filter(|r| r.error.is_none()) {
             let sid = session_number(r.store, &r.id);
@@ -186,7 +211,7 @@ impl TextIndex {
                 changed.push((sid, fp, r.clone()));
             }
         }
-        self.apply(changed, seen, stores, progress)
+        changed
     }
 
     /// The same from the disk: discover every store's sessions and summarize only those

@@ -1,0 +1,186 @@
+//! The browser's full-text index, off the UI thread: one thread keeps the index up to date
+//! (the whole listing once it has streamed in, then each session the watcher re-reads),
+//! reporting `Action::IndexProgress`; another answers text searches, only the newest one
+//! waiting (older queries typed in the meantime are skipped), tagged with its token.
+//! When another process holds the writer, searches see what that process has committed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+use crate::app::Action;
+use crate::app::text_search::TEXT_LIMIT;
+use crate::loader::Event;
+use crate::model::SessionSummary;
+use crate::search::Key;
+use crate::search::index::{self, Freshness, TextIndex};
+use crate::search::query::TextQuery;
+use crate::store::Stores;
+use crate::store::registry::Filter;
+
+/// Keystrokes typed within this wait are answered by one search, of the newest query.
+const DEBOUNCE: Duration = Duration::from_millis(25);
+/// Progress is reported every this many sessions (and at the end).
+const PROGRESS_EVERY: usize = 50;
+
+enum Job {
+    /// The whole listing: index what changed, drop what is gone.
+    All(Vec<SessionSummary>),
+    /// Sessions re-read while the browser runs: only these.
+    Some(Vec<SessionSummary>),
+}
+
+type Query = (u64, TextQuery, Filter);
+
+/// Handles to the two threads.
+pub struct Indexer {
+    jobs: Sender<Job>,
+    queries: Sender<Query>,
+    /// The whole listing has been handed over (set once, from the run loop).
+    started: std::cell::Cell<bool>,
+}
+
+impl Indexer {
+    /// Start the threads; with no cache directory, searches answer nothing.
+    pub fn start(stores: Arc<Stores>, events: Sender<Event>) -> Indexer {
+        let (jobs, job_rx) = mpsc::channel();
+        let (queries, query_rx) = mpsc::channel();
+        let dir = index::default_dir(&stores);
+        let _ = std::thread::Builder::new()
+            .name("spool-index".into())
+            .spawn(move || index_thread(dir, stores, events, job_rx, query_rx));
+        Indexer {
+            jobs,
+            queries,
+            started: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether the whole listing has been handed over.
+    pub fn started(&self) -> bool {
+        self.started.get()
+    }
+
+    /// Index the whole listing (once it has streamed in).
+    pub fn index_all(&self, rows: Vec<SessionSummary>) {
+        self.started.set(true);
+        let _ = self.jobs.send(Job::All(rows));
+    }
+
+    /// Re-index these sessions (re-read by the watcher); before the first full pass they
+    /// are part of it anyway.
+    pub fn reindex(&self, rows: &[SessionSummary]) {
+        if self.started.get() && !rows.is_empty() {
+            let _ = self.jobs.send(Job::Some(rows.to_vec()));
+        }
+    }
+
+    pub fn search(&self, token: u64, query: TextQuery, filter: Filter) {
+        let _ = self.queries.send((token, query, filter));
+    }
+}
+
+fn open(dir: &Path) -> Option<TextIndex> {
+    TextIndex::open(dir).ok().or_else(|| {
+        // The index is a cache: whatever broke it, start again.
+        index::wipe(dir);
+        TextIndex::open(dir).ok()
+    })
+}
+
+fn index_thread(
+    dir: Option<PathBuf>,
+    stores: Arc<Stores>,
+    events: Sender<Event>,
+    jobs: Receiver<Job>,
+    queries: Receiver<Query>,
+) {
+    let ix = dir.as_deref().and_then(open);
+    let generation = Arc::new(AtomicU64::new(0));
+    {
+        // The searcher opens its own reader of the same directory, now that it exists.
+        let (dir, events, generation) = (dir.clone(), events.clone(), generation.clone());
+        let _ = std::thread::Builder::new()
+            .name("spool-search".into())
+            .spawn(move || search_thread(dir, events, generation, queries));
+    }
+    let Some(mut ix) = ix else {
+        return;
+    };
+    // After the searcher started: answers to keystrokes keep the normal priority.
+    lower_priority();
+    for job in jobs {
+        let tx = events.clone();
+        let progress = move |done: usize, total: usize| {
+            if done.is_multiple_of(PROGRESS_EVERY) || done == total {
+                let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
+            }
+        };
+        let r = match &job {
+            Job::All(rows) => ix.update(rows, &stores, &progress),
+            Job::Some(rows) => ix.update_some(rows, &stores, &progress),
+        };
+        if let Ok(Freshness::Updated { indexed, .. }) = r {
+            // Clear the progress line even when a pass ended early.
+            let done = Action::IndexProgress {
+                done: indexed,
+                total: indexed,
+            };
+            let _ = events.send(Event::Action(done));
+        }
+        generation.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Index at a lower priority than the UI and a resumed agent (the machines are often two
+/// cores shared with builds): threads this one starts later, tantivy's, inherit it.
+fn lower_priority() {
+    // On Linux the nice value is per thread, and `who = 0` is the calling thread; elsewhere
+    // it would be the whole process, so it is left alone.
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its integer arguments.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+fn search_thread(
+    dir: Option<PathBuf>,
+    events: Sender<Event>,
+    generation: Arc<AtomicU64>,
+    queries: Receiver<Query>,
+) {
+    let mut ix = dir.as_ref().and_then(|d| TextIndex::open(d).ok());
+    let mut seen = generation.load(Ordering::SeqCst);
+    while let Ok(mut q) = queries.recv() {
+        std::thread::sleep(DEBOUNCE);
+        while let Ok(newer) = queries.try_recv() {
+            q = newer;
+        }
+        let (token, query, filter) = q;
+        let now = generation.load(Ordering::SeqCst);
+        if let Some(ix) = ix.as_mut().filter(|_| now != seen) {
+            ix.refresh();
+        }
+        seen = now;
+        let hits = ix
+            .as_ref()
+            .and_then(|ix| {
+                let keys: std::collections::HashSet<Key> = ix
+                    .listed()
+                    .filter(|r| filter.accepts(r))
+                    .map(|r| (r.store, r.id.clone()))
+                    .collect();
+                ix.search(&query, &|k| keys.contains(k), TEXT_LIMIT).ok()
+            })
+            .unwrap_or_default();
+        if events
+            .send(Event::Action(Action::TextResults { token, hits }))
+            .is_err()
+        {
+            return;
+        }
+    }
+}

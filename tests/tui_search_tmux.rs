@@ -1,0 +1,108 @@
+//! Real-terminal tests of the text search and the find in the pane: the built `spool` on
+//! `--demo` under tmux. `s` finds a phrase that only a tool result of an old round holds,
+//! Enter shows it highlighted in the pane; `/` in the pane finds, `n` steps and wraps.
+
+mod common;
+
+use common::tmux::Tmux;
+
+/// Only in a tool result of round 3 of the demo's 62-round session (far above its last page).
+const DEEP: &str = "CsvReaderTest";
+
+/// The screen with its colours and attributes (SGR sequences).
+fn styled(t: &Tmux) -> String {
+    t.tmux(&["capture-pane", "-p", "-e", "-t", "t"])
+}
+
+/// Whether the attributes set since the last reset in `before` include reverse video.
+fn reversed(before: &str) -> bool {
+    let since = before.rsplit("\x1b[0m").next().unwrap_or("");
+    since
+        .split("\x1b[")
+        .filter_map(|sgr| sgr.split_once('m').map(|(p, _)| p))
+        .any(|p| {
+            let mut ns = p.split(';');
+            while let Some(n) = ns.next() {
+                match n {
+                    "7" => return true,
+                    // A colour's own numbers (38;5;N, 38;2;R;G;B) are not attributes.
+                    "38" | "48" | "58" => {
+                        let skip = if ns.next() == Some("5") { 1 } else { 3 };
+                        ns.by_ref().take(skip).for_each(drop);
+                    }
+                    _ => {}
+                }
+            }
+            false
+        })
+}
+
+#[test]
+fn text_search_opens_the_session_at_a_deep_hit() {
+    let Some(t) = Tmux::new("textsearch") else {
+        return;
+    };
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["s"]);
+    t.type_text(DEEP);
+    t.wait_until("the one result", |s| {
+        s.contains("Port the test suite") && s.contains("1 hit · #18")
+    });
+    t.keys(&["Enter"]);
+    // In the pane (right of the divider), reversed as a hit.
+    t.wait_until("the hit in the pane", |s| {
+        s.lines()
+            .any(|l| l.split_once('│').is_some_and(|(_, p)| p.contains(DEEP)))
+    });
+    let hit = styled(&t)
+        .lines()
+        .filter_map(|l| l.split_once('│').map(|(_, p)| p.to_string()))
+        .find(|p| p.contains(DEEP))
+        .unwrap();
+    let before = &hit[..hit.find(DEEP).unwrap()];
+    assert!(reversed(before), "not reversed: {hit:?}");
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
+/// `/` in the pane of the long session finds in rounds not loaded yet; `n` steps, and
+/// wraps with a note.
+#[test]
+fn find_in_the_pane_steps_and_wraps() {
+    let Some(t) = Tmux::new("find") else { return };
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("port");
+    t.wait_until("the long session listed", |s| {
+        s.contains("Port the test suite")
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("That completes the port");
+    // Only in round 3, far above the last page that was loaded.
+    t.keys(&["/"]);
+    t.type_text("csvreadertest");
+    t.wait_for("/csvreadertest");
+    t.keys(&["Enter"]);
+    t.wait_until("the match in the pane", |s| {
+        s.lines()
+            .any(|l| l.split_once('│').is_some_and(|(_, p)| p.contains(DEEP)))
+    });
+    t.keys(&["n"]);
+    let s = t.wait_for("match ");
+    assert!(s.contains("of "), "{s}");
+    // Step until the last match wraps to the first.
+    let mut wrapped = false;
+    for _ in 0..20 {
+        t.keys(&["n"]);
+        if t.screen().contains("search wrapped") {
+            wrapped = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(wrapped, "{}", t.screen());
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
