@@ -85,27 +85,45 @@ pub fn with_child_in_foreground<R>(f: impl FnOnce() -> R) -> R {
 /// (exiting skips destructors), and exit with 128 + signal. Installed once per process: by
 /// the browser, and by `main` for any `--demo` run.
 pub fn handle_exit_signals() -> io::Result<()> {
+    use std::io::Read;
+    use std::os::unix::net::UnixStream;
+
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     static INSTALLED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
     if *installed {
         return Ok(());
     }
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+    // Whether Ctrl-C belongs to a child is decided in the handler itself, when the signal
+    // arrives: a thread reading the signal later could find the child already gone (it died
+    // of that very Ctrl-C) and end spool too. The handler only writes the signal number to
+    // a socket (async-signal-safe); a thread restores and exits.
+    let (mut rx, tx) = UnixStream::pair()?;
+    // A full socket (a burst of signals) must never block inside the handler.
+    tx.set_nonblocking(true)?;
+    for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
+        let tx = tx.try_clone()?;
+        let action = move || {
+            let for_child =
+                matches!(sig, SIGINT | SIGQUIT) && CHILD_IN_FOREGROUND.load(Ordering::SeqCst);
+            if !for_child {
+                let _ = (&tx).write(&[sig as u8]);
+            }
+        };
+        // SAFETY: the action only loads an atomic and writes to a socket, both
+        // async-signal-safe; it allocates nothing and takes no lock.
+        unsafe { signal_hook::low_level::register(sig, action) }?;
+    }
     thread::Builder::new()
         .name("spool-signals".into())
         .spawn(move || {
-            for sig in signals.forever() {
-                let for_child =
-                    matches!(sig, SIGINT | SIGQUIT) && CHILD_IN_FOREGROUND.load(Ordering::SeqCst);
-                if for_child {
-                    continue;
-                }
+            let mut sig = [0u8; 1];
+            if rx.read_exact(&mut sig).is_ok() {
                 // Never released: no frame may follow the restore.
                 let _frames_stopped = OUTPUT.lock().unwrap_or_else(|e| e.into_inner());
                 restore();
                 crate::demo::remove_live();
-                std::process::exit(128 + sig);
+                std::process::exit(128 + i32::from(sig[0]));
             }
         })?;
     *installed = true;
@@ -180,8 +198,12 @@ impl Tui {
         while !self.parked.load(Ordering::SeqCst) && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(5));
         }
-        restore();
-        let r = run();
+        // Ctrl-C is the agent's from the moment the screen is handed over, not only once
+        // the child exists: one pressed in between ended spool (a flaky tmux test).
+        let r = with_child_in_foreground(|| {
+            restore();
+            run()
+        });
         enter()?;
         self.terminal.clear()?;
         self.paused.store(false, Ordering::SeqCst);
