@@ -76,6 +76,13 @@ pub trait Store: Send + Sync {
     fn sessions_dir(&self) -> &Path;
 
     /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
+    /// The file spool keeps its own state for `id` in (pin, read, title): the sidecar in
+    /// `sessions/.spool/`, or the state directory for a store spool only reads. The search
+    /// index stats it, so a rename there re-indexes the session's title.
+    fn state_file(&self, id: &str) -> PathBuf {
+        sidecar::path(self.sessions_dir(), id)
+    }
+
     fn discover(&self) -> Vec<Candidate>;
 
     /// The listing pass for one candidate. Never fails: problems become an error row.

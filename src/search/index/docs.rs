@@ -32,10 +32,11 @@ pub fn session_number(store: StoreKind, id: &str) -> u64 {
 
 /// What changes when a session changes, from the disk alone (no parsing), so an unchanged
 /// session costs a few `stat`s: its file or its directory's files (path, size, mtime), the
-/// sidecar spool keeps beside it (`sessions/.spool/<id>.json`: pin, title) and the
-/// collection's `archive.json` (Loop's archive state). `DefaultHasher` is stable within one
+/// file spool keeps its state in (`state_file`: pin, title; a sidecar, or the state
+/// directory of a read-only store) and the collection's `archive.json` (Loop's archive
+/// state). `DefaultHasher` is stable within one
 /// build; a new build at worst re-indexes everything.
-pub fn fingerprint(path: &Path, id: &str, sessions_dir: &Path) -> u64 {
+pub fn fingerprint(path: &Path, state_file: &Path) -> u64 {
     let mut h = DefaultHasher::new();
     path.hash(&mut h);
     stat_into(path, &mut h);
@@ -49,10 +50,7 @@ pub fn fingerprint(path: &Path, id: &str, sessions_dir: &Path) -> u64 {
             stat_into(&p, &mut h);
         }
     }
-    stat_into(
-        &sessions_dir.join(".spool").join(format!("{id}.json")),
-        &mut h,
-    );
+    stat_into(state_file, &mut h);
     if let Some(parent) = path.parent() {
         stat_into(&parent.join("archive.json"), &mut h);
     }

@@ -206,7 +206,7 @@ impl TextIndex {
         for r in rows.iter().filter(|r| r.error.is_none()) {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
-            let fp = fingerprint(&r.path, &r.id, stores.store_for(r).sessions_dir());
+            let fp = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
             if self.sessions.get(&sid).is_none_or(|k| k.fp != fp) {
                 changed.push((sid, fp, r.clone()));
             }
@@ -227,7 +227,7 @@ impl TextIndex {
         for store in &stores.stores {
             for c in store.discover() {
                 let sid = session_number(store.kind(), &c.id);
-                let fp = fingerprint(&c.path, &c.id, store.sessions_dir());
+                let fp = fingerprint(&c.path, &store.state_file(&c.id));
                 if self.sessions.get(&sid).is_some_and(|k| k.fp == fp) {
                     seen.insert(sid);
                 } else {

@@ -56,7 +56,8 @@ fn fingerprint_follows_the_file_and_the_sidecar() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.jsonl");
     std::fs::write(&p, "a").unwrap();
-    let fp = || fingerprint(&p, "s", dir.path());
+    let state = crate::store::sidecar::path(dir.path(), "s");
+    let fp = || fingerprint(&p, &state);
     let a = fp();
     assert_eq!(a, fp());
     std::fs::write(&p, "ab").unwrap();

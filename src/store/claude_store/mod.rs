@@ -207,6 +207,10 @@ impl Store for ClaudeStore {
         &self.projects
     }
 
+    fn state_file(&self, id: &str) -> PathBuf {
+        self.state.dir().join(format!("{id}.json"))
+    }
+
     fn discover(&self) -> Vec<Candidate> {
         discover::discover(&self.projects)
     }

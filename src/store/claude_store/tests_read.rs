@@ -497,10 +497,13 @@ fn state_lives_outside_the_store_and_delete_is_refused() {
     assert_eq!(s.title, "renamed in spool");
     store.set_unread(A, false).unwrap();
     assert!(!row(&store, A).unread);
-    let state: Value = serde_json::from_slice(
-        &std::fs::read(d.path().join(format!("state/claude-code/{A}.json"))).unwrap(),
-    )
-    .unwrap();
+    // The file the search index stats to notice a rename is the one written.
+    let state_file = store.state_file(A);
+    assert_eq!(
+        state_file,
+        d.path().join(format!("state/claude-code/{A}.json"))
+    );
+    let state: Value = serde_json::from_slice(&std::fs::read(&state_file).unwrap()).unwrap();
     assert_eq!(state["version"], 1);
     assert_eq!(state["read_upto"], "2026-03-14T09:16:40.552Z");
     let e = store.delete(A).unwrap_err().to_string();
