@@ -6,7 +6,6 @@ use std::ops::Range;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
@@ -76,18 +75,8 @@ pub fn draw_rows(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let rows = (area.height / ROW_H) as usize;
     for (i, h) in t.hits.iter().enumerate().skip(t.offset).take(rows) {
         let selected = i == t.cursor;
-        let y = area.y + ((i - t.offset) as u16) * ROW_H;
-        let row_area = Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y));
-        let bg = match (selected, app.focus) {
-            (false, _) => Style::new(),
-            (true, Focus::Pane) => theme.selected_idle,
-            (true, _) => theme.selected,
-        };
-        let bar = if selected {
-            Span::styled("▌", theme.pointer)
-        } else {
-            Span::raw(" ")
-        };
+        let (row_area, bg, bar) =
+            super::sidebar::row_marks(app, theme, area, i - t.offset, selected);
         let title = app
             .list
             .get(&h.key)

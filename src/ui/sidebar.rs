@@ -70,18 +70,7 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
             continue;
         };
         let selected = app.list.offset + i == app.list.cursor;
-        let y = area.y + (i as u16) * ROW_H;
-        let row_area = Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y));
-        let bg = match (selected, app.focus) {
-            (false, _) => Style::new(),
-            (true, Focus::Pane) => theme.selected_idle,
-            (true, _) => theme.selected,
-        };
-        let bar = if selected {
-            Span::styled("▌", theme.pointer)
-        } else {
-            Span::raw(" ")
-        };
+        let (row_area, bg, bar) = row_marks(app, theme, area, i, selected);
         let l1 = title_line(app, theme, &s, bar.clone(), w);
         let mut l2 = vec![bar, Span::raw("   ")];
         if let (true, Some(err)) = (selected, &s.error) {
@@ -277,4 +266,28 @@ fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         theme.base,
     ));
     v
+}
+
+/// Where the `slot`th visible two-line row goes, its background and its gutter bar: the
+/// session list and the text-search results mark the selection the same way.
+pub(super) fn row_marks(
+    app: &App,
+    theme: &Theme,
+    area: Rect,
+    slot: usize,
+    selected: bool,
+) -> (Rect, Style, Span<'static>) {
+    let y = area.y + (slot as u16) * ROW_H;
+    let row_area = Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y));
+    let bg = match (selected, app.focus) {
+        (false, _) => Style::new(),
+        (true, Focus::Pane) => theme.selected_idle,
+        (true, _) => theme.selected,
+    };
+    let bar = if selected {
+        Span::styled("▌", theme.pointer)
+    } else {
+        Span::raw(" ")
+    };
+    (row_area, bg, bar)
 }
