@@ -135,6 +135,27 @@ pub trait Store: Send + Sync {
     }
 }
 
+/// Run `work` on each part on a scoped thread of its own and gather what they return, in
+/// the parts' order; a part whose thread panicked gives nothing (one bad session is never a
+/// failed listing). Listing the stores side by side, listing a large store, and REF
+/// resolution use it.
+pub fn gather_parallel<P: Send, R: Send>(
+    parts: impl IntoIterator<Item = P>,
+    work: impl Fn(P) -> Vec<R> + Sync,
+) -> Vec<R> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|p| scope.spawn(move || work(p)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 /// Whether deleting `s` takes an archive first: Loop deletes only archived sessions
 /// (loop.md 9.7), so the browser's one confirmation and `delete --yes` archive, then delete.
 pub fn delete_archives_first(s: &SessionSummary) -> bool {

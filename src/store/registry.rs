@@ -169,18 +169,11 @@ impl Stores {
     /// Every session of the stores of `kind` (all stores for `None`), in list order.
     pub fn list_of(&self, kind: Option<StoreKind>) -> Vec<SessionSummary> {
         // Stores are independent: read them side by side.
-        let mut all: Vec<SessionSummary> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .stores
-                .iter()
-                .filter(|s| kind.is_none_or(|k| s.kind() == k))
-                .map(|s| scope.spawn(move || s.list()))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
+        let stores = self
+            .stores
+            .iter()
+            .filter(|s| kind.is_none_or(|k| s.kind() == k));
+        let mut all = super::gather_parallel(stores, |s| s.list());
         all.sort_by(list_order);
         all
     }
@@ -202,27 +195,18 @@ impl Stores {
     /// does not pay for listing every store.
     pub fn resolve(&self, reference: &str) -> Result<SessionSummary> {
         let (kind, _) = split_ref(reference);
-        let candidates: Vec<SessionSummary> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .stores
-                .iter()
-                .filter(|s| kind.is_none_or(|k| s.kind() == k))
-                .map(|s| {
-                    scope.spawn(move || {
-                        s.discover()
-                            .into_iter()
-                            .filter(|c| {
-                                c.id.starts_with(reference)
-                                    || format!("{}:{}", s.kind(), c.id).starts_with(reference)
-                            })
-                            .filter_map(|c| s.summarize(&c))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
+        let stores = self
+            .stores
+            .iter()
+            .filter(|s| kind.is_none_or(|k| s.kind() == k));
+        let candidates = super::gather_parallel(stores, |s| {
+            s.discover()
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
+                .filter(|c| {
+                    c.id.starts_with(reference)
+                        || format!("{}:{}", s.kind(), c.id).starts_with(reference)
+                })
+                .filter_map(|c| s.summarize(&c))
                 .collect()
         });
         resolve_in(&candidates, reference)

@@ -249,21 +249,8 @@ impl Store for ClaudeStore {
             .map_or(1, |n| n.get())
             .clamp(1, 8);
         let chunk = candidates.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = candidates
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .filter_map(|c| self.summarize(c))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
+        super::gather_parallel(candidates.chunks(chunk), |part| {
+            part.iter().filter_map(|c| self.summarize(c)).collect()
         })
     }
 
