@@ -345,14 +345,18 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     loader.poke();
                     // A rename or archive changes what the index holds for that session.
                     effects.indexer.reindex(&outcome.rows);
+                    // A delete leaves the index now, not at the next full pass.
+                    effects.indexer.remove(&outcome.removed);
                     vec![Action::OpDone(outcome)]
                 }
                 e => to_actions(&app, e),
             };
             for a in &actions {
                 // Sessions re-read while spool runs: only these are indexed again.
-                if let Action::Rows(rows) = a {
-                    effects.indexer.reindex(rows);
+                match a {
+                    Action::Rows(rows) => effects.indexer.reindex(rows),
+                    Action::Removed(keys) => effects.indexer.remove(keys),
+                    _ => {}
                 }
             }
             for action in actions {

@@ -3,11 +3,13 @@
 //! reporting `Action::IndexProgress`; another answers text searches, only the newest one
 //! waiting (older queries typed in the meantime are skipped), tagged with its token.
 //! When another process holds the writer, searches see what that process has committed.
+//! A pass commits in batches and the searcher reloads after each, so a first build gives
+//! results as it goes; deleted sessions are dropped at the next commit, even mid-pass.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::app::Action;
@@ -15,7 +17,7 @@ use crate::app::text_search::TEXT_LIMIT;
 use crate::loader::Event;
 use crate::model::SessionSummary;
 use crate::search::Key;
-use crate::search::index::{self, Freshness, TextIndex};
+use crate::search::index::{self, Freshness, Hooks, TextIndex, session_number};
 use crate::search::query::TextQuery;
 use crate::store::Stores;
 use crate::store::registry::Filter;
@@ -30,6 +32,8 @@ enum Job {
     All(Vec<SessionSummary>),
     /// Sessions re-read while the browser runs: only these.
     Some(Vec<SessionSummary>),
+    /// Sessions went (their numbers are in `Indexer::gone`): drop them.
+    Gone,
 }
 
 type Query = (u64, TextQuery, Filter);
@@ -40,22 +44,44 @@ pub struct Indexer {
     queries: Sender<Query>,
     /// The whole listing has been handed over (set once, from the run loop).
     started: std::cell::Cell<bool>,
+    /// Sessions deleted or vanished, not yet dropped from the index: a running pass drops
+    /// them at its next commit.
+    gone: Arc<Mutex<Vec<u64>>>,
 }
 
 impl Indexer {
     /// Start the threads; with no cache directory, searches answer nothing.
     pub fn start(stores: Arc<Stores>, events: Sender<Event>) -> Indexer {
+        let dir = index::default_dir(&stores);
+        Self::start_in(dir, stores, events)
+    }
+
+    /// The same over the index in `dir` (tests give their own).
+    pub fn start_in(dir: Option<PathBuf>, stores: Arc<Stores>, events: Sender<Event>) -> Indexer {
         let (jobs, job_rx) = mpsc::channel();
         let (queries, query_rx) = mpsc::channel();
-        let dir = index::default_dir(&stores);
+        let gone = Arc::new(Mutex::new(Vec::new()));
+        let g = gone.clone();
         let _ = std::thread::Builder::new()
             .name("spool-index".into())
-            .spawn(move || index_thread(dir, stores, events, job_rx, query_rx));
+            .spawn(move || index_thread(dir, stores, events, job_rx, query_rx, g));
         Indexer {
             jobs,
             queries,
             started: std::cell::Cell::new(false),
+            gone,
         }
+    }
+
+    /// Drop these sessions from the index now (deleted by the browser, or vanished).
+    pub fn remove(&self, keys: &[Key]) {
+        if keys.is_empty() {
+            return;
+        }
+        if let Ok(mut g) = self.gone.lock() {
+            g.extend(keys.iter().map(|(store, id)| session_number(*store, id)));
+        }
+        let _ = self.jobs.send(Job::Gone);
     }
 
     /// Whether the whole listing has been handed over.
@@ -96,6 +122,7 @@ fn index_thread(
     events: Sender<Event>,
     jobs: Receiver<Job>,
     queries: Receiver<Query>,
+    gone: Arc<Mutex<Vec<u64>>>,
 ) {
     let ix = dir.as_deref().and_then(open);
     let generation = Arc::new(AtomicU64::new(0));
@@ -109,6 +136,18 @@ fn index_thread(
     let Some(mut ix) = ix else {
         return;
     };
+    let g = generation.clone();
+    ix.set_hooks(Hooks {
+        // Each batch committed: the searcher reloads before its next answer.
+        committed: Some(Box::new(move || {
+            g.fetch_add(1, Ordering::SeqCst);
+        })),
+        gone: Some(Box::new(move || {
+            gone.lock()
+                .map(|mut g| std::mem::take(&mut *g))
+                .unwrap_or_default()
+        })),
+    });
     // After the searcher started: answers to keystrokes keep the normal priority.
     lower_priority();
     for job in jobs {
@@ -121,6 +160,7 @@ fn index_thread(
         let r = match &job {
             Job::All(rows) => ix.update(rows, &stores, &progress),
             Job::Some(rows) => ix.update_some(rows, &stores, &progress),
+            Job::Gone => ix.remove(&[], &stores),
         };
         if let Ok(Freshness::Updated { indexed, .. }) = r {
             // Clear the progress line even when a pass ended early.

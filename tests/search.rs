@@ -185,21 +185,42 @@ fn phrases_are_found_at_their_message_and_round_in_every_store() {
         &Stores::open(&Roots::all_in(demo.path())),
         &mut found,
     );
+    // The phrase fixtures: loom and harness sessions with thinking, a tool result and an
+    // earlier compaction summary (tests/fixtures/phrases/README.md).
+    let phrases = Home::empty();
+    for store in ["loom", "harness"] {
+        common::copy_tree(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/phrases")
+                .join(store),
+            &phrases.path().join(store),
+        );
+    }
+    let p = phrases.path().to_string_lossy().into_owned();
+    let (lm, hn, none) = (
+        format!("{p}/loom"),
+        format!("{p}/harness"),
+        format!("{p}/none"),
+    );
+    let extra = ["--loop-dir", &none, "--loom-dir", &lm, "--harness-dir", &hn];
+    check_spots(
+        home.path(),
+        &extra,
+        &Stores::open(&Roots::all_in(phrases.path())),
+        &mut found,
+    );
     found.sort();
     found.dedup();
     eprintln!("found: {found:?}");
     for store in ["loop", "loom", "harness"] {
-        assert!(
-            found.iter().any(|(s, k)| s == store && *k == "tool result"),
-            "{store} tool result"
-        );
+        for kind in ["tool result", "thinking", "compaction"] {
+            assert!(
+                found.iter().any(|(s, k)| s == store && *k == kind),
+                "no {store} {kind} phrase checked: {found:?}"
+            );
+        }
     }
-    for kind in ["thinking", "compaction", "old round"] {
-        assert!(
-            found.iter().any(|(_, k)| *k == kind),
-            "no {kind} phrase checked"
-        );
-    }
+    assert!(found.iter().any(|(s, k)| s == "loop" && *k == "old round"));
 }
 
 /// A loom session of `msgs` (role, content) in `home`'s default loom store.

@@ -1,6 +1,9 @@
 //! Real-terminal tests of the text search and the find in the pane: the built `spool` on
 //! `--demo` under tmux. `s` finds a phrase that only a tool result of an old round holds,
-//! Enter shows it highlighted in the pane; `/` in the pane finds, `n` steps and wraps.
+//! Enter shows it highlighted in the pane; `/` in the pane finds, `n` steps and wraps. In
+//! every writable store a phrase only in thinking, a tool result or a compaction summary is
+//! previewed highlighted as soon as it is found, and stays so after Enter; a query nothing
+//! matches empties the pane.
 
 mod common;
 
@@ -103,6 +106,82 @@ fn find_in_the_pane_steps_and_wraps() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert!(wrapped, "{}", t.screen());
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
+/// The part of each screen line right of the divider: the pane.
+fn pane_lines(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .filter_map(|l| l.split_once('│').map(|(_, p)| p.to_string()))
+        .collect()
+}
+
+/// `word` is in the pane, reversed (a hit of the find).
+fn highlighted_in_pane(t: &Tmux, word: &str) -> bool {
+    pane_lines(&styled(t))
+        .iter()
+        .any(|p| p.match_indices(word).any(|(at, _)| reversed(&p[..at])))
+}
+
+#[test]
+fn phrases_in_every_writable_store_are_previewed_and_opened_highlighted() {
+    let Some(t) = Tmux::new("phrases") else {
+        return;
+    };
+    let demo = spool::demo::DemoStore::create().unwrap();
+    let fixtures = t.dir.path().join("phrases");
+    for store in ["loom", "harness"] {
+        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/phrases")
+            .join(store);
+        common::copy_tree(&from, &fixtures.join(store));
+    }
+    t.run(&format!(
+        "--loop-dir {}/loop --loom-dir {f}/loom --harness-dir {f}/harness",
+        demo.path().display(),
+        f = fixtures.display()
+    ));
+    t.wait_listed();
+    // (query typed, word checked in the pane): where each phrase is the only place it is.
+    let cases = [
+        ("\"e2e log is cut\"", "e2e"),    // Loop: thinking
+        ("keyset batches", "keyset"),     // Loop: compaction summary
+        (DEEP, DEEP),                     // Loop: tool result, round 3 of 62
+        ("marmalade", "marmalade"),       // loom: thinking
+        ("quillfeather", "quillfeather"), // loom: tool result
+        ("tangerine", "tangerine"),       // loom: the first of two compaction summaries
+        ("porcupine", "porcupine"),       // harness: reasoning_content
+        ("walrus", "walrus"),             // harness: tool result
+        ("saffron", "saffron"),           // harness: compaction summary
+    ];
+    t.keys(&["s"]);
+    for (query, word) in cases {
+        t.keys(&["C-u"]);
+        t.type_text(query);
+        // The live preview: the result under the cursor, at its hit, highlighted.
+        t.wait_until(&format!("{word} previewed"), |_| {
+            highlighted_in_pane(&t, word)
+        });
+        t.keys(&["Enter"]);
+        t.wait_until(&format!("{word} opened"), |s| {
+            s.contains("hit") && highlighted_in_pane(&t, word)
+        });
+        // Back to the results for the next query: Esc clears the find, Esc again leaves
+        // the pane.
+        t.keys(&["Escape"]);
+        t.wait_until("the find cleared", |_| !highlighted_in_pane(&t, word));
+        t.keys(&["Escape"]);
+        t.wait_for("enter open at the hit");
+    }
+    // Nothing matches: the pane is emptied, not left on the last session.
+    t.keys(&["C-u"]);
+    t.type_text("zzqqxxnothing");
+    let s = t.wait_for("no result to show");
+    assert!(pane_lines(&s).iter().all(|p| !p.contains("saffron")), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("enter open · / search");
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }

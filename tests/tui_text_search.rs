@@ -1,7 +1,8 @@
 //! The text search (`s`) and the find in the pane (`/` with the pane focused), driven with
 //! actions only: queries become effects with fresh tokens, stale answers are dropped, Enter
-//! opens the whole history at the hit's message, `n` / `N` step and wrap; plus snapshots of
-//! the result rows and of the pane with its hit highlighted.
+//! opens the whole history at the hit's message, `n` / `N` step and wrap; the pane previews
+//! the result under the cursor and is emptied when nothing matches; plus snapshots of the
+//! result rows and of the pane with its hit highlighted.
 
 mod tui_common;
 
@@ -107,17 +108,24 @@ fn opened_at_hit(w: u16, h: u16) -> spool::app::App {
     let mut a = loaded_app();
     a.update(Action::Resize(w, h));
     let tokens = text_search(&mut a, "wall");
-    a.update(Action::TextResults {
+    // The answer previews the first result: its whole history, at the hit.
+    let fx = a.update(Action::TextResults {
         token: *tokens.last().unwrap(),
         hits: results(),
     });
-    let fx = a.update(Action::SearchAccept);
-    assert_eq!(a.focus, Focus::Pane);
     assert!(
         matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "3f6b2c1e"),
         "{fx:?}"
     );
     answer(&mut a, &fx);
+    assert_eq!(a.focus, Focus::Text);
+    // Enter focuses what is shown already, without loading it again.
+    let fx = a.update(Action::SearchAccept);
+    assert_eq!(a.focus, Focus::Pane);
+    assert!(
+        !fx.iter().any(|f| matches!(f, Effect::Load { .. })),
+        "{fx:?}"
+    );
     a
 }
 
@@ -261,4 +269,62 @@ fn a_click_in_the_sidebar_picks_a_result() {
     });
     assert_eq!(a.text.as_ref().unwrap().cursor, 1);
     assert_eq!(a.focus, Focus::Text);
+}
+
+/// The pane follows the cursor over the results, as it follows the list's selection: each
+/// result's session at its hit, highlighted; Esc gives the pane back to the list.
+#[test]
+fn the_result_under_the_cursor_is_previewed_at_its_hit() {
+    let mut a = loaded_app();
+    a.update(Action::Resize(110, 24));
+    let listed = a.pane.key.clone();
+    let tokens = text_search(&mut a, "wall");
+    let fx = a.update(Action::TextResults {
+        token: *tokens.last().unwrap(),
+        hits: results(),
+    });
+    answer(&mut a, &fx);
+    let fx = a.update(Action::Down);
+    assert!(
+        matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "20260314-091502"),
+        "{fx:?}"
+    );
+    answer(&mut a, &fx);
+    assert_eq!(a.focus, Focus::Text);
+    assert_eq!(a.pane.find.terms, ["wall"]);
+    // Back on the first result: shown again at its hit.
+    let fx = a.update(Action::Up);
+    answer(&mut a, &fx);
+    assert_eq!(a.pane.key.as_ref().map(|k| k.1.as_str()), Some("3f6b2c1e"));
+    let t = render(&mut a, 110, 24, &Theme::mono());
+    assert_snapshot!(marked(&t, Modifier::REVERSED));
+    a.update(Action::Back);
+    assert_eq!(a.focus, Focus::List);
+    assert_eq!(a.pane.key, listed, "the list's selection again");
+    assert!(!a.pane.find.is_active());
+}
+
+/// A query nothing matches empties the pane, with a short line saying why; the session
+/// previewed before is not left there.
+#[test]
+fn no_result_empties_the_pane_with_a_message() {
+    let mut a = loaded_app();
+    a.update(Action::Resize(100, 12));
+    let tokens = text_search(&mut a, "wall");
+    let fx = a.update(Action::TextResults {
+        token: *tokens.last().unwrap(),
+        hits: results(),
+    });
+    answer(&mut a, &fx);
+    assert!(a.pane.key.is_some());
+    let token = query_tokens(&a.update(Action::SearchInput('x')))[0];
+    a.update(Action::TextResults {
+        token,
+        hits: Vec::new(),
+    });
+    assert_eq!(a.pane.key, None);
+    let t = render(&mut a, 100, 12, &Theme::mono());
+    let s = t.backend().to_string();
+    assert!(s.contains("no result to show"), "{s}");
+    assert_snapshot!(s);
 }

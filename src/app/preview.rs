@@ -12,7 +12,10 @@ impl App {
     /// asks for the selected session. In the wide layout the pane previews the selection; in
     /// the narrow layout only while the pane is up (a fork selected from the pane).
     pub(super) fn follow_selection(&mut self, fx: &mut Vec<Effect>) {
-        // An open text search decides what the pane shows.
+        // An open text search decides what the pane shows: the result under its cursor.
+        if self.text.is_some() {
+            return self.follow_hit(fx);
+        }
         if self.list.selected.is_some()
             && self.text.is_none()
             && !self.list.is_empty()

@@ -7,6 +7,7 @@ use super::find::Jump;
 use super::line_input::LineInput;
 use super::pane::ALL_ROUNDS;
 use super::{App, Focus, thousands};
+use crate::search::Key;
 use crate::search::index::Hit;
 use crate::search::query::TextQuery;
 
@@ -26,6 +27,9 @@ pub struct TextSearch {
     pub cursor: usize,
     /// First result row shown.
     pub offset: usize,
+    /// The hit the pane shows (session and message), so moving back to it or an answer
+    /// that keeps it on top does not load it again.
+    pub previewed: Option<(Key, Option<usize>)>,
 }
 
 impl TextSearch {
@@ -120,7 +124,10 @@ impl App {
                 }
                 Focus::Pane => self.focus = Focus::Text,
                 _ => {
-                    self.text = None;
+                    // The pane goes back to the list's selection (`follow_selection`).
+                    if self.text.take().is_some_and(|t| t.previewed.is_some()) {
+                        self.pane.close();
+                    }
                     self.focus = Focus::List;
                 }
             },
@@ -134,18 +141,29 @@ impl App {
             Action::FindPrev => self.find_step(false),
             Action::TextResults { token, hits } => {
                 if let Some(t) = self.text.as_mut().filter(|t| t.token == token) {
-                    // A session deleted since it was indexed is not offered.
+                    // A session deleted since it was indexed is not offered, nor one the
+                    // filters hide now (archived since: the index's row is older).
+                    let list = &self.list;
                     t.hits = hits
                         .into_iter()
-                        .filter(|h| self.list.get(&h.key).is_some())
+                        .filter(|h| list.get(&h.key).is_some_and(|s| list.filter.accepts(s)))
                         .collect();
-                    t.cursor = 0;
-                    t.offset = 0;
+                    // Asked again after the index caught up: the cursor stays on its session.
+                    let was = t.previewed.as_ref().map(|p| &p.0);
+                    t.cursor = was
+                        .and_then(|k| t.hits.iter().position(|h| &h.key == k))
+                        .unwrap_or(0);
+                    t.offset = t.offset.min(t.cursor);
                     t.searching = false;
                 }
             }
             Action::IndexProgress { done, total } => {
                 self.indexing = (done < total).then_some((done, total));
+                // A pass that indexed something ended: an open search is asked again, so
+                // text appended while it is open shows up without retyping.
+                if done == total && total > 0 && self.text.is_some() {
+                    self.text_changed(fx);
+                }
             }
             _ => {}
         }
@@ -191,22 +209,53 @@ impl App {
         });
     }
 
-    /// Enter on a result: the session in the pane, the whole history, at the hit's message
-    /// with the query's words highlighted.
+    /// Enter on a result: its session in the pane (previewed already, unless the layout is
+    /// narrow), focused.
     fn open_hit(&mut self, fx: &mut Vec<Effect>) {
         let Some(t) = &self.text else { return };
-        let Some(h) = t.hits.get(t.cursor).cloned() else {
+        if t.hits.get(t.cursor).is_none() {
+            return;
+        }
+        self.focus = Focus::Pane;
+        self.follow_hit(fx);
+    }
+
+    /// Keep the pane on the result under the cursor, as the list's preview does: the whole
+    /// history, at the hit's message, the query's words highlighted. With no result for a
+    /// query, the pane is emptied (not left on a session that does not match).
+    pub(super) fn follow_hit(&mut self, fx: &mut Vec<Effect>) {
+        let Some(t) = &self.text else { return };
+        // In the narrow layout the pane is not on screen until Enter.
+        if self.narrow() && self.focus != Focus::Pane {
+            return;
+        }
+        let Some(h) = t.hits.get(t.cursor) else {
+            if !t.searching && !t.input.text().trim().is_empty() && self.pane.key.is_some() {
+                self.pane.close();
+                if let Some(t) = self.text.as_mut() {
+                    t.previewed = None;
+                }
+                if self.focus == Focus::Pane {
+                    self.focus = Focus::Text;
+                }
+            }
             return;
         };
+        let want = (h.key.clone(), h.message);
+        if t.previewed.as_ref() == Some(&want) && self.pane.key.as_ref() == Some(&want.0) {
+            return;
+        }
         let terms = t.terms();
-        self.focus = Focus::Pane;
         self.pane.view = View::Transcript;
-        self.pane.show(h.key);
+        self.pane.show(want.0.clone());
         self.pane.rounds = ALL_ROUNDS;
         // A title-only hit lands on the first match.
         self.pane
             .find
-            .start(&terms, Jump::Message(h.message.unwrap_or(0)));
+            .start(&terms, Jump::Message(want.1.unwrap_or(0)));
+        if let Some(t) = self.text.as_mut() {
+            t.previewed = Some(want);
+        }
         self.request(fx, true);
     }
 

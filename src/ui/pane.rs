@@ -60,10 +60,12 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(s) = app.pane_summary() else {
-        frame.render_widget(
-            Paragraph::new(Line::styled(fit("no session selected", w), theme.dim)),
-            inner,
-        );
+        // A text search with no result empties the pane: say why it is empty.
+        let msg = match &app.text {
+            Some(t) if !t.searching && t.hits.is_empty() => "no result to show",
+            _ => "no session selected",
+        };
+        frame.render_widget(Paragraph::new(Line::styled(fit(msg, w), theme.dim)), inner);
         return;
     };
     let views = [View::Transcript, View::Window, View::Raw]

@@ -4,29 +4,33 @@
 //! It is a cache: a missing, corrupt or old-schema index is wiped and rebuilt without a word;
 //! deleting it loses nothing. `update` re-indexes only the sessions whose fingerprint (files'
 //! path, size, mtime; sidecar; collection archive file) changed and drops the sessions that
-//! are gone; it runs from any thread and reports progress as (done, total). One process writes at a
-//! time (tantivy's own writer lock); another finds the lock taken and searches what is there.
+//! are gone; it runs from any thread and reports progress as (done, total), committing in
+//! batches (`write`). `spool search` checks freshness cheaply (`fresh`). One process writes at
+//! a time (tantivy's own writer lock); another finds the lock taken and searches what is there.
 
 mod docs;
+mod fresh;
 mod hits;
 mod table;
+mod write;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tantivy::schema::{FAST, Field, INDEXED, STORED, Schema, TEXT};
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
 pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
+pub use fresh::Print;
 pub use hits::Hit;
+pub use write::{Batches, Hooks};
 
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Span, Stores};
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
-const SCHEMA_VERSION: &str = "spool-index 3\n";
+const SCHEMA_VERSION: &str = "spool-index 4\n";
 const VERSION_FILE: &str = "spool-schema";
 /// The session table (`table`): number, fingerprint and listing fields of each session.
 const SESSIONS_FILE: &str = "sessions.tsv";
@@ -78,6 +82,10 @@ pub struct TextIndex {
     f: Fields,
     reader: IndexReader,
     sessions: HashMap<u64, Known>,
+    batches: Batches,
+    hooks: Hooks,
+    /// Quick prints to record at the next table write (`fresh`).
+    requick: Vec<(u64, u64)>,
 }
 
 /// `<cache dir>/spool/index/<hash of the stores' directories>`: one index per set of
@@ -125,6 +133,9 @@ impl TextIndex {
             f,
             reader,
             sessions: HashMap::new(),
+            batches: Batches::default(),
+            hooks: Hooks::default(),
+            requick: Vec::new(),
         })
     }
 
@@ -153,6 +164,9 @@ impl TextIndex {
             f,
             reader,
             sessions: table::read(&dir.join(SESSIONS_FILE)),
+            batches: Batches::default(),
+            hooks: Hooks::default(),
+            requick: Vec::new(),
         })
     }
 
@@ -192,137 +206,6 @@ impl TextIndex {
         let mut seen: HashSet<u64> = self.sessions.keys().copied().collect();
         let changed = self.changed(rows, stores, &mut seen);
         self.apply(changed, seen, stores, progress)
-    }
-
-    /// The rows whose fingerprint differs from the indexed one; every row's number goes
-    /// into `seen`.
-    fn changed(
-        &self,
-        rows: &[SessionSummary],
-        stores: &Stores,
-        seen: &mut HashSet<u64>,
-    ) -> Vec<(u64, u64, SessionSummary)> {
-        let mut changed = Vec::new();
-        for r in rows.iter().filter(|r| r.error.is_none()) {
-            let sid = session_number(r.store, &r.id);
-            seen.insert(sid);
-            let fp = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
-            if self.sessions.get(&sid).is_none_or(|k| k.fp != fp) {
-                changed.push((sid, fp, r.clone()));
-            }
-        }
-        changed
-    }
-
-    /// The same from the disk: discover every store's sessions and summarize only those
-    /// whose fingerprint changed (`spool search`: an unchanged store costs a few `stat`s per
-    /// session, not a listing pass).
-    pub fn update_from_disk(
-        &mut self,
-        stores: &Stores,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Freshness> {
-        let mut seen = HashSet::new();
-        let mut todo = Vec::new();
-        for store in &stores.stores {
-            for c in store.discover() {
-                let sid = session_number(store.kind(), &c.id);
-                let fp = fingerprint(&c.path, &store.state_file(&c.id));
-                if self.sessions.get(&sid).is_some_and(|k| k.fp == fp) {
-                    seen.insert(sid);
-                } else {
-                    todo.push((sid, fp, store.as_ref(), c));
-                }
-            }
-        }
-        let changed: Vec<(u64, u64, SessionSummary)> = todo
-            .into_iter()
-            .filter_map(|(sid, fp, store, c)| {
-                let s = store.summarize(&c).filter(|s| s.error.is_none())?;
-                seen.insert(sid);
-                Some((sid, fp, s))
-            })
-            .collect();
-        self.apply(changed, seen, stores, progress)
-    }
-
-    /// Index `changed`, drop every indexed session not in `seen`.
-    fn apply(
-        &mut self,
-        changed: Vec<(u64, u64, SessionSummary)>,
-        seen: HashSet<u64>,
-        stores: &Stores,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Freshness> {
-        let removed: Vec<u64> = self
-            .sessions
-            .keys()
-            .filter(|s| !seen.contains(s))
-            .copied()
-            .collect();
-        if changed.is_empty() && removed.is_empty() {
-            return Ok(Freshness::Updated {
-                indexed: 0,
-                removed: 0,
-            });
-        }
-        let mut writer: IndexWriter =
-            match self.index.writer_with_num_threads(THREADS, WRITER_BUDGET) {
-                Ok(w) => w,
-                Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
-                Err(e) => return Err(index_err(&self.dir, e)),
-            };
-        for sid in &removed {
-            writer.delete_term(Term::from_field_u64(self.f.sid, *sid));
-        }
-        let total = changed.len();
-        let next = AtomicUsize::new(0);
-        let done = AtomicUsize::new(0);
-        let f = self.f;
-        let failed: Option<TantivyError> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..THREADS)
-                .map(|_| {
-                    scope.spawn(|| -> tantivy::Result<()> {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some((sid, _, row)) = changed.get(i) else {
-                                return Ok(());
-                            };
-                            let sid = *sid;
-                            writer.delete_term(Term::from_field_u64(f.sid, sid));
-                            for d in session_docs(stores, row) {
-                                writer.add_document(to_doc(f, sid, row, d))?;
-                            }
-                            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .filter_map(|w| w.join().ok().and_then(|r| r.err()))
-                .next()
-        });
-        if let Some(e) = failed {
-            return Err(index_err(&self.dir, e));
-        }
-        writer.commit().map_err(|e| index_err(&self.dir, e))?;
-        // Merges started by the commit finish here, so the next process opens few segments.
-        writer
-            .wait_merging_threads()
-            .map_err(|e| index_err(&self.dir, e))?;
-        for sid in &removed {
-            self.sessions.remove(sid);
-        }
-        for (sid, fp, r) in &changed {
-            self.sessions.insert(*sid, Known::new(*fp, r));
-        }
-        table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
-        self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
-        Ok(Freshness::Updated {
-            indexed: total,
-            removed: removed.len(),
-        })
     }
 
     /// Re-read what other processes committed (a read-only process after their update).

@@ -1,11 +1,12 @@
 //! The index's session table (`sessions.tsv`): for every indexed session its number, the
-//! fingerprint it was indexed at, and what `spool search` prints and filters on (title,
+//! prints it was indexed at (`fresh::Print`), and what `spool search` prints and filters on (title,
 //! last activity, archived, empty, cwd), so a search over unchanged stores lists nothing.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::fresh::Print;
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, from_millis};
 use crate::search::Key;
@@ -14,13 +15,13 @@ use crate::search::Key;
 #[derive(Clone, Debug)]
 pub struct Known {
     pub key: Key,
-    pub fp: u64,
+    pub fp: Print,
     /// The listing fields search needs, as a summary (the rest left blank).
     pub row: SessionSummary,
 }
 
 impl Known {
-    pub fn new(fp: u64, s: &SessionSummary) -> Known {
+    pub fn new(fp: Print, s: &SessionSummary) -> Known {
         let mut row = SessionSummary::new(s.store, s.id.clone(), s.path.clone());
         row.title = s.title.clone();
         row.updated_at = s.last_activity();
@@ -46,8 +47,20 @@ pub fn read(path: &Path) -> HashMap<u64, Known> {
     };
     text.lines()
         .filter_map(|l| {
-            let f: Vec<&str> = l.splitn(9, '\t').collect();
-            let [sid, fp, store, flags, updated, id, cwd, file, title] = f.as_slice() else {
+            let f: Vec<&str> = l.splitn(10, '\t').collect();
+            let [
+                sid,
+                full,
+                quick,
+                store,
+                flags,
+                updated,
+                id,
+                cwd,
+                file,
+                title,
+            ] = f.as_slice()
+            else {
                 return None;
             };
             let store = StoreKind::parse(store)?;
@@ -59,7 +72,10 @@ pub fn read(path: &Path) -> HashMap<u64, Known> {
             row.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
             let known = Known {
                 key: (store, id.to_string()),
-                fp: u64::from_str_radix(fp, 16).ok()?,
+                fp: Print {
+                    full: u64::from_str_radix(full, 16).ok()?,
+                    quick: u64::from_str_radix(quick, 16).ok()?,
+                },
                 row,
             };
             Some((u64::from_str_radix(sid, 16).ok()?, known))
@@ -84,8 +100,9 @@ pub fn write(dir: &Path, file: &str, sessions: &HashMap<u64, Known>) -> Result<(
             .updated_at
             .map_or(String::new(), |t| t.timestamp_millis().to_string());
         text.push_str(&format!(
-            "{sid:016x}\t{:016x}\t{}\t{flags}\t{updated}\t{}\t{}\t{}\t{}\n",
-            k.fp,
+            "{sid:016x}\t{:016x}\t{:016x}\t{}\t{flags}\t{updated}\t{}\t{}\t{}\t{}\n",
+            k.fp.full,
+            k.fp.quick,
             r.store,
             r.id,
             field(r.cwd.as_deref().unwrap_or("")),

@@ -1,0 +1,214 @@
+//! Writing the index: the changed sessions are read by our threads and added in batches,
+//! each committed (and the session table written) as soon as it is done, so a search while
+//! a first build runs finds what is indexed so far; sessions dropped while a pass runs (the
+//! browser deleted them) leave at the next batch's commit, not at the next pass.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tantivy::{IndexWriter, TantivyError, Term};
+
+use super::fresh::Print;
+use super::{Freshness, SESSIONS_FILE, THREADS, TextIndex, WRITER_BUDGET, index_err, table};
+use super::{session_docs, to_doc};
+use crate::error::Result;
+use crate::model::SessionSummary;
+use crate::store::Stores;
+
+/// When a batch is committed: after this many sessions or this long, whichever comes first.
+#[derive(Clone, Copy, Debug)]
+pub struct Batches {
+    pub sessions: usize,
+    pub every: Duration,
+}
+
+impl Default for Batches {
+    /// About a second of reading: a first build at 10k commits three or four times, few
+    /// enough that the extra segments cost little, often enough that search finds results.
+    fn default() -> Batches {
+        Batches {
+            sessions: usize::MAX,
+            every: Duration::from_secs(1),
+        }
+    }
+}
+
+/// What the browser hooks into a pass.
+#[derive(Default)]
+pub struct Hooks {
+    /// After each batch's commit (the searcher reloads).
+    pub committed: Option<Box<dyn Fn() + Send>>,
+    /// Sessions to drop now, asked before each commit.
+    pub gone: Option<Box<dyn Fn() -> Vec<u64> + Send>>,
+}
+
+/// A changed session: its number, new prints and listing row.
+pub type Changed = (u64, Print, SessionSummary);
+
+impl TextIndex {
+    /// Index `changed`, drop every indexed session not in `seen`, committing in batches.
+    pub(super) fn apply(
+        &mut self,
+        changed: Vec<Changed>,
+        seen: HashSet<u64>,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut removed: HashSet<u64> = self
+            .sessions
+            .keys()
+            .filter(|s| !seen.contains(s))
+            .copied()
+            .collect();
+        // Gone before this pass began: those it knows of or was about to index.
+        let gone_now = self.hooks.gone.as_ref().map(|g| g()).unwrap_or_default();
+        removed.extend(
+            gone_now.into_iter().filter(|sid| {
+                self.sessions.contains_key(sid) || changed.iter().any(|c| c.0 == *sid)
+            }),
+        );
+        if changed.is_empty() && removed.is_empty() && self.requick.is_empty() {
+            return Ok(Freshness::Updated {
+                indexed: 0,
+                removed: 0,
+            });
+        }
+        let mut writer: IndexWriter =
+            match self.index.writer_with_num_threads(THREADS, WRITER_BUDGET) {
+                Ok(w) => w,
+                Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
+                Err(e) => return Err(index_err(&self.dir, e)),
+            };
+        let total = changed.len();
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let mut dropped = removed.clone();
+        let mut pending: Vec<u64> = removed.iter().copied().collect();
+        loop {
+            let start = next.load(Ordering::SeqCst);
+            let end = start.saturating_add(self.batches.sessions).min(total);
+            let deadline = Instant::now() + self.batches.every;
+            self.read_batch(
+                &writer, &changed, &next, end, deadline, &dropped, stores, &done, progress,
+            )?;
+            let stop = next.load(Ordering::SeqCst).min(total);
+            // Deletes that arrived while this batch was read go in its commit.
+            if let Some(g) = &self.hooks.gone {
+                for sid in g() {
+                    if dropped.insert(sid) {
+                        pending.push(sid);
+                    }
+                }
+            }
+            for sid in &pending {
+                writer.delete_term(Term::from_field_u64(self.f.sid, *sid));
+            }
+            writer.commit().map_err(|e| index_err(&self.dir, e))?;
+            for sid in pending.drain(..) {
+                self.sessions.remove(&sid);
+            }
+            for (sid, fp, r) in &changed[start..stop] {
+                if !dropped.contains(sid) {
+                    self.sessions.insert(*sid, table::Known::new(*fp, r));
+                }
+            }
+            for (sid, quick) in self.requick.drain(..) {
+                if let Some(k) = self.sessions.get_mut(&sid) {
+                    k.fp.quick = quick;
+                }
+            }
+            table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
+            self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
+            if let Some(c) = &self.hooks.committed {
+                c();
+            }
+            if stop >= total {
+                break;
+            }
+        }
+        // Merges started by the commits finish here, so the next process opens few segments.
+        writer
+            .wait_merging_threads()
+            .map_err(|e| index_err(&self.dir, e))?;
+        Ok(Freshness::Updated {
+            indexed: total,
+            removed: dropped.len(),
+        })
+    }
+
+    /// Read and add the sessions of one batch on `THREADS` threads: each takes the next
+    /// session until the batch's end or its deadline (at least one session per batch).
+    #[allow(clippy::too_many_arguments)]
+    fn read_batch(
+        &self,
+        writer: &IndexWriter,
+        changed: &[Changed],
+        next: &AtomicUsize,
+        end: usize,
+        deadline: Instant,
+        dropped: &HashSet<u64>,
+        stores: &Stores,
+        done: &AtomicUsize,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<()> {
+        let start = next.load(Ordering::SeqCst);
+        let total = changed.len();
+        let f = self.f;
+        let take = || {
+            next.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |i| {
+                (i < end && (i == start || Instant::now() < deadline)).then_some(i + 1)
+            })
+            .ok()
+        };
+        let failed: Option<TantivyError> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    scope.spawn(|| -> tantivy::Result<()> {
+                        while let Some(i) = take() {
+                            let (sid, _, row) = &changed[i];
+                            if !dropped.contains(sid) {
+                                writer.delete_term(Term::from_field_u64(f.sid, *sid));
+                                for d in session_docs(stores, row) {
+                                    writer.add_document(to_doc(f, *sid, row, d))?;
+                                }
+                            }
+                            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .filter_map(|w| w.join().ok().and_then(|r| r.err()))
+                .next()
+        });
+        match failed {
+            Some(e) => Err(index_err(&self.dir, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Drop these sessions now (the browser deleted them, the watcher saw them vanish).
+    pub fn remove(&mut self, sids: &[u64], stores: &Stores) -> Result<Freshness> {
+        let gone: HashSet<u64> = sids.iter().copied().collect();
+        let seen = self
+            .sessions
+            .keys()
+            .filter(|s| !gone.contains(s))
+            .copied()
+            .collect();
+        self.apply(Vec::new(), seen, stores, &|_, _| {})
+    }
+
+    /// Commit in batches of this shape (tests use small ones).
+    pub fn set_batches(&mut self, b: Batches) {
+        self.batches = b;
+    }
+
+    /// Hooks for the browser's indexing thread.
+    pub fn set_hooks(&mut self, h: Hooks) {
+        self.hooks = h;
+    }
+}
