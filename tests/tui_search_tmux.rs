@@ -147,7 +147,7 @@ fn phrases_in_every_writable_store_are_previewed_and_opened_highlighted() {
     // (query typed, word checked in the pane): where each phrase is the only place it is.
     let cases = [
         ("\"e2e log is cut\"", "e2e"),    // Loop: thinking
-        ("keyset batches", "keyset"),     // Loop: compaction summary
+        ("\"keyset batches\"", "keyset"), // Loop: compaction summary
         (DEEP, DEEP),                     // Loop: tool result, round 3 of 62
         ("marmalade", "marmalade"),       // loom: thinking
         ("quillfeather", "quillfeather"), // loom: tool result
