@@ -13,10 +13,10 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::write::Changed;
-use super::{Freshness, TextIndex, fingerprint, session_number};
+use super::{Freshness, THREADS, TextIndex, fingerprint, session_number};
 use crate::error::Result;
 use crate::model::SessionSummary;
-use crate::store::{Candidate, Store, Stores};
+use crate::store::{Candidate, Store, Stores, gather_parallel};
 
 /// Each store's side stamp at the last check, one `stamp\tsessions dir` per line.
 const STAMPS_FILE: &str = "stamps.tsv";
@@ -140,14 +140,17 @@ impl TextIndex {
                 }
             }
         }
-        let changed: Vec<Changed> = todo
-            .into_iter()
-            .filter_map(|(sid, fp, store, c)| {
-                let s = store.summarize(&c).filter(|s| s.error.is_none())?;
-                seen.insert(sid);
-                Some((sid, fp, s))
-            })
-            .collect();
+        // The listing pass of what changed, on every thread (a first build reads them all).
+        let chunk = todo.len().div_ceil(THREADS).max(1);
+        let changed: Vec<Changed> = gather_parallel(todo.chunks(chunk), |part| {
+            part.iter()
+                .filter_map(|(sid, fp, store, c)| {
+                    let s = store.summarize(c).filter(|s| s.error.is_none())?;
+                    Some((*sid, *fp, s))
+                })
+                .collect()
+        });
+        seen.extend(changed.iter().map(|c| c.0));
         let r = self.apply(changed, seen, stores, progress)?;
         if r != Freshness::ReadOnly && now != then {
             // Only a hint: a stamp taken before the scan began can only make the next check
