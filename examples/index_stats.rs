@@ -6,6 +6,9 @@
 //!   `/usr/bin/time -v` for the peak RSS.
 //! - `--queries N`: on the built index, run each of a few queries N times and print the
 //!   median and p99 in ms of query to results (fold into sessions, snippets of the top 20).
+//! - `--append N`: N times, append a message with a new word to a loom session and time its
+//!   re-indexing (`update_some`, as the browser's watcher asks) until a search finds the word;
+//!   the file is cut back to its size afterwards.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +18,7 @@ use spool::search::index::{self, TextIndex};
 use spool::search::query::TextQuery;
 use spool::store::{Roots, Span, Stores};
 
-const USAGE: &str = "usage: index_stats DIR [--build] [--queries N] [--index DIR]";
+const USAGE: &str = "usage: index_stats DIR [--build] [--queries N] [--append N] [--index DIR]";
 const QUERIES: [&str; 4] = [
     "timeout",
     "\"router test\"",
@@ -57,13 +60,18 @@ fn ms_at(sorted: &[f64], q: f64) -> f64 {
 
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
-    let (mut corpus, mut build, mut queries, mut at) = (None, false, 0usize, None);
+    let (mut corpus, mut build, mut queries, mut appends, mut at) =
+        (None, false, 0usize, 0usize, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--build" => build = true,
             "--queries" => {
                 let v = args.next().ok_or(USAGE)?;
                 queries = v.parse().map_err(|_| format!("not a number: {v}"))?;
+            }
+            "--append" => {
+                let v = args.next().ok_or(USAGE)?;
+                appends = v.parse().map_err(|_| format!("not a number: {v}"))?;
             }
             "--index" => at = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
             _ if a.starts_with('-') => return Err(USAGE.into()),
@@ -108,6 +116,71 @@ fn run() -> Result<(), String> {
             );
         }
     }
+    if appends > 0 {
+        append(&stores, &dir, appends)?;
+    }
+    Ok(())
+}
+
+/// Time from a loom session's append to its new word being found, through `update_some`.
+fn append(stores: &Stores, dir: &Path, n: usize) -> Result<(), String> {
+    let mut ix = TextIndex::open(dir).map_err(|e| e.to_string())?;
+    // When the commit lands (and the browser's search would ask again), before merges end.
+    let at = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let a = at.clone();
+    ix.set_hooks(index::Hooks {
+        committed: Some(Box::new(move |_, _| {
+            *a.lock().unwrap() = Some(Instant::now());
+        })),
+        gone: None,
+    });
+    let rows = stores.list_all();
+    let row = rows
+        .iter()
+        .find(|r| r.store == spool::model::StoreKind::Loom && r.error.is_none())
+        .ok_or("no loom session")?;
+    let size = std::fs::metadata(&row.path)
+        .map_err(|e| e.to_string())?
+        .len();
+    let mut ms = Vec::new();
+    for i in 0..n {
+        let word = format!("zqappended{}x{i}", std::process::id());
+        let line = format!(
+            "{{\"kind\":\"message\",\"time\":\"2026-05-01T10:00:00Z\",\"message\":{{\"role\":\"assistant\",\"content\":\"{word}\"}}}}\n"
+        );
+        let t0 = Instant::now();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&row.path)
+            .map_err(|e| e.to_string())?;
+        std::io::Write::write_all(&mut f, line.as_bytes()).map_err(|e| e.to_string())?;
+        drop(f);
+        ix.update_some(std::slice::from_ref(row), stores, &|_, _| {})
+            .map_err(|e| e.to_string())?;
+        let q = TextQuery::parse(&word).map_err(|e| e.to_string())?;
+        let found = ix.search(&q, &|_| true, 1).unwrap_or_default().len();
+        let all = t0.elapsed().as_secs_f64() * 1e3;
+        let committed = at
+            .lock()
+            .unwrap()
+            .take()
+            .map_or(all, |c| (c - t0).as_secs_f64() * 1e3);
+        ms.push(committed);
+        println!(
+            "append {i}: found {found}; committed after {committed:.1} ms, merges done after {all:.1} ms"
+        );
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&row.path)
+        .map_err(|e| e.to_string())?;
+    f.set_len(size).map_err(|e| e.to_string())?;
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "append to committed (index side): median_ms {:.1} max_ms {:.1}",
+        ms_at(&ms, 0.5),
+        ms[ms.len() - 1]
+    );
     Ok(())
 }
 

@@ -119,7 +119,9 @@ def append(d, runs=5):
                     '{"role":"assistant","content":"%s"}}\n' % word)
             tmux("send-keys", "-t", "b", "C-u")
             tmux("send-keys", "-t", "b", "-l", word)
-            time.sleep(0.3)
+            # The answer to this query (nothing yet) is on screen before the append.
+            while "no session says that" not in tmux("capture-pane", "-p", "-t", "b"):
+                time.sleep(0.02)
             t0 = time.perf_counter()
             with open(victim, "a") as f:
                 f.write(line)

@@ -136,11 +136,15 @@ fn index_thread(
     let Some(mut ix) = ix else {
         return;
     };
-    let g = generation.clone();
+    let (g, tx) = (generation.clone(), events.clone());
     ix.set_hooks(Hooks {
-        // Each batch committed: the searcher reloads before its next answer.
-        committed: Some(Box::new(move || {
+        // Each batch committed: the searcher reloads before its next answer. The last one
+        // ends the pass for the browser (merges may still run): an open search asks again.
+        committed: Some(Box::new(move |done, total| {
             g.fetch_add(1, Ordering::SeqCst);
+            if done == total {
+                let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
+            }
         })),
         gone: Some(Box::new(move || {
             gone.lock()

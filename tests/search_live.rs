@@ -47,7 +47,7 @@ fn a_first_build_is_searchable_batch_by_batch() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (d, s) = (dir.path().to_path_buf(), seen.clone());
     ix.set_hooks(Hooks {
-        committed: Some(Box::new(move || {
+        committed: Some(Box::new(move |_, _| {
             let other = TextIndex::open(&d).unwrap();
             let all = other.listed().count();
             let hits = other.search(&q("the"), &|_| true, usize::MAX).unwrap();

@@ -37,8 +37,9 @@ impl Default for Batches {
 /// What the browser hooks into a pass.
 #[derive(Default)]
 pub struct Hooks {
-    /// After each batch's commit (the searcher reloads).
-    pub committed: Option<Box<dyn Fn() + Send>>,
+    /// After each batch's commit, with the sessions of the pass done so far and in all (the
+    /// searcher reloads; at the end the browser asks its open search again, before merges).
+    pub committed: Option<Box<dyn Fn(usize, usize) + Send>>,
     /// Sessions to drop now, asked before each commit.
     pub gone: Option<Box<dyn Fn() -> Vec<u64> + Send>>,
 }
@@ -121,7 +122,7 @@ impl TextIndex {
             table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
             self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
             if let Some(c) = &self.hooks.committed {
-                c();
+                c(stop, total);
             }
             if stop >= total {
                 break;
