@@ -30,16 +30,26 @@ fn one_by_one() -> Batches {
     }
 }
 
-#[test]
-fn a_first_build_is_searchable_batch_by_batch() {
+/// The demo store, its readable sessions, and an empty directory for an index.
+fn demo_index() -> (
+    spool::demo::DemoStore,
+    Stores,
+    Vec<spool::model::SessionSummary>,
+    tempfile::TempDir,
+) {
     let demo = spool::demo::DemoStore::create().unwrap();
     let stores = Stores::open(&Roots::all_in(demo.path()));
-    let rows: Vec<_> = stores
+    let rows = stores
         .list_all()
         .into_iter()
         .filter(|r| r.error.is_none())
         .collect();
-    let dir = tempfile::tempdir().unwrap();
+    (demo, stores, rows, tempfile::tempdir().unwrap())
+}
+
+#[test]
+fn a_first_build_is_searchable_batch_by_batch() {
+    let (_demo, stores, rows, dir) = demo_index();
     let mut ix = TextIndex::open(dir.path()).unwrap();
     ix.set_batches(one_by_one());
     // After each commit, another reader (the browser's searcher, `spool search` in another
@@ -67,14 +77,7 @@ fn a_first_build_is_searchable_batch_by_batch() {
 
 #[test]
 fn a_removed_session_leaves_the_index_at_once_even_mid_pass() {
-    let demo = spool::demo::DemoStore::create().unwrap();
-    let stores = Stores::open(&Roots::all_in(demo.path()));
-    let rows: Vec<_> = stores
-        .list_all()
-        .into_iter()
-        .filter(|r| r.error.is_none())
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
+    let (_demo, stores, rows, dir) = demo_index();
     let mut ix = TextIndex::open(dir.path()).unwrap();
     ix.update(&rows, &stores, &|_, _| {}).unwrap();
     let all = ix.session_count();

@@ -89,6 +89,11 @@ pub enum Command {
     /// Resume a session in its agent, in the session's directory
     Resume(ResumeArgs),
     /// Search every message of every session (full text)
+    ///
+    /// The index is brought up to date first: every session created, deleted, renamed,
+    /// archived or written to since the last search is found as it is now. spool compares each
+    /// session's directory entry (path, mtime) with what it indexed, and re-checks every file
+    /// of a store only when that store's state directories changed.
     Search(SearchArgs),
 }
 

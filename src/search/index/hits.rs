@@ -3,6 +3,7 @@
 //! shown get their stored text read for a snippet.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 use tantivy::collector::{Collector, SegmentCollector};
@@ -71,6 +72,25 @@ fn merge(b: &mut Agg, a: Agg) {
     }
 }
 
+/// Session numbers are hashes already (`session_number`): a map keyed by them needs no
+/// hashing again (at 100k a common word folds a hundred thousand sessions per query).
+#[derive(Default)]
+struct SidHasher(u64);
+
+impl Hasher for SidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// Folds every matching document into its session, reading the session number and recency
 /// from fast fields (no stored document is touched). A session's documents are added in
 /// one run, so within a segment they come in a row: folding into the last entry avoids a
@@ -110,7 +130,9 @@ impl Collector for SessionCollector {
     fn merge_fruits(&self, fruits: Vec<Fold>) -> tantivy::Result<Fold> {
         // Runs of one session can still be split: tantivy's indexing threads interleave the
         // batches of our reading threads, and a re-indexed session lands in a new segment.
-        let mut all: HashMap<u64, Agg> = HashMap::new();
+        let n = fruits.iter().map(Vec::len).sum();
+        let mut all: HashMap<u64, Agg, BuildHasherDefault<SidHasher>> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
         for (sid, a) in fruits.into_iter().flatten() {
             all.entry(sid).and_modify(|b| merge(b, a)).or_insert(a);
         }
