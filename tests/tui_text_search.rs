@@ -328,3 +328,20 @@ fn no_result_empties_the_pane_with_a_message() {
     assert!(s.contains("no result to show"), "{s}");
     assert_snapshot!(s);
 }
+
+/// While the session is read in the pane, the search asked again (the index caught up) with
+/// its best message elsewhere does not reload or move the pane.
+#[test]
+fn a_refreshed_answer_leaves_the_pane_being_read_alone() {
+    let mut a = opened_at_hit(110, 24);
+    let token = query_tokens(&a.update(Action::IndexProgress { done: 1, total: 1 }))[0];
+    let mut hits = results();
+    hits[0].message = Some(2);
+    let fx = a.update(Action::TextResults { token, hits });
+    assert!(
+        !fx.iter().any(|f| matches!(f, Effect::Load { .. })),
+        "{fx:?}"
+    );
+    assert_eq!(a.focus, Focus::Pane);
+    assert_eq!(a.pane.find.terms, ["wall"]);
+}

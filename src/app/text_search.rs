@@ -242,7 +242,12 @@ impl App {
             return;
         };
         let want = (h.key.clone(), h.message);
-        if t.previewed.as_ref() == Some(&want) && self.pane.key.as_ref() == Some(&want.0) {
+        // Shown already; or shown and being read (the search asked again after the index
+        // caught up, and its best message moved): the pane is not scrolled from under it.
+        let shown = t.previewed.as_ref().filter(|p| p.0 == want.0);
+        if self.pane.key.as_ref() == Some(&want.0)
+            && shown.is_some_and(|p| p.1 == want.1 || self.focus == Focus::Pane)
+        {
             return;
         }
         let terms = t.terms();
