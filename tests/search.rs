@@ -165,26 +165,27 @@ fn check_spots(
     }
 }
 
-#[test]
-fn phrases_are_found_at_their_message_and_round_in_every_store() {
-    let mut found = Vec::new();
-    let h = Home::with_fixtures();
-    check_spots(h.path(), &[], &h.stores(), &mut found);
-    let demo = spool::demo::DemoStore::create().unwrap();
-    let d = demo.path().to_string_lossy().into_owned();
+/// `check_spots` over the stores under `dir` (`loop/`, `loom/`, `harness/`), searched with a
+/// HOME of `home`.
+fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static str)>) {
+    let d = dir.to_string_lossy().into_owned();
     let (lp, lm, hn) = (
         format!("{d}/loop"),
         format!("{d}/loom"),
         format!("{d}/harness"),
     );
     let extra = ["--loop-dir", &lp, "--loom-dir", &lm, "--harness-dir", &hn];
+    check_spots(home, &extra, &Stores::open(&Roots::all_in(dir)), found);
+}
+
+#[test]
+fn phrases_are_found_at_their_message_and_round_in_every_store() {
+    let mut found = Vec::new();
+    let h = Home::with_fixtures();
+    check_spots(h.path(), &[], &h.stores(), &mut found);
+    let demo = spool::demo::DemoStore::create().unwrap();
     let home = Home::empty();
-    check_spots(
-        home.path(),
-        &extra,
-        &Stores::open(&Roots::all_in(demo.path())),
-        &mut found,
-    );
+    check_stores_in(home.path(), demo.path(), &mut found);
     // The phrase fixtures: loom and harness sessions with thinking, a tool result and an
     // earlier compaction summary (tests/fixtures/phrases/README.md).
     let phrases = Home::empty();
@@ -196,19 +197,7 @@ fn phrases_are_found_at_their_message_and_round_in_every_store() {
             &phrases.path().join(store),
         );
     }
-    let p = phrases.path().to_string_lossy().into_owned();
-    let (lm, hn, none) = (
-        format!("{p}/loom"),
-        format!("{p}/harness"),
-        format!("{p}/none"),
-    );
-    let extra = ["--loop-dir", &none, "--loom-dir", &lm, "--harness-dir", &hn];
-    check_spots(
-        home.path(),
-        &extra,
-        &Stores::open(&Roots::all_in(phrases.path())),
-        &mut found,
-    );
+    check_stores_in(home.path(), phrases.path(), &mut found);
     found.sort();
     found.dedup();
     eprintln!("found: {found:?}");
