@@ -16,6 +16,9 @@ static DEMO: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
 
 /// Where the demo sessions say their projects are.
 const DEMO_PROJECTS: &str = "/home/demo/projects/";
+/// Where the demo's pi sessions say pi keeps them (a fork's `parentSession` names its
+/// parent's file): relocated to the copy's `pi/`, so the fork finds its parent there.
+const DEMO_PI_SESSIONS: &str = "/home/demo/.pi/agent/sessions/";
 
 /// The live demo copy, for the exit-signal handler: it ends the process without running
 /// destructors, so it removes the copy itself (`remove_live`).
@@ -67,8 +70,9 @@ impl DemoStore {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
             .map_err(|e| Error::io("securing", dir.path(), e))?;
         let projects = format!("{}/projects/", dir.path().display());
+        let pi = format!("{}/pi/", dir.path().display());
         let mut names = std::collections::BTreeSet::new();
-        copy_dir(&DEMO, dir.path(), &projects, &mut names)?;
+        copy_dir(&DEMO, dir.path(), &[&projects, &pi], &mut names)?;
         for name in names {
             let p = dir.path().join("projects").join(name);
             std::fs::create_dir_all(&p).map_err(|e| Error::io("creating", &p, e))?;
@@ -95,12 +99,13 @@ impl DemoStore {
     }
 }
 
-/// Copy the embedded tree, pointing project paths at `projects` (collecting the project
-/// names). Loop's hashed message bytes and its round index are copied untouched.
+/// Copy the embedded tree, pointing project paths at `to[0]` (collecting the project
+/// names) and pi's session paths at `to[1]`. Loop's hashed message bytes and its round index
+/// are copied untouched.
 fn copy_dir(
     dir: &Dir<'_>,
     dest_root: &Path,
-    projects: &str,
+    to: &[&str; 2],
     names: &mut std::collections::BTreeSet<String>,
 ) -> Result<()> {
     for entry in dir.entries() {
@@ -112,7 +117,7 @@ fn copy_dir(
                     .mode(0o700)
                     .create(&target)
                     .map_err(|e| Error::io("creating", &target, e))?;
-                copy_dir(d, dest_root, projects, names)?;
+                copy_dir(d, dest_root, to, names)?;
             }
             DirEntry::File(f) => {
                 if f.path().file_name().is_some_and(|n| n == ".gitkeep") {
@@ -133,7 +138,10 @@ fn copy_dir(
                                 names.insert(name);
                             }
                         }
-                        Some(text.replace(DEMO_PROJECTS, projects))
+                        Some(
+                            text.replace(DEMO_PROJECTS, to[0])
+                                .replace(DEMO_PI_SESSIONS, to[1]),
+                        )
                     }
                     _ => None,
                 };

@@ -100,6 +100,29 @@ pub fn for_each_line<R: Read>(
     Ok(())
 }
 
+/// The raw view of a JSONL file: every non-blank line pretty-printed where it is JSON
+/// (first-wins duplicate keys), as stored otherwise; an over-long line is a placeholder.
+pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {
+    let mut out = Vec::new();
+    for_each_line(r, max_line, |line| match line {
+        RawLine::TooLong { len, .. } => out.push(format!(
+            "[line of {len} bytes, longer than {} MiB, not shown]",
+            max_line >> 20
+        )),
+        RawLine::Line { bytes, .. } => {
+            let text = String::from_utf8_lossy(bytes);
+            if text.trim().is_empty() {
+                return;
+            }
+            match super::json_first::parse(text.as_bytes()) {
+                Some(v) => out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
+                None => out.push(text.into_owned()),
+            }
+        }
+    })?;
+    Ok(out.join("\n"))
+}
+
 fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {
     match skipping {
         Some(len) => RawLine::TooLong {
