@@ -5,11 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::Home;
-use sha2::{Digest, Sha256};
 use spool::app::{OpInput, SessionOp};
 use spool::browser::perform;
 use spool::store::Span;
@@ -116,35 +114,7 @@ fn live_session(h: &Home) -> (PathBuf, PathBuf) {
         text,
     )
     .unwrap();
-    let bin = h.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let log = h.path().join("claude.log");
-    let script = format!(
-        "#!/bin/sh\nprintf '%s\\n' \"$PWD\" \"$@\" > '{}'\n",
-        log.display()
-    );
-    let fake = bin.join("claude");
-    std::fs::write(&fake, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (bin, log)
-}
-
-fn run_with_path(h: &Home, bin: &Path, args: &[&str]) -> std::process::Output {
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    std::process::Command::new(env!("CARGO_BIN_EXE_spool"))
-        .args(args)
-        .env("HOME", h.path())
-        .env("PATH", path)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env("XDG_CONFIG_HOME", h.path().join(".config"))
-        .output()
-        .unwrap()
+    common::fake_agent(h.path(), "claude")
 }
 
 #[test]
@@ -153,7 +123,7 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     let (bin, log) = live_session(&h);
     let repo = h.path().join("work/repo");
     let id = "c0ffee00-0000-4000-8000-000000000001";
-    let out = run_with_path(&h, &bin, &["resume", &format!("claude:{id}")]);
+    let out = h.run_with_path(&bin, &["resume", &format!("claude:{id}")]);
     assert!(
         out.status.success(),
         "{}",
@@ -161,7 +131,7 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     );
     let got = std::fs::read_to_string(&log).unwrap();
     assert_eq!(got, format!("{}\n--resume\n{id}\n", repo.display()));
-    let out = run_with_path(&h, &bin, &["fork", &format!("claude:{id}")]);
+    let out = h.run_with_path(&bin, &["fork", &format!("claude:{id}")]);
     assert!(
         out.status.success(),
         "{}",
@@ -172,19 +142,18 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
         got,
         format!("{}\n--resume\n{id}\n--fork-session\n", repo.display())
     );
-    let printed = run_with_path(&h, &bin, &["resume", &format!("claude:{id}"), "--print"]);
+    let printed = h.run_with_path(&bin, &["resume", &format!("claude:{id}"), "--print"]);
     assert_eq!(
         String::from_utf8_lossy(&printed.stdout),
         format!("cd {} && claude --resume {id}\n", repo.display())
     );
     // A fork cut is not something Claude's fork takes.
-    let out = run_with_path(&h, &bin, &["fork", &format!("claude:{id}"), "--at", "1"]);
+    let out = h.run_with_path(&bin, &["fork", &format!("claude:{id}"), "--at", "1"]);
     assert_eq!(out.status.code(), Some(2));
     // [resume] overrides both commands.
     let cfg = h.path().join("cfg.toml");
     std::fs::write(&cfg, "[resume]\nclaude = \"claude -r {id} --verbose\"\n").unwrap();
-    let printed = run_with_path(
-        &h,
+    let printed = h.run_with_path(
         &bin,
         &[
             "--config",
@@ -203,42 +172,12 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no longer exists"));
 }
 
-/// size, mtime (ns) and SHA-256 of every file under `dir`, and the directory listing itself.
-fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let m = std::fs::symlink_metadata(&d).unwrap();
-        out.insert(
-            d.clone(),
-            (
-                0,
-                m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-                Vec::new(),
-            ),
-        );
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p);
-            } else {
-                let hash = Sha256::digest(std::fs::read(&p).unwrap()).to_vec();
-                let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-                out.insert(p, (m.len(), mtime, hash));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
     let h = home();
     let (bin, _log) = live_session(&h);
     let claude = h.claude_dir();
-    let before = fingerprint(&claude);
+    let before = common::fingerprint(&claude);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
     let md = out_dir.join("a.md").to_string_lossy().into_owned();
@@ -275,7 +214,7 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         vec!["resume", live],
     ];
     for args in &runs {
-        let out = run_with_path(&h, &bin, args);
+        let out = h.run_with_path(&bin, args);
         assert!(
             out.status.code().is_some_and(|c| c <= 2),
             "spool {args:?}: {}",
@@ -283,7 +222,7 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         );
     }
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a CLI subcommand changed the Claude directory"
     );
@@ -324,7 +263,7 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         st.store_for(&s).tidy();
     }
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a browser action changed the Claude directory"
     );

@@ -45,8 +45,14 @@ impl Home {
             loom_dir: self.loom_dir(),
             harness_dir: self.harness_dir(),
             claude_dir: self.claude_dir(),
+            pi_dir: self.pi_dir(),
             state_dir: self.state_dir(),
         })
+    }
+
+    /// pi's default session root, `~/.pi/agent/sessions` (read-only).
+    pub fn pi_dir(&self) -> PathBuf {
+        self.path().join(".pi/agent/sessions")
     }
 
     /// `~/.claude` (Claude Code, read-only).
@@ -82,6 +88,29 @@ impl Home {
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .env_remove("XDG_DATA_HOME")
+            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            .output()
+            .expect("run spool")
+    }
+
+    /// Run `spool args...` as `run` does, with `bin` first on PATH (fake agents).
+    pub fn run_with_path(&self, bin: &Path, args: &[&str]) -> Output {
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        Command::new(env!("CARGO_BIN_EXE_spool"))
+            .args(args)
+            .env("HOME", self.path())
+            .env("PATH", path)
+            .env_remove("LOOP_DATA_DIR")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
             .env_remove("XDG_DATA_HOME")
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
             .output()
@@ -133,6 +162,65 @@ pub fn install_claude_fixtures(home: &Path) {
         let file = std::fs::File::options().write(true).open(&f).expect("open");
         file.set_modified(t).expect("set mtime");
     }
+}
+
+/// Copy the pi contract fixtures (`tests/fixtures/pi/sessions/`) into
+/// `home/.pi/agent/sessions`, the fork's `parentSession` pointed at the copy of its parent,
+/// every file settled (a torn last line is "truncated", not still being written).
+pub fn install_pi_fixtures(home: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi/sessions");
+    let dst = home.join(".pi/agent/sessions");
+    copy_tree(&fx, &dst);
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+    for f in files_under(&dst) {
+        let text = std::fs::read_to_string(&f).expect("read fixture");
+        let moved = format!("{}/", dst.display());
+        std::fs::write(&f, text.replace("/home/user/.pi/agent/sessions/", &moved)).expect("write");
+        let file = std::fs::File::options().write(true).open(&f).expect("open");
+        file.set_modified(t).expect("set mtime");
+    }
+}
+
+/// size, mtime (ns) and SHA-256 of every file under `dir`, and each directory's mtime: what
+/// the no-write proofs compare before and after.
+pub fn fingerprint(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::MetadataExt;
+    let ns = |m: &std::fs::Metadata| m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let m = std::fs::symlink_metadata(&d).expect("stat");
+        out.insert(d.clone(), (0, ns(&m), Vec::new()));
+        for e in std::fs::read_dir(&d).expect("list").flatten() {
+            let p = e.path();
+            let m = std::fs::symlink_metadata(&p).expect("stat");
+            if m.is_dir() {
+                stack.push(p);
+            } else {
+                let hash = Sha256::digest(std::fs::read(&p).expect("read")).to_vec();
+                out.insert(p, (m.len(), ns(&m), hash));
+            }
+        }
+    }
+    out
+}
+
+/// A fake agent `name` in `home/bin` that writes its working directory and its argv, one a
+/// line, to `home/<name>.log`: `(bin dir, log)`.
+pub fn fake_agent(home: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir bin");
+    let log = home.join(format!("{name}.log"));
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$PWD\" \"$@\" > '{}'\n",
+        log.display()
+    );
+    let fake = bin.join(name);
+    std::fs::write(&fake, script).expect("write fake agent");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    (bin, log)
 }
 
 /// Copy a directory tree (files and directories; symlinks are skipped).
