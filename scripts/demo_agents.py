@@ -229,20 +229,24 @@ def render_pi(M, spec, built, sessions):
         ents[0]["parentId"] = copied[-1]["id"]
         ents = copied + ents
     if spec.get("branch"):
-        # /tree back to an earlier entry, with a summary of the branch left behind.
+        # /tree back to the end of round 1 after a detour: the detour stays in the file as an
+        # abandoned branch, a branch summary records why, and the session goes on after it.
         prompt, reply, summary = spec["branch"]
-        at = next(e for e in reversed(ents) if e["type"] == "message" and e["message"]["role"] == "assistant"
-                  and e is not ents[-1])
-        t = from_ms(ents[-1]["message"]["timestamp"]) + timedelta(minutes=3)
+        k = next(i for i, e in enumerate(ents) if e["type"] == "message" and e["message"]["role"] == "assistant"
+                 and e["message"].get("stopReason") == "stop")
+        at = ents[k]
+        t = from_ms(at["message"]["timestamp"]) + timedelta(seconds=5)
         u = {"type": "message", "id": short_id(spec["key"], 900), "parentId": at["id"], "timestamp": M.iso_ms(t),
              "message": {"role": "user", "content": prompt, "timestamp": M.ms(t)}}
-        a = {"type": "message", "id": short_id(spec["key"], 901), "parentId": u["id"],
-             "timestamp": M.iso_ms(t + timedelta(seconds=8)),
-             "message": dict(ents[-1]["message"], content=[{"type": "text", "text": reply}],
-                             timestamp=M.ms(t + timedelta(seconds=8)))}
+        ta = t + timedelta(seconds=8)
+        a = {"type": "message", "id": short_id(spec["key"], 901), "parentId": u["id"], "timestamp": M.iso_ms(ta),
+             "message": dict(at["message"], content=[{"type": "text", "text": reply}], timestamp=M.ms(ta))}
         b = {"type": "branch_summary", "id": short_id(spec["key"], 902), "parentId": at["id"],
-             "timestamp": M.iso_ms(t + timedelta(minutes=1)), "fromId": ents[-1]["id"], "summary": summary}
-        ents += [u, a, b]
+             "timestamp": M.iso_ms(ta + timedelta(seconds=4)), "fromId": a["id"], "summary": summary}
+        rest = ents[k + 1:]
+        if rest:
+            rest[0]["parentId"] = b["id"]
+        ents = ents[:k + 1] + [u, a, b] + rest
     last = ents[-1]["id"]
     if spec.get("name"):
         ents.append({"type": "session_info", "id": short_id(spec["key"], 950), "parentId": last,

@@ -77,6 +77,12 @@ impl DemoStore {
             let p = dir.path().join("projects").join(name);
             std::fs::create_dir_all(&p).map_err(|e| Error::io("creating", &p, e))?;
         }
+        // The read-only agents' files were "last written" an hour ago: settled (a damaged
+        // file's torn tail reads as truncated, not still being written) and not live.
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for store in ["claude", "pi"] {
+            settle(&dir.path().join(store), hour_ago);
+        }
         if let Ok(mut live) = LIVE.lock() {
             *live = Some(dir.path().to_path_buf());
         }
@@ -96,6 +102,24 @@ impl DemoStore {
     /// All three store roots inside the copy.
     pub fn roots(&self) -> Roots {
         Roots::all_in(self.dir.path())
+    }
+}
+
+/// Set the mtime of every file under `dir` (best effort: only a badge depends on it).
+fn settle(dir: &Path, when: std::time::SystemTime) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() => settle(&e.path(), when),
+            Ok(t) if t.is_file() => {
+                if let Ok(f) = std::fs::File::options().write(true).open(e.path()) {
+                    let _ = f.set_modified(when);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
