@@ -134,10 +134,8 @@ fn path_facts(f: &mut Facts, ents: &[Ent], t: &Tree) {
             "thinking_level_change" => {
                 f.thinking = s(&e.v, "thinkingLevel").map(str::to_string);
             }
-            "message" if e.role.as_deref() == Some("assistant") => {
-                if e.model.is_some() {
-                    f.model.clone_from(&e.model);
-                }
+            "message" if e.role.as_deref() == Some("assistant") && e.model.is_some() => {
+                f.model.clone_from(&e.model);
             }
             "compaction" => compaction = s(&e.v, "summary").map(str::to_string),
             "branch_summary" => branch = s(&e.v, "summary").map(str::to_string),

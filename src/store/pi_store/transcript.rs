@@ -47,17 +47,11 @@ pub fn agent_message(m: &Value, index: Option<usize>) -> Option<Message> {
             }
             Some(msg)
         }
-        "custom" | "hookMessage" => {
-            if m.get("display") != Some(&Value::Bool(true)) {
-                return None;
-            }
-            let mut msg = Message::new(
-                Role::Other(format!("extension {}", s(m, "customType").unwrap_or(""))),
-                user_text(m),
-            );
+        "custom" | "hookMessage" => displayed(m).then(|| {
+            let mut msg = extension(m);
             msg.index = index;
-            Some(msg)
-        }
+            msg
+        }),
         "branchSummary" | "compactionSummary" => None,
         _ => {
             let mut msg = to_message(index, m);
@@ -72,6 +66,19 @@ pub fn agent_message(m: &Value, index: Option<usize>) -> Option<Message> {
             Some(msg)
         }
     }
+}
+
+/// Extension messages are shown only when they ask to be (`display: true`).
+fn displayed(v: &Value) -> bool {
+    v.get("display") == Some(&Value::Bool(true))
+}
+
+/// An extension's message (`custom_message` entry or `custom` role), named by its type.
+fn extension(v: &Value) -> Message {
+    Message::new(
+        Role::Other(format!("extension {}", s(v, "customType").unwrap_or(""))),
+        user_text(v),
+    )
 }
 
 fn bash_text(m: &Value) -> String {
@@ -145,15 +152,10 @@ pub fn entries(ents: &[Ent], t: &Tree, path: &[usize], cx: &Ctx<'_>, first: usiz
                     out.push(Entry::Message(Box::new(m)));
                 }
             }
-            "custom_message" => {
-                if v.get("display") == Some(&Value::Bool(true)) {
-                    let mut m = Message::new(
-                        Role::Other(format!("extension {}", s(v, "customType").unwrap_or(""))),
-                        user_text(v),
-                    );
-                    m.timestamp = e.ts;
-                    out.push(Entry::Message(Box::new(m)));
-                }
+            "custom_message" if displayed(v) => {
+                let mut m = extension(v);
+                m.timestamp = e.ts;
+                out.push(Entry::Message(Box::new(m)));
             }
             "model_change" => out.push(Entry::Notice(format!(
                 "model: {}/{}",
