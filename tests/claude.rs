@@ -8,9 +8,6 @@ mod common;
 use std::path::PathBuf;
 
 use common::Home;
-use spool::app::{OpInput, SessionOp};
-use spool::browser::perform;
-use spool::store::Span;
 
 const A: &str = "claude:5b0f6c1e-8d52-4c3a-9a41-2f7d3e9b6a10";
 const B: &str = "claude:9d2e7a44-1c3b-4f5e-8a6d-0b7c2e4f9a31";
@@ -180,41 +177,10 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
     let before = common::fingerprint(&claude);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let md = out_dir.join("a.md").to_string_lossy().into_owned();
-    let html = out_dir.join("a.html").to_string_lossy().into_owned();
-    let json = out_dir.join("a.json").to_string_lossy().into_owned();
     let live = "claude:c0ffee00-0000-4000-8000-000000000001";
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["list"],
-        vec!["list", "--json", "--all"],
-        vec!["list", "--archived"],
-        vec!["list", "--query", "router", "--format", "claude"],
-        vec!["show", A],
-        vec!["show", B, "--json"],
-        vec!["show", B, "--window"],
-        vec!["show", B, "--raw"],
-        vec!["show", A, "--last", "1"],
-        vec!["export", A],
-        vec!["export", A, "--to", "markdown", "-o", &md],
-        vec!["export", B, "--to", "html", "-o", &html],
-        vec!["export", B, "--to", "json", "-o", &json],
-        vec!["pin", A],
-        vec!["unpin", A],
-        vec!["read", B],
-        vec!["unread", B],
-        vec!["archive", B],
-        vec!["unarchive", B],
-        vec!["rename", A, "spool title"],
-        vec!["fork", A, "--print"],
-        vec!["fork", live],
-        vec!["delete", A, "--yes"],
-        vec!["delete", B],
-        vec!["undelete", A],
-        vec!["resume", A, "--print"],
-        vec!["resume", live],
-    ];
-    for args in &runs {
-        let out = h.run_with_path(&bin, args);
+    for args in &common::every_subcommand("claude", [A, B, live], &out_dir) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = h.run_with_path(&bin, &args);
         assert!(
             out.status.code().is_some_and(|c| c <= 2),
             "spool {args:?}: {}",
@@ -227,41 +193,7 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         "a CLI subcommand changed the Claude directory"
     );
     // The browser's store side, every operation, and the pane's three views.
-    let st = h.stores();
-    for r in [A, B, live] {
-        let s = st.resolve(r).unwrap();
-        let store = st.store_for(&s);
-        store.transcript(&s.id, Span::All).unwrap();
-        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
-        store.window(&s.id).unwrap();
-        store.raw(&s.id).unwrap();
-        let ops = [
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::Rename, OpInput::Title("browser title".into())),
-            (SessionOp::Fork, OpInput::ForkAt(None)),
-            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
-            (SessionOp::Delete, OpInput::None),
-            (SessionOp::UndoDelete, OpInput::None),
-            (
-                SessionOp::Export,
-                OpInput::Export {
-                    format: spool::export::Format::Html,
-                    path: out_dir.join(format!("{}.html", s.id)),
-                },
-            ),
-        ];
-        for (op, input) in ops {
-            let s = st.resolve(r).unwrap();
-            let _ = perform(op, &s, input, &st);
-        }
-        let _ = st.store_for(&s).in_use(&s.id);
-        st.store_for(&s).tidy();
-    }
+    common::every_store_action(&h.stores(), &[A, B, live], &out_dir);
     assert_eq!(
         common::fingerprint(&claude),
         before,

@@ -9,9 +9,6 @@ mod common;
 use std::path::PathBuf;
 
 use common::Home;
-use spool::app::{OpInput, SessionOp};
-use spool::browser::perform;
-use spool::store::Span;
 
 const A: &str = "pi:019ceba0-ae56-7f60-8a1b-2c3d4e5f6a7b";
 const B: &str = "pi:019cec00-c780-7d2e-9f30-415263748596";
@@ -188,42 +185,10 @@ fn no_subcommand_or_browser_action_writes_under_the_pi_directory() {
     let before = common::fingerprint(&pi);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let md = out_dir.join("a.md").to_string_lossy().into_owned();
-    let html = out_dir.join("a.html").to_string_lossy().into_owned();
-    let json = out_dir.join("a.json").to_string_lossy().into_owned();
     let live = "pi:0199aaaa-0000-7000-8000-000000000001";
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["list"],
-        vec!["list", "--json", "--all"],
-        vec!["list", "--archived"],
-        vec!["list", "--query", "router", "--format", "pi"],
-        vec!["show", A],
-        vec!["show", B, "--json"],
-        vec!["show", B, "--window"],
-        vec!["show", B, "--raw"],
-        vec!["show", A, "--last", "1"],
-        vec!["export", A],
-        vec!["export", A, "--to", "markdown", "-o", &md],
-        vec!["export", B, "--to", "html", "-o", &html],
-        vec!["export", B, "--to", "json", "-o", &json],
-        vec!["search", "StrictSlash"],
-        vec!["pin", A],
-        vec!["unpin", A],
-        vec!["read", B],
-        vec!["unread", B],
-        vec!["archive", B],
-        vec!["unarchive", B],
-        vec!["rename", A, "spool title"],
-        vec!["fork", A, "--print"],
-        vec!["fork", live],
-        vec!["delete", A, "--yes"],
-        vec!["delete", B],
-        vec!["undelete", A],
-        vec!["resume", A, "--print"],
-        vec!["resume", live],
-    ];
-    for args in &runs {
-        let out = h.run_with_path(&bin, args);
+    for args in &common::every_subcommand("pi", [A, B, live], &out_dir) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = h.run_with_path(&bin, &args);
         assert!(
             out.status.code().is_some_and(|c| c <= 2),
             "spool {args:?}: {}",
@@ -235,41 +200,7 @@ fn no_subcommand_or_browser_action_writes_under_the_pi_directory() {
         before,
         "a CLI subcommand changed the pi directory"
     );
-    let st = h.stores();
-    for r in [A, B, live] {
-        let s = st.resolve(r).unwrap();
-        let store = st.store_for(&s);
-        store.transcript(&s.id, Span::All).unwrap();
-        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
-        store.window(&s.id).unwrap();
-        store.raw(&s.id).unwrap();
-        let ops = [
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::Rename, OpInput::Title("browser title".into())),
-            (SessionOp::Fork, OpInput::ForkAt(None)),
-            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
-            (SessionOp::Delete, OpInput::None),
-            (SessionOp::UndoDelete, OpInput::None),
-            (
-                SessionOp::Export,
-                OpInput::Export {
-                    format: spool::export::Format::Html,
-                    path: out_dir.join(format!("{}.html", s.id)),
-                },
-            ),
-        ];
-        for (op, input) in ops {
-            let s = st.resolve(r).unwrap();
-            let _ = perform(op, &s, input, &st);
-        }
-        let _ = st.store_for(&s).in_use(&s.id);
-        st.store_for(&s).tidy();
-    }
+    common::every_store_action(&h.stores(), &[A, B, live], &out_dir);
     assert_eq!(
         common::fingerprint(&pi),
         before,

@@ -81,19 +81,23 @@ impl Home {
         c
     }
 
-    /// Run `spool args...` with HOME here and no other store variables.
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_spool"))
-            .args(args)
+    /// `spool args...` with HOME here and none of the stores' own variables set.
+    fn isolated(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_spool"));
+        c.args(args)
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("PI_CODING_AGENT_SESSION_DIR")
             .env_remove("XDG_DATA_HOME")
-            .env("XDG_CONFIG_HOME", self.path().join(".config"))
-            .output()
-            .expect("run spool")
+            .env("XDG_CONFIG_HOME", self.path().join(".config"));
+        c
+    }
+
+    /// Run `spool args...` with HOME here and no other store variables.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.isolated(args).output().expect("run spool")
     }
 
     /// Run `spool args...` as `run` does, with `bin` first on PATH (fake agents).
@@ -103,16 +107,8 @@ impl Home {
             bin.display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        Command::new(env!("CARGO_BIN_EXE_spool"))
-            .args(args)
-            .env("HOME", self.path())
+        self.isolated(args)
             .env("PATH", path)
-            .env_remove("LOOP_DATA_DIR")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("PI_CODING_AGENT_DIR")
-            .env_remove("PI_CODING_AGENT_SESSION_DIR")
-            .env_remove("XDG_DATA_HOME")
-            .env("XDG_CONFIG_HOME", self.path().join(".config"))
             .output()
             .expect("run spool")
     }
@@ -221,6 +217,91 @@ pub fn fake_agent(home: &Path, name: &str) -> (PathBuf, PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     (bin, log)
+}
+
+/// Every CLI subcommand (list, show in every view, export in every format into `out_dir`,
+/// search, pin, read, archive, rename, fork, delete, undelete, resume) on sessions `a` and
+/// `b` of store `format` and on `live` (whose cwd exists, so resume and fork run the agent).
+pub fn every_subcommand(format: &str, [a, b, live]: [&str; 3], out_dir: &Path) -> Vec<Vec<String>> {
+    let file = |n: &str| out_dir.join(n).to_string_lossy().into_owned();
+    let (md, html, json) = (file("a.md"), file("a.html"), file("a.json"));
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["list"],
+        vec!["list", "--json", "--all"],
+        vec!["list", "--archived"],
+        vec!["list", "--query", "router", "--format", format],
+        vec!["show", a],
+        vec!["show", b, "--json"],
+        vec!["show", b, "--window"],
+        vec!["show", b, "--raw"],
+        vec!["show", a, "--last", "1"],
+        vec!["export", a],
+        vec!["export", a, "--to", "markdown", "-o", &md],
+        vec!["export", b, "--to", "html", "-o", &html],
+        vec!["export", b, "--to", "json", "-o", &json],
+        vec!["search", "router"],
+        vec!["pin", a],
+        vec!["unpin", a],
+        vec!["read", b],
+        vec!["unread", b],
+        vec!["archive", b],
+        vec!["unarchive", b],
+        vec!["rename", a, "spool title"],
+        vec!["fork", a, "--print"],
+        vec!["fork", live],
+        vec!["delete", a, "--yes"],
+        vec!["delete", b],
+        vec!["undelete", a],
+        vec!["resume", a, "--print"],
+        vec!["resume", live],
+    ];
+    runs.into_iter()
+        .map(|r| r.into_iter().map(String::from).collect())
+        .collect()
+}
+
+/// Every browser operation on each of `refs` through the store side the browser uses (the
+/// pane's three views, pin, read, archive twice each, rename, fork whole and cut, delete and
+/// undo, an HTML export into `out_dir`); results are ignored, the no-write proofs compare
+/// the agents' directories around it.
+pub fn every_store_action(st: &spool::store::Stores, refs: &[&str], out_dir: &Path) {
+    use spool::app::{OpInput, SessionOp};
+    use spool::browser::perform;
+    use spool::store::Span;
+    for &r in refs {
+        let s = st.resolve(r).unwrap();
+        let store = st.store_for(&s);
+        store.transcript(&s.id, Span::All).unwrap();
+        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
+        store.window(&s.id).unwrap();
+        store.raw(&s.id).unwrap();
+        let ops = [
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::Rename, OpInput::Title("browser title".into())),
+            (SessionOp::Fork, OpInput::ForkAt(None)),
+            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
+            (SessionOp::Delete, OpInput::None),
+            (SessionOp::UndoDelete, OpInput::None),
+            (
+                SessionOp::Export,
+                OpInput::Export {
+                    format: spool::export::Format::Html,
+                    path: out_dir.join(format!("{}.html", s.id)),
+                },
+            ),
+        ];
+        for (op, input) in ops {
+            let s = st.resolve(r).unwrap();
+            let _ = perform(op, &s, input, st);
+        }
+        let _ = st.store_for(&s).in_use(&s.id);
+        st.store_for(&s).tidy();
+    }
 }
 
 /// Copy a directory tree (files and directories; symlinks are skipped).

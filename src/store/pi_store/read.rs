@@ -6,7 +6,7 @@
 //! an extension's huge `custom` state (kendex#177) is never materialized.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -281,15 +281,8 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         mtime: meta.modified().ok(),
         ..Parsed::default()
     };
-    let mut start = 0u64;
+    let start = lines::seek_line_start(&mut f, from)?;
     if from > 0 {
-        f.seek(SeekFrom::Start(from - 1))?;
-        let mut r = io::BufReader::new(&mut f);
-        let mut skipped = Vec::new();
-        io::BufRead::read_until(&mut r, b'\n', &mut skipped)?;
-        start = from - 1 + skipped.len() as u64;
-        drop(r);
-        f.seek(SeekFrom::Start(start))?;
         p.header = Header::NotRead;
     }
     p.from = start;

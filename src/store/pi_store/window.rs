@@ -78,9 +78,6 @@ pub fn messages(ents: &[Ent], t: &Tree) -> Vec<Message> {
     out
 }
 
-/// First read from the end, doubled until enough rounds are in view.
-const TAIL_START: u64 = 256 * 1024;
-
 /// The last `n` rounds along the active path, read from the end: `(entries, rounds in what
 /// was read, first kept round, whole file read)`. The path is a walk from the leaf (the last
 /// line) through `parentId`s, which may jump anywhere earlier in the file; a tail read is
@@ -90,8 +87,7 @@ pub fn last_rounds(
     n: usize,
     cx: &Ctx<'_>,
 ) -> std::io::Result<(Vec<Entry>, usize, usize, bool)> {
-    let mut bytes = TAIL_START;
-    loop {
+    crate::store::lines::from_the_end(|bytes| {
         let p = read::read_tail(path, bytes)?;
         let whole = p.from == 0;
         let t = tree::build(&p.ents);
@@ -100,12 +96,11 @@ pub fn last_rounds(
             .iter()
             .filter(|&&i| p.ents[i].role.as_deref() == Some("user"))
             .count();
-        if whole || users > n {
+        Ok((whole || users > n).then(|| {
             let entries = transcript::entries(&p.ents, &t, &t.path, cx, 0);
             let (kept, total, first) =
                 crate::store::last_rounds(entries, crate::store::Span::LastRounds(n));
-            return Ok((kept, total, first, whole));
-        }
-        bytes = bytes.saturating_mul(2);
-    }
+            (kept, total, first, whole)
+        }))
+    })
 }
