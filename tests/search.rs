@@ -177,7 +177,19 @@ fn phrases_are_found_at_their_message_and_round_in_every_store() {
         format!("{d}/loom"),
         format!("{d}/harness"),
     );
-    let extra = ["--loop-dir", &lp, "--loom-dir", &lm, "--harness-dir", &hn];
+    let (cl, pi) = (format!("{d}/claude"), format!("{d}/pi"));
+    let extra = [
+        "--loop-dir",
+        &lp,
+        "--loom-dir",
+        &lm,
+        "--harness-dir",
+        &hn,
+        "--claude-dir",
+        &cl,
+        "--pi-dir",
+        &pi,
+    ];
     let home = Home::empty();
     check_spots(
         home.path(),
