@@ -1049,3 +1049,8 @@ HARNESS_SESSIONS = [
 
 SESSIONS = LOOP_SESSIONS + LOOM_SESSIONS + HARNESS_SESSIONS
 
+# The read-only agents' sessions (Claude Code, pi, and a place for Codex) live apart.
+from demo_content_agents import AGENT_SESSIONS  # noqa: E402
+
+SESSIONS = SESSIONS + AGENT_SESSIONS
+

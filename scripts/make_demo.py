@@ -31,6 +31,7 @@ from datetime import datetime, timedelta, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import demo_content as C  # noqa: E402
+import demo_agents  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "demo")
 EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -701,6 +702,12 @@ def shown_title(spec, built):
             users = [r[0] for r in next(s for s in C.SESSIONS if s["key"] == spec["fork_of"])["rounds"]] + users
         t = squash(users[0]) if users else "(empty session)"
         return t if len(t) <= 80 else t[:79] + "…"
+    if spec["store"] in ("claude", "pi"):
+        if spec.get("title") or spec.get("name"):
+            return spec.get("title") or spec.get("name")
+        if spec.get("fork_of"):
+            users = [r[0] for r in next(s for s in C.SESSIONS if s["key"] == spec["fork_of"])["rounds"]] + users
+        return squash(users[0])[:100]
     rec = built[spec["key"]]["record"]
     if rec.get("title", "").strip():
         return rec["title"].strip()
@@ -783,10 +790,12 @@ def verify():
                 problems.append("harness id/lock mismatch " + p)
     for name in os.listdir(os.path.join(hdir, ".spool")):
         json.load(open(os.path.join(hdir, ".spool", name)))
+    n.update(demo_agents.verify(sys.modules[__name__], problems, EXPECTED_BROKEN))
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(ROOT) for f in fs)
     if size > 1_100_000:
         problems.append("demo is %d bytes, over budget" % size)
-    print("verified: %d loop, %d loom, %d harness sessions, %d bytes" % (n["loop"], n["loom"], n["harness"], size))
+    print("verified: %d loop, %d loom, %d harness, %d claude, %d pi sessions, %d bytes"
+          % (n["loop"], n["loom"], n["harness"], n["claude"], n["pi"], size))
     return problems
 
 
@@ -886,6 +895,10 @@ def main():
                 render_loop(s, built)
             elif s["store"] == "loom":
                 render_loom(s, built, taken)
+            elif s["store"] == "claude":
+                demo_agents.render_claude(sys.modules[__name__], s, built, C.SESSIONS)
+            elif s["store"] == "pi":
+                demo_agents.render_pi(sys.modules[__name__], s, built, C.SESSIONS)
             else:
                 render_harness(s, built)
         write_loop_archives(loop_specs)
@@ -895,6 +908,8 @@ def main():
         taken = set()
         for s in C.SESSIONS:
             s["id"] = {"loop": lambda: loop_uuid(s["key"]), "harness": lambda: harness_id(s["key"]),
+                       "claude": lambda: demo_agents.agent_uuid("claude", s["key"]),
+                       "pi": lambda: demo_agents.agent_uuid("pi", s["key"]),
                        "loom": lambda: loom_id(utc(s["start"]) - timedelta(seconds=loom_boot(s)), taken)}[s["store"]]()
     EXPECTED_BROKEN.update(s["id"] for s in C.SESSIONS if s.get("broken") or s.get("layout") == "broken")
     problems = verify()

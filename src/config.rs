@@ -39,7 +39,7 @@ pub struct Filters {
     pub empty: bool,
     /// Start with "this directory's project only".
     pub cwd: bool,
-    /// `loop`, `loom` or `harness`.
+    /// `loop`, `loom`, `harness`, `claude` or `pi`.
     pub store: Option<String>,
 }
 
@@ -54,6 +54,9 @@ pub struct Resume {
     pub claude: Option<String>,
     /// Claude Code's fork command (spool does not write Claude's files; Claude forks).
     pub claude_fork: Option<String>,
+    pub pi: Option<String>,
+    /// pi's fork command (`pi --fork <path>`: pi writes the new file).
+    pub pi_fork: Option<String>,
 }
 
 impl Resume {
@@ -63,6 +66,7 @@ impl Resume {
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
             StoreKind::Claude => self.claude.as_deref(),
+            StoreKind::Pi => self.pi.as_deref(),
         }
     }
 
@@ -75,6 +79,8 @@ impl Resume {
             harness_cmd: self.harness.clone().or(d.harness_cmd),
             claude_cmd: self.claude.clone().or(d.claude_cmd),
             claude_fork: self.claude_fork.clone().or(d.claude_fork),
+            pi_cmd: self.pi.clone().or(d.pi_cmd),
+            pi_fork: self.pi_fork.clone().or(d.pi_fork),
         }
     }
 }
@@ -87,6 +93,7 @@ struct RootsFile {
     loom: Vec<PathBuf>,
     harness: Vec<PathBuf>,
     claude: Vec<PathBuf>,
+    pi: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +204,7 @@ impl Config {
             (StoreKind::Loom, file.roots.loom),
             (StoreKind::Harness, file.roots.harness),
             (StoreKind::Claude, file.roots.claude),
+            (StoreKind::Pi, file.roots.pi),
         ] {
             c.roots
                 .extend(v.into_iter().map(|p| (kind, expand_home(&p))));
@@ -206,7 +214,7 @@ impl Config {
         {
             return Err(bad(
                 "store",
-                format!("unknown store `{s}` (loop, loom, harness or claude)"),
+                format!("unknown store `{s}` (loop, loom, harness, claude or pi)"),
             ));
         }
         c.filters = file.filters;

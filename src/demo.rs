@@ -16,6 +16,9 @@ static DEMO: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
 
 /// Where the demo sessions say their projects are.
 const DEMO_PROJECTS: &str = "/home/demo/projects/";
+/// Where the demo's pi sessions say pi keeps them (a fork's `parentSession` names its
+/// parent's file): relocated to the copy's `pi/`, so the fork finds its parent there.
+const DEMO_PI_SESSIONS: &str = "/home/demo/.pi/agent/sessions/";
 
 /// The live demo copy, for the exit-signal handler: it ends the process without running
 /// destructors, so it removes the copy itself (`remove_live`).
@@ -67,11 +70,18 @@ impl DemoStore {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
             .map_err(|e| Error::io("securing", dir.path(), e))?;
         let projects = format!("{}/projects/", dir.path().display());
+        let pi = format!("{}/pi/", dir.path().display());
         let mut names = std::collections::BTreeSet::new();
-        copy_dir(&DEMO, dir.path(), &projects, &mut names)?;
+        copy_dir(&DEMO, dir.path(), &[&projects, &pi], &mut names)?;
         for name in names {
             let p = dir.path().join("projects").join(name);
             std::fs::create_dir_all(&p).map_err(|e| Error::io("creating", &p, e))?;
+        }
+        // The read-only agents' files were "last written" an hour ago: settled (a damaged
+        // file's torn tail reads as truncated, not still being written) and not live.
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for store in ["claude", "pi"] {
+            settle(&dir.path().join(store), hour_ago);
         }
         if let Ok(mut live) = LIVE.lock() {
             *live = Some(dir.path().to_path_buf());
@@ -95,12 +105,31 @@ impl DemoStore {
     }
 }
 
-/// Copy the embedded tree, pointing project paths at `projects` (collecting the project
-/// names). Loop's hashed message bytes and its round index are copied untouched.
+/// Set the mtime of every file under `dir` (best effort: only a badge depends on it).
+fn settle(dir: &Path, when: std::time::SystemTime) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() => settle(&e.path(), when),
+            Ok(t) if t.is_file() => {
+                if let Ok(f) = std::fs::File::options().write(true).open(e.path()) {
+                    let _ = f.set_modified(when);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Copy the embedded tree, pointing project paths at `to[0]` (collecting the project
+/// names) and pi's session paths at `to[1]`. Loop's hashed message bytes and its round index
+/// are copied untouched.
 fn copy_dir(
     dir: &Dir<'_>,
     dest_root: &Path,
-    projects: &str,
+    to: &[&str; 2],
     names: &mut std::collections::BTreeSet<String>,
 ) -> Result<()> {
     for entry in dir.entries() {
@@ -112,7 +141,7 @@ fn copy_dir(
                     .mode(0o700)
                     .create(&target)
                     .map_err(|e| Error::io("creating", &target, e))?;
-                copy_dir(d, dest_root, projects, names)?;
+                copy_dir(d, dest_root, to, names)?;
             }
             DirEntry::File(f) => {
                 if f.path().file_name().is_some_and(|n| n == ".gitkeep") {
@@ -133,7 +162,10 @@ fn copy_dir(
                                 names.insert(name);
                             }
                         }
-                        Some(text.replace(DEMO_PROJECTS, projects))
+                        Some(
+                            text.replace(DEMO_PROJECTS, to[0])
+                                .replace(DEMO_PI_SESSIONS, to[1]),
+                        )
                     }
                     _ => None,
                 };

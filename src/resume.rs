@@ -18,6 +18,9 @@ pub struct ResumeCommands {
     pub claude_cmd: Option<String>,
     /// `[resume] claude_fork`: the fork command (default `CLAUDE_FORK_DEFAULT`).
     pub claude_fork: Option<String>,
+    pub pi_cmd: Option<String>,
+    /// `[resume] pi_fork`: the fork command (default `PI_FORK_DEFAULT`).
+    pub pi_fork: Option<String>,
 }
 
 /// agent-harness's own resume invocation (its CLI takes the memory dir explicitly).
@@ -26,6 +29,10 @@ pub const HARNESS_DEFAULT: &str = "uv run agent.py --resume {id} --memory-dir {s
 /// the session's launch dir (claude-code.md section 8).
 pub const CLAUDE_DEFAULT: &str = "claude --resume {id}";
 pub const CLAUDE_FORK_DEFAULT: &str = "claude --resume {id} --fork-session";
+/// pi opens a session by its file path (older builds take only a path), in the header cwd
+/// so its tools and project config resolve as they did (pi.md section 8).
+pub const PI_DEFAULT: &str = "pi --session {path}";
+pub const PI_FORK_DEFAULT: &str = "pi --fork {path}";
 
 impl Default for ResumeCommands {
     fn default() -> Self {
@@ -35,6 +42,8 @@ impl Default for ResumeCommands {
             harness_cmd: Some(HARNESS_DEFAULT.to_string()),
             claude_cmd: Some(CLAUDE_DEFAULT.to_string()),
             claude_fork: None,
+            pi_cmd: Some(PI_DEFAULT.to_string()),
+            pi_fork: None,
         }
     }
 }
@@ -46,6 +55,7 @@ impl ResumeCommands {
             StoreKind::Loom => self.loom_cmd.as_deref(),
             StoreKind::Harness => self.harness_cmd.as_deref(),
             StoreKind::Claude => self.claude_cmd.as_deref(),
+            StoreKind::Pi => self.pi_cmd.as_deref(),
         }
         .filter(|s| !s.trim().is_empty())
     }
@@ -174,6 +184,7 @@ pub fn fork_plan(
 ) -> Result<ResumePlan> {
     let template = match s.store {
         StoreKind::Claude => cmds.claude_fork.as_deref().unwrap_or(CLAUDE_FORK_DEFAULT),
+        StoreKind::Pi => cmds.pi_fork.as_deref().unwrap_or(PI_FORK_DEFAULT),
         other => {
             return Err(Error::Refused(format!(
                 "{other} sessions are forked by spool itself"
@@ -182,6 +193,7 @@ pub fn fork_plan(
     };
     let with = ResumeCommands {
         claude_cmd: Some(template.to_string()),
+        pi_cmd: Some(template.to_string()),
         ..cmds.clone()
     };
     plan(s, store, &with)
@@ -265,6 +277,7 @@ fn contract_id(kind: StoreKind, id: &str) -> bool {
         StoreKind::Loom => crate::store::loom_store::is_standard_id(id),
         StoreKind::Harness => crate::store::harness_store::valid_id(id),
         StoreKind::Claude => crate::store::claude_store::valid_id(id),
+        StoreKind::Pi => crate::store::pi_store::valid_id(id),
     }
 }
 
@@ -326,6 +339,10 @@ fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
         StoreKind::Claude => format!(
             "no resume command is set for Claude Code; set [resume] claude in the config \
              file (default: {CLAUDE_DEFAULT})"
+        ),
+        StoreKind::Pi => format!(
+            "no resume command is set for pi; set [resume] pi in the config file (default: \
+             {PI_DEFAULT})"
         ),
     }
 }

@@ -5,14 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::Home;
-use sha2::{Digest, Sha256};
-use spool::app::{OpInput, SessionOp};
-use spool::browser::perform;
-use spool::store::Span;
 
 const A: &str = "claude:5b0f6c1e-8d52-4c3a-9a41-2f7d3e9b6a10";
 const B: &str = "claude:9d2e7a44-1c3b-4f5e-8a6d-0b7c2e4f9a31";
@@ -116,35 +111,7 @@ fn live_session(h: &Home) -> (PathBuf, PathBuf) {
         text,
     )
     .unwrap();
-    let bin = h.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let log = h.path().join("claude.log");
-    let script = format!(
-        "#!/bin/sh\nprintf '%s\\n' \"$PWD\" \"$@\" > '{}'\n",
-        log.display()
-    );
-    let fake = bin.join("claude");
-    std::fs::write(&fake, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (bin, log)
-}
-
-fn run_with_path(h: &Home, bin: &Path, args: &[&str]) -> std::process::Output {
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    std::process::Command::new(env!("CARGO_BIN_EXE_spool"))
-        .args(args)
-        .env("HOME", h.path())
-        .env("PATH", path)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env("XDG_CONFIG_HOME", h.path().join(".config"))
-        .output()
-        .unwrap()
+    common::fake_agent(h.path(), "claude")
 }
 
 #[test]
@@ -153,7 +120,7 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     let (bin, log) = live_session(&h);
     let repo = h.path().join("work/repo");
     let id = "c0ffee00-0000-4000-8000-000000000001";
-    let out = run_with_path(&h, &bin, &["resume", &format!("claude:{id}")]);
+    let out = h.run_with_path(&bin, &["resume", &format!("claude:{id}")]);
     assert!(
         out.status.success(),
         "{}",
@@ -161,7 +128,7 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     );
     let got = std::fs::read_to_string(&log).unwrap();
     assert_eq!(got, format!("{}\n--resume\n{id}\n", repo.display()));
-    let out = run_with_path(&h, &bin, &["fork", &format!("claude:{id}")]);
+    let out = h.run_with_path(&bin, &["fork", &format!("claude:{id}")]);
     assert!(
         out.status.success(),
         "{}",
@@ -172,19 +139,18 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
         got,
         format!("{}\n--resume\n{id}\n--fork-session\n", repo.display())
     );
-    let printed = run_with_path(&h, &bin, &["resume", &format!("claude:{id}"), "--print"]);
+    let printed = h.run_with_path(&bin, &["resume", &format!("claude:{id}"), "--print"]);
     assert_eq!(
         String::from_utf8_lossy(&printed.stdout),
         format!("cd {} && claude --resume {id}\n", repo.display())
     );
     // A fork cut is not something Claude's fork takes.
-    let out = run_with_path(&h, &bin, &["fork", &format!("claude:{id}"), "--at", "1"]);
+    let out = h.run_with_path(&bin, &["fork", &format!("claude:{id}"), "--at", "1"]);
     assert_eq!(out.status.code(), Some(2));
     // [resume] overrides both commands.
     let cfg = h.path().join("cfg.toml");
     std::fs::write(&cfg, "[resume]\nclaude = \"claude -r {id} --verbose\"\n").unwrap();
-    let printed = run_with_path(
-        &h,
+    let printed = h.run_with_path(
         &bin,
         &[
             "--config",
@@ -203,79 +169,18 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no longer exists"));
 }
 
-/// size, mtime (ns) and SHA-256 of every file under `dir`, and the directory listing itself.
-fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let m = std::fs::symlink_metadata(&d).unwrap();
-        out.insert(
-            d.clone(),
-            (
-                0,
-                m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-                Vec::new(),
-            ),
-        );
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p);
-            } else {
-                let hash = Sha256::digest(std::fs::read(&p).unwrap()).to_vec();
-                let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-                out.insert(p, (m.len(), mtime, hash));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
     let h = home();
     let (bin, _log) = live_session(&h);
     let claude = h.claude_dir();
-    let before = fingerprint(&claude);
+    let before = common::fingerprint(&claude);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let md = out_dir.join("a.md").to_string_lossy().into_owned();
-    let html = out_dir.join("a.html").to_string_lossy().into_owned();
-    let json = out_dir.join("a.json").to_string_lossy().into_owned();
     let live = "claude:c0ffee00-0000-4000-8000-000000000001";
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["list"],
-        vec!["list", "--json", "--all"],
-        vec!["list", "--archived"],
-        vec!["list", "--query", "router", "--format", "claude"],
-        vec!["show", A],
-        vec!["show", B, "--json"],
-        vec!["show", B, "--window"],
-        vec!["show", B, "--raw"],
-        vec!["show", A, "--last", "1"],
-        vec!["export", A],
-        vec!["export", A, "--to", "markdown", "-o", &md],
-        vec!["export", B, "--to", "html", "-o", &html],
-        vec!["export", B, "--to", "json", "-o", &json],
-        vec!["pin", A],
-        vec!["unpin", A],
-        vec!["read", B],
-        vec!["unread", B],
-        vec!["archive", B],
-        vec!["unarchive", B],
-        vec!["rename", A, "spool title"],
-        vec!["fork", A, "--print"],
-        vec!["fork", live],
-        vec!["delete", A, "--yes"],
-        vec!["delete", B],
-        vec!["undelete", A],
-        vec!["resume", A, "--print"],
-        vec!["resume", live],
-    ];
-    for args in &runs {
-        let out = run_with_path(&h, &bin, args);
+    for args in &common::every_subcommand("claude", [A, B, live], &out_dir) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = h.run_with_path(&bin, &args);
         assert!(
             out.status.code().is_some_and(|c| c <= 2),
             "spool {args:?}: {}",
@@ -283,48 +188,14 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         );
     }
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a CLI subcommand changed the Claude directory"
     );
     // The browser's store side, every operation, and the pane's three views.
-    let st = h.stores();
-    for r in [A, B, live] {
-        let s = st.resolve(r).unwrap();
-        let store = st.store_for(&s);
-        store.transcript(&s.id, Span::All).unwrap();
-        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
-        store.window(&s.id).unwrap();
-        store.raw(&s.id).unwrap();
-        let ops = [
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::Rename, OpInput::Title("browser title".into())),
-            (SessionOp::Fork, OpInput::ForkAt(None)),
-            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
-            (SessionOp::Delete, OpInput::None),
-            (SessionOp::UndoDelete, OpInput::None),
-            (
-                SessionOp::Export,
-                OpInput::Export {
-                    format: spool::export::Format::Html,
-                    path: out_dir.join(format!("{}.html", s.id)),
-                },
-            ),
-        ];
-        for (op, input) in ops {
-            let s = st.resolve(r).unwrap();
-            let _ = perform(op, &s, input, &st);
-        }
-        let _ = st.store_for(&s).in_use(&s.id);
-        st.store_for(&s).tidy();
-    }
+    common::every_store_action(&h.stores(), &[A, B, live], &out_dir);
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a browser action changed the Claude directory"
     );

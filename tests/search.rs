@@ -165,7 +165,7 @@ fn check_spots(
     }
 }
 
-/// `check_spots` over the stores under `dir` (`loop/`, `loom/`, `harness/`), searched with a
+/// `check_spots` over the stores under `dir` (`loop/`, `loom/`, `harness/`, `claude/`, `pi/`), searched with a
 /// HOME of `home`.
 fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static str)>) {
     let d = dir.to_string_lossy().into_owned();
@@ -174,7 +174,19 @@ fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static st
         format!("{d}/loom"),
         format!("{d}/harness"),
     );
-    let extra = ["--loop-dir", &lp, "--loom-dir", &lm, "--harness-dir", &hn];
+    let (cl, pi) = (format!("{d}/claude"), format!("{d}/pi"));
+    let extra = [
+        "--loop-dir",
+        &lp,
+        "--loom-dir",
+        &lm,
+        "--harness-dir",
+        &hn,
+        "--claude-dir",
+        &cl,
+        "--pi-dir",
+        &pi,
+    ];
     check_spots(home, &extra, &Stores::open(&Roots::all_in(dir)), found);
 }
 

@@ -112,6 +112,7 @@ pub fn delete_note(s: &SessionSummary) -> String {
         StoreKind::Claude => {
             "spool never deletes Claude Code's files; archive hides it in spool.".into()
         }
+        StoreKind::Pi => "spool never deletes pi's files; archive hides it in spool.".into(),
     }
 }
 

@@ -50,6 +50,9 @@ pub struct StoreArgs {
     /// Claude Code config root, read-only (transcripts under DIR/projects/) [default: $CLAUDE_CONFIG_DIR or ~/.claude]
     #[arg(long, global = true, value_name = "DIR")]
     pub claude_dir: Option<PathBuf>,
+    /// pi session root, read-only [default: $PI_CODING_AGENT_SESSION_DIR, else settings sessionDir, else <agent dir>/sessions; agent dir: $PI_CODING_AGENT_DIR or ~/.pi/agent]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub pi_dir: Option<PathBuf>,
     /// Settings file [default: <config dir>/spool/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -111,7 +114,7 @@ pub struct ListArgs {
     /// Include empty sessions (no user message)
     #[arg(long)]
     pub empty: bool,
-    /// Only this store: loop, loom or harness
+    /// Only this store: loop, loom, harness, claude or pi
     #[arg(long, value_name = "F", value_parser = parse_kind)]
     pub format: Option<StoreKind>,
     /// Only sessions whose working directory is DIR
@@ -208,7 +211,7 @@ fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
     StoreKind::parse(s)
-        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness or claude)"))
+        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness, claude or pi)"))
 }
 
 /// Run one subcommand; returns the process exit code.

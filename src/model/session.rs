@@ -15,30 +15,34 @@ pub enum StoreKind {
     Harness,
     /// Claude Code (read-only).
     Claude,
+    /// pi coding agent (read-only).
+    Pi,
 }
 
 impl StoreKind {
-    pub const ALL: [StoreKind; 4] = [
+    pub const ALL: [StoreKind; 5] = [
         StoreKind::Loop,
         StoreKind::Loom,
         StoreKind::Harness,
         StoreKind::Claude,
+        StoreKind::Pi,
     ];
 
-    /// The `format` string of the CLI contract (`loop`, `loom`, `harness`, `claude`).
+    /// The `format` string of the CLI contract (`loop`, `loom`, `harness`, `claude`, `pi`).
     pub fn as_str(self) -> &'static str {
         match self {
             StoreKind::Loop => "loop",
             StoreKind::Loom => "loom",
             StoreKind::Harness => "harness",
             StoreKind::Claude => "claude",
+            StoreKind::Pi => "pi",
         }
     }
 
     /// Stores spool only reads: its own state lives outside them, delete is refused, fork
     /// and resume go through the agent's own command.
     pub fn read_only(self) -> bool {
-        matches!(self, StoreKind::Claude)
+        matches!(self, StoreKind::Claude | StoreKind::Pi)
     }
 
     pub fn parse(s: &str) -> Option<StoreKind> {
@@ -157,6 +161,7 @@ impl SessionSummary {
             StoreKind::Loom => self.title == "(empty session)",
             StoreKind::Harness => self.title == self.id,
             StoreKind::Claude => self.title == "(no prompt)",
+            StoreKind::Pi => self.title == "(no messages)",
         };
         if placeholder && !self.has_user_message {
             return "(empty)".into();

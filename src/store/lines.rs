@@ -2,7 +2,7 @@
 //! buffer more than the caller's line cap of one line (loom: 16 MiB, Claude Code: 64 MiB),
 //! resynchronise at the next `\n` after an over-long line.
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 /// One physical line of the log, as the splitter hands it out.
 pub enum RawLine<'a> {
@@ -98,6 +98,60 @@ pub fn for_each_line<R: Read>(
         f(emit(start, &line, skipping, false));
     }
     Ok(())
+}
+
+/// Position `f` at the first line that starts at or after byte `from` (a tail read skips
+/// the partial line it lands in; the byte before `from` tells whether `from` starts a line).
+/// Returns that offset.
+pub fn seek_line_start(f: &mut std::fs::File, from: u64) -> io::Result<u64> {
+    if from == 0 {
+        f.seek(SeekFrom::Start(0))?;
+        return Ok(0);
+    }
+    f.seek(SeekFrom::Start(from - 1))?;
+    let mut r = BufReader::new(&mut *f);
+    let mut skipped = Vec::new();
+    r.read_until(b'\n', &mut skipped)?;
+    let start = from - 1 + skipped.len() as u64;
+    drop(r);
+    f.seek(SeekFrom::Start(start))?;
+    Ok(start)
+}
+
+/// Read the last rounds of a session from the end of its file: `attempt(bytes)` reads the
+/// last `bytes` bytes and returns `Some` once enough rounds are in view (or the whole file
+/// was read); the window starts at 256 KiB and doubles.
+pub fn from_the_end<T>(mut attempt: impl FnMut(u64) -> io::Result<Option<T>>) -> io::Result<T> {
+    let mut bytes: u64 = 256 * 1024;
+    loop {
+        if let Some(done) = attempt(bytes)? {
+            return Ok(done);
+        }
+        bytes = bytes.saturating_mul(2);
+    }
+}
+
+/// The raw view of a JSONL file: every non-blank line pretty-printed where it is JSON
+/// (first-wins duplicate keys), as stored otherwise; an over-long line is a placeholder.
+pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {
+    let mut out = Vec::new();
+    for_each_line(r, max_line, |line| match line {
+        RawLine::TooLong { len, .. } => out.push(format!(
+            "[line of {len} bytes, longer than {} MiB, not shown]",
+            max_line >> 20
+        )),
+        RawLine::Line { bytes, .. } => {
+            let text = String::from_utf8_lossy(bytes);
+            if text.trim().is_empty() {
+                return;
+            }
+            match super::json_first::parse(text.as_bytes()) {
+                Some(v) => out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
+                None => out.push(text.into_owned()),
+            }
+        }
+    })?;
+    Ok(out.join("\n"))
 }
 
 fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {

@@ -9,6 +9,7 @@ pub mod lease;
 pub mod lines;
 pub mod loom_store;
 pub mod loop_store;
+pub mod pi_store;
 pub mod registry;
 pub mod regular;
 pub mod sidecar;

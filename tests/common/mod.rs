@@ -45,8 +45,14 @@ impl Home {
             loom_dir: self.loom_dir(),
             harness_dir: self.harness_dir(),
             claude_dir: self.claude_dir(),
+            pi_dir: self.pi_dir(),
             state_dir: self.state_dir(),
         })
+    }
+
+    /// pi's default session root, `~/.pi/agent/sessions` (read-only).
+    pub fn pi_dir(&self) -> PathBuf {
+        self.path().join(".pi/agent/sessions")
     }
 
     /// `~/.claude` (Claude Code, read-only).
@@ -75,15 +81,34 @@ impl Home {
         c
     }
 
-    /// Run `spool args...` with HOME here and no other store variables.
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_spool"))
-            .args(args)
+    /// `spool args...` with HOME here and none of the stores' own variables set.
+    fn isolated(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_spool"));
+        c.args(args)
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
             .env_remove("XDG_DATA_HOME")
-            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            .env("XDG_CONFIG_HOME", self.path().join(".config"));
+        c
+    }
+
+    /// Run `spool args...` with HOME here and no other store variables.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.isolated(args).output().expect("run spool")
+    }
+
+    /// Run `spool args...` as `run` does, with `bin` first on PATH (fake agents).
+    pub fn run_with_path(&self, bin: &Path, args: &[&str]) -> Output {
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        self.isolated(args)
+            .env("PATH", path)
             .output()
             .expect("run spool")
     }
@@ -132,6 +157,150 @@ pub fn install_claude_fixtures(home: &Path) {
     for f in files_under(&dst) {
         let file = std::fs::File::options().write(true).open(&f).expect("open");
         file.set_modified(t).expect("set mtime");
+    }
+}
+
+/// Copy the pi contract fixtures (`tests/fixtures/pi/sessions/`) into
+/// `home/.pi/agent/sessions`, the fork's `parentSession` pointed at the copy of its parent,
+/// every file settled (a torn last line is "truncated", not still being written).
+pub fn install_pi_fixtures(home: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi/sessions");
+    let dst = home.join(".pi/agent/sessions");
+    copy_tree(&fx, &dst);
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+    for f in files_under(&dst) {
+        let text = std::fs::read_to_string(&f).expect("read fixture");
+        let moved = format!("{}/", dst.display());
+        std::fs::write(&f, text.replace("/home/user/.pi/agent/sessions/", &moved)).expect("write");
+        let file = std::fs::File::options().write(true).open(&f).expect("open");
+        file.set_modified(t).expect("set mtime");
+    }
+}
+
+/// size, mtime (ns) and SHA-256 of every file under `dir`, and each directory's mtime: what
+/// the no-write proofs compare before and after.
+pub fn fingerprint(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::MetadataExt;
+    let ns = |m: &std::fs::Metadata| m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let m = std::fs::symlink_metadata(&d).expect("stat");
+        out.insert(d.clone(), (0, ns(&m), Vec::new()));
+        for e in std::fs::read_dir(&d).expect("list").flatten() {
+            let p = e.path();
+            let m = std::fs::symlink_metadata(&p).expect("stat");
+            if m.is_dir() {
+                stack.push(p);
+            } else {
+                let hash = Sha256::digest(std::fs::read(&p).expect("read")).to_vec();
+                out.insert(p, (m.len(), ns(&m), hash));
+            }
+        }
+    }
+    out
+}
+
+/// A fake agent `name` in `home/bin` that writes its working directory and its argv, one a
+/// line, to `home/<name>.log`: `(bin dir, log)`.
+pub fn fake_agent(home: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir bin");
+    let log = home.join(format!("{name}.log"));
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$PWD\" \"$@\" > '{}'\n",
+        log.display()
+    );
+    let fake = bin.join(name);
+    std::fs::write(&fake, script).expect("write fake agent");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    (bin, log)
+}
+
+/// Every CLI subcommand (list, show in every view, export in every format into `out_dir`,
+/// search, pin, read, archive, rename, fork, delete, undelete, resume) on sessions `a` and
+/// `b` of store `format` and on `live` (whose cwd exists, so resume and fork run the agent).
+pub fn every_subcommand(format: &str, [a, b, live]: [&str; 3], out_dir: &Path) -> Vec<Vec<String>> {
+    let file = |n: &str| out_dir.join(n).to_string_lossy().into_owned();
+    let (md, html, json) = (file("a.md"), file("a.html"), file("a.json"));
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["list"],
+        vec!["list", "--json", "--all"],
+        vec!["list", "--archived"],
+        vec!["list", "--query", "router", "--format", format],
+        vec!["show", a],
+        vec!["show", b, "--json"],
+        vec!["show", b, "--window"],
+        vec!["show", b, "--raw"],
+        vec!["show", a, "--last", "1"],
+        vec!["export", a],
+        vec!["export", a, "--to", "markdown", "-o", &md],
+        vec!["export", b, "--to", "html", "-o", &html],
+        vec!["export", b, "--to", "json", "-o", &json],
+        vec!["search", "router"],
+        vec!["pin", a],
+        vec!["unpin", a],
+        vec!["read", b],
+        vec!["unread", b],
+        vec!["archive", b],
+        vec!["unarchive", b],
+        vec!["rename", a, "spool title"],
+        vec!["fork", a, "--print"],
+        vec!["fork", live],
+        vec!["delete", a, "--yes"],
+        vec!["delete", b],
+        vec!["undelete", a],
+        vec!["resume", a, "--print"],
+        vec!["resume", live],
+    ];
+    runs.into_iter()
+        .map(|r| r.into_iter().map(String::from).collect())
+        .collect()
+}
+
+/// Every browser operation on each of `refs` through the store side the browser uses (the
+/// pane's three views, pin, read, archive twice each, rename, fork whole and cut, delete and
+/// undo, an HTML export into `out_dir`); results are ignored, the no-write proofs compare
+/// the agents' directories around it.
+pub fn every_store_action(st: &spool::store::Stores, refs: &[&str], out_dir: &Path) {
+    use spool::app::{OpInput, SessionOp};
+    use spool::browser::perform;
+    use spool::store::Span;
+    for &r in refs {
+        let s = st.resolve(r).unwrap();
+        let store = st.store_for(&s);
+        store.transcript(&s.id, Span::All).unwrap();
+        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
+        store.window(&s.id).unwrap();
+        store.raw(&s.id).unwrap();
+        let ops = [
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::Rename, OpInput::Title("browser title".into())),
+            (SessionOp::Fork, OpInput::ForkAt(None)),
+            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
+            (SessionOp::Delete, OpInput::None),
+            (SessionOp::UndoDelete, OpInput::None),
+            (
+                SessionOp::Export,
+                OpInput::Export {
+                    format: spool::export::Format::Html,
+                    path: out_dir.join(format!("{}.html", s.id)),
+                },
+            ),
+        ];
+        for (op, input) in ops {
+            let s = st.resolve(r).unwrap();
+            let _ = perform(op, &s, input, st);
+        }
+        let _ = st.store_for(&s).in_use(&s.id);
+        st.store_for(&s).tidy();
     }
 }
 

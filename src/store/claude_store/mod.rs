@@ -31,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
 
 pub use discover::{default_root, project_name, valid_id};
+pub(crate) use listing::clean_title;
 use transcript::{Ctx, Subagent};
 
 /// Legacy subagent files of one project directory: `(parent session id, path)`.
@@ -325,26 +326,8 @@ impl Store for ClaudeStore {
     fn raw(&self, id: &str) -> Result<String> {
         let path = self.locate(id)?;
         let f = read::open(&path).map_err(|e| Error::io("reading", &path, e))?;
-        let mut out = Vec::new();
-        crate::store::lines::for_each_line(f, read::MAX_LINE, |line| match line {
-            crate::store::lines::RawLine::TooLong { len, .. } => out.push(format!(
-                "[line of {len} bytes, longer than 64 MiB, not shown]"
-            )),
-            crate::store::lines::RawLine::Line { bytes, .. } => {
-                let text = String::from_utf8_lossy(bytes);
-                if text.trim().is_empty() {
-                    return;
-                }
-                match crate::store::json_first::parse(text.as_bytes()) {
-                    Some(v) => {
-                        out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned()))
-                    }
-                    None => out.push(text.into_owned()),
-                }
-            }
-        })
-        .map_err(|e| Error::io("reading", &path, e))?;
-        Ok(out.join("\n"))
+        crate::store::lines::pretty_jsonl(f, read::MAX_LINE)
+            .map_err(|e| Error::io("reading", &path, e))
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {

@@ -53,9 +53,6 @@ pub fn messages(recs: &[read::Rec], chain: &Chain, cx: &Ctx<'_>) -> Vec<Message>
         .collect()
 }
 
-/// First read from the end, doubled until enough rounds are in view.
-const TAIL_START: u64 = 256 * 1024;
-
 /// The last `n` rounds read from the end: `(entries, rounds in what was read, first kept
 /// round, whole file read)`. Rounds are numbered within what was read when the start of the
 /// file was not reached.
@@ -64,8 +61,7 @@ pub fn last_rounds(
     n: usize,
     cx: &Ctx<'_>,
 ) -> std::io::Result<(Vec<Entry>, usize, usize, bool)> {
-    let mut bytes = TAIL_START;
-    loop {
+    crate::store::lines::from_the_end(|bytes| {
         let p = read::read_tail(path, bytes)?;
         let whole = p.from == 0;
         let mut c = chain::build(&p.recs);
@@ -84,11 +80,10 @@ pub fn last_rounds(
         let rounds = round_starts(&msgs).len();
         // One round more than asked: the first round of a tail read may have started before
         // the cut.
-        if whole || rounds > n {
+        Ok((whole || rounds > n).then(|| {
             let (kept, total, first) =
                 crate::store::last_rounds(entries, crate::store::Span::LastRounds(n));
-            return Ok((kept, total, first, whole));
-        }
-        bytes = bytes.saturating_mul(2);
-    }
+            (kept, total, first, whole)
+        }))
+    })
 }

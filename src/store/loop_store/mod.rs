@@ -8,7 +8,7 @@
 //! `archive` and `fork` are the writers of section 9.
 
 mod archive;
-mod convert;
+pub(crate) mod convert;
 mod envelope;
 mod fork;
 mod header;

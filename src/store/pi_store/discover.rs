@@ -1,0 +1,99 @@
+//! Discovery (pi.md section 1): the session root from pi's own environment and settings,
+//! and the session files in it: `*.jsonl` directly in the root and one directory level
+//! down, never deeper, never dot-files, never through a symlink. Only directories are
+//! listed and one small settings file is read; nothing is created.
+
+use std::path::{Path, PathBuf};
+
+use crate::store::Candidate;
+use crate::store::regular::{self, Links, META_CAP};
+
+/// `~` and `~/…` expanded against `home`; a relative path made absolute.
+fn expand(v: &str, home: &Path) -> PathBuf {
+    if v == "~" {
+        return home.to_path_buf();
+    }
+    match v.strip_prefix("~/") {
+        Some(rest) => home.join(rest),
+        None => std::path::absolute(v).unwrap_or_else(|_| PathBuf::from(v)),
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// pi's agent directory: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub fn agent_dir(home: &Path) -> PathBuf {
+    env("PI_CODING_AGENT_DIR").map_or_else(|| home.join(".pi").join("agent"), |v| expand(&v, home))
+}
+
+/// The session root (DECIDED order, mirroring pi): `$PI_CODING_AGENT_SESSION_DIR`, else
+/// `sessionDir` from `<agent dir>/settings.json`, else `<agent dir>/sessions`.
+pub fn default_root(home: &Path) -> PathBuf {
+    if let Some(v) = env("PI_CODING_AGENT_SESSION_DIR") {
+        return expand(&v, home);
+    }
+    let agent = agent_dir(home);
+    settings_session_dir(&agent, home).unwrap_or_else(|| agent.join("sessions"))
+}
+
+/// A non-empty string `sessionDir` in the settings (a missing, huge or invalid file: none).
+fn settings_session_dir(agent: &Path, home: &Path) -> Option<PathBuf> {
+    // A user's dotfiles often symlink their settings: followed, like spool's own config.
+    let bytes = regular::read(&agent.join("settings.json"), META_CAP, Links::Follow).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let d = v.get("sessionDir")?.as_str()?.trim();
+    (!d.is_empty()).then(|| expand(d, home))
+}
+
+/// Ids that may reach a state path or an argv: `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`.
+pub fn valid_id(id: &str) -> bool {
+    crate::store::claude_store::valid_id(id)
+}
+
+/// Regular, non-dot `*.jsonl` files of `dir` (a symlinked file is not one pi wrote).
+fn files_in(dir: &Path, out: &mut Vec<Candidate>, subdirs: Option<&mut Vec<PathBuf>>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        out.push(Candidate::unreadable_dir(dir));
+        return;
+    };
+    let mut subdirs = subdirs;
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            if let Some(s) = subdirs.as_deref_mut() {
+                s.push(e.path());
+            }
+            continue;
+        }
+        if !ft.is_file() || !name.ends_with(".jsonl") || name.len() == ".jsonl".len() {
+            continue;
+        }
+        out.push(Candidate {
+            id: super::listing::stem_id(&e.path()),
+            path: e.path(),
+            mtime: e.metadata().ok().and_then(|m| m.modified().ok()),
+        });
+    }
+}
+
+/// Every session candidate, newest mtime first. A missing root is simply empty; a
+/// directory that cannot be listed is one candidate (an error row).
+pub fn discover(root: &Path) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    if !root.is_dir() {
+        return out;
+    }
+    let mut dirs = Vec::new();
+    files_in(root, &mut out, Some(&mut dirs));
+    for d in dirs {
+        files_in(&d, &mut out, None);
+    }
+    out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));
+    out
+}

@@ -1,0 +1,417 @@
+//! The pi coding agent store, read-only (contract: shared/formats/pi.md). Sessions are JSONL
+//! entry trees under the session root (`--<encoded cwd>--/<time>_<id>.jsonl`); spool never
+//! creates, edits or removes anything there. Its pin, read, archive and title state lives in
+//! spool's state directory (`store::state`), and fork and resume go through `pi` itself.
+//!
+//! Layout: `discover` finds the root and the files, `read` splits and decodes lines, `tree`
+//! finds the active leaf, path and branches, `listing` derives the row, `transcript` turns
+//! the path into messages, `window` replays the context window and reads `--last` from the end.
+
+mod discover;
+mod listing;
+mod read;
+mod transcript;
+mod tree;
+mod window;
+
+#[cfg(test)]
+mod tests_malformed;
+#[cfg(test)]
+mod tests_read;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::state::{self, StateDir};
+use super::{Candidate, Span, Store};
+use crate::error::{Error, Result};
+use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
+
+pub use discover::{agent_dir, default_root, valid_id};
+use read::Header;
+
+/// The state directory's name for this store (formats README).
+pub const STATE_NAME: &str = "pi";
+
+/// pi's sessions under one session root.
+pub struct PiStore {
+    root: PathBuf,
+    state: StateDir,
+}
+
+/// One session read for listing.
+struct Loaded {
+    parsed: read::Parsed,
+    facts: listing::Facts,
+    summary: SessionSummary,
+}
+
+/// Why a row cannot be resumed: pi would truncate the file to a fresh header (6.1).
+const INVALID_HEADER: &str = "invalid header (pi would reset this file)";
+
+impl PiStore {
+    /// `root` is the session root (`--pi-dir`, or pi's own rule: `discover::default_root`);
+    /// `state_root` is spool's `<data dir>/spool/state`. Nothing is created.
+    pub fn new(root: &Path, state_root: &Path) -> Self {
+        PiStore {
+            root: root.to_path_buf(),
+            state: StateDir::new(state_root, STATE_NAME),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file of session `id`: the newest file whose stem names it, else (files named by
+    /// other tools) the newest whose header does.
+    fn locate(&self, id: &str) -> Result<PathBuf> {
+        let not_found = || Error::NotFound(format!("pi:{id}"));
+        if !valid_id(id) {
+            return Err(not_found());
+        }
+        let all = discover::discover(&self.root);
+        if let Some(c) = all.iter().find(|c| c.id == id) {
+            return Ok(c.path.clone());
+        }
+        all.into_iter()
+            .filter(|c| c.path.is_file())
+            .find(|c| header_id(&c.path).as_deref() == Some(id))
+            .map(|c| c.path)
+            .ok_or_else(not_found)
+    }
+
+    fn load(&self, path: &Path) -> std::io::Result<Loaded> {
+        let mut parsed = read::read(path, read::Mode::List)?;
+        // pi rewrites files in place (not atomically): a file caught empty mid-rewrite is
+        // read once more (DECIDED 14).
+        let fresh = parsed
+            .mtime
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|a| a < Duration::from_secs(2));
+        if parsed.size == 0 && fresh {
+            std::thread::sleep(Duration::from_millis(200));
+            parsed = read::read(path, read::Mode::List)?;
+        }
+        let t = tree::build(&parsed.ents);
+        let facts = listing::facts(&parsed, &t);
+        let parent = match &parsed.header {
+            Header::Valid {
+                parent: Some(pp), ..
+            } => parent_row(Path::new(pp)),
+            _ => None,
+        };
+        let mut summary = listing::summary(path, &parsed, &facts, parent, SystemTime::now());
+        match &parsed.header {
+            Header::Valid { .. } => {}
+            Header::Invalid if !parsed.ents.is_empty() => {
+                summary.error = Some(INVALID_HEADER.into());
+            }
+            // Not pi's: shown only with the empty sessions, never resumed (no cwd).
+            _ => {
+                summary.cwd = None;
+                summary.has_user_message = false;
+                summary.badges.insert(0, "not a pi session".into());
+            }
+        }
+        if valid_id(&summary.id) {
+            let st = self.state.read(&summary.id);
+            state::apply(&mut summary, &st, facts.newest_assistant);
+        } else {
+            summary.badges.push("id spool cannot keep state for".into());
+        }
+        Ok(Loaded {
+            parsed,
+            facts,
+            summary,
+        })
+    }
+
+    fn load_id(&self, id: &str) -> Result<(PathBuf, Loaded)> {
+        let path = self.locate(id)?;
+        let l = self
+            .load(&path)
+            .map_err(|e| Error::io("reading", &path, e))?;
+        Ok((path, l))
+    }
+
+    fn warnings(p: &read::Parsed, t: &tree::Tree) -> Vec<String> {
+        let mut w = Vec::new();
+        if matches!(p.header, Header::Invalid) {
+            w.push(format!("{INVALID_HEADER}: shown for reading only"));
+        }
+        if p.bad > 0 {
+            w.push(format!("{} unreadable line(s) skipped", p.bad));
+        }
+        if p.truncated {
+            w.push("the last line is cut off (the writer stopped mid-line)".into());
+        }
+        if p.pending {
+            w.push("the last line is still being written".into());
+        }
+        for len in &p.oversized {
+            w.push(format!("oversized line ({} MB) skipped", len / 1_000_000));
+        }
+        if p.lossy > 0 {
+            w.push(format!("{} line(s) held invalid UTF-8", p.lossy));
+        }
+        if p.v1 > 0 {
+            w.push(format!(
+                "{} entries without ids (version 1) linked in file order",
+                p.v1
+            ));
+        }
+        if t.duplicates > 0 {
+            w.push(format!(
+                "{} duplicate entry id(s): the later entry wins",
+                t.duplicates
+            ));
+        }
+        w
+    }
+
+    /// The fork's parent: `(pi:<id> "title", ids and types of its entries)`, or a notice
+    /// when its file is gone.
+    fn parent_of(p: &read::Parsed) -> (Option<String>, HashMap<String, String>, Option<String>) {
+        let Header::Valid {
+            parent: Some(pp), ..
+        } = &p.header
+        else {
+            return (None, HashMap::new(), None);
+        };
+        match read::read(Path::new(pp), read::Mode::List) {
+            Ok(pp_parsed) => {
+                let t = tree::build(&pp_parsed.ents);
+                let f = listing::facts(&pp_parsed, &t);
+                let id = match &pp_parsed.header {
+                    Header::Valid { id, .. } => id.clone(),
+                    _ => listing::stem_id(Path::new(pp)),
+                };
+                let ids = pp_parsed.ents.into_iter().map(|e| (e.id, e.kind)).collect();
+                (
+                    Some(format!("pi:{id} \"{}\"", listing::title(&f))),
+                    ids,
+                    None,
+                )
+            }
+            Err(_) => (None, HashMap::new(), Some(format!("parent missing: {pp}"))),
+        }
+    }
+
+    /// The refusal for anything that would write into pi's directory.
+    fn read_only(&self, what: &str, id: &str) -> Error {
+        Error::Refused(format!(
+            "spool does not {what} pi sessions: it never writes inside {} (pi owns those \
+             files); archive pi:{id} to hide it in spool instead",
+            self.root.display()
+        ))
+    }
+}
+
+/// The header id of a file (its first line only).
+fn header_id(path: &Path) -> Option<String> {
+    let f = read::open(path).ok()?;
+    let mut first = None;
+    crate::store::lines::for_each_line(std::io::Read::take(f, 1 << 20), 1 << 20, |l| {
+        if let crate::store::lines::RawLine::Line { bytes, .. } = l
+            && first.is_none()
+            && !bytes.iter().all(u8::is_ascii_whitespace)
+        {
+            first = Some(crate::store::json_first::parse(bytes));
+        }
+    })
+    .ok()?;
+    let v = first??;
+    (v.get("type")?.as_str()? == "session").then(|| v.get("id")?.as_str().map(str::to_string))?
+}
+
+/// The parent of a fork, as `(id, title)` (its derived title, for the ` (fork)` rule).
+fn parent_row(pp: &Path) -> Option<(String, String)> {
+    let p = read::read(pp, read::Mode::List).ok()?;
+    let id = match &p.header {
+        Header::Valid { id, .. } => id.clone(),
+        _ => return None,
+    };
+    let t = tree::build(&p.ents);
+    Some((id, listing::title(&listing::facts(&p, &t))))
+}
+
+impl Store for PiStore {
+    fn kind(&self) -> StoreKind {
+        StoreKind::Pi
+    }
+
+    fn sessions_dir(&self) -> &Path {
+        &self.root
+    }
+
+    fn state_file(&self, id: &str) -> PathBuf {
+        self.state.dir().join(format!("{id}.json"))
+    }
+
+    fn discover(&self) -> Vec<Candidate> {
+        discover::discover(&self.root)
+    }
+
+    fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        if c.path.is_dir() {
+            return super::unreadable_dir_row(StoreKind::Pi, c);
+        }
+        Some(match self.load(&c.path) {
+            Ok(l) => l.summary,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                SessionSummary::error_row(StoreKind::Pi, &c.id, &c.path, "deleted (by pi?)")
+            }
+            Err(e) => SessionSummary::error_row(
+                StoreKind::Pi,
+                &c.id,
+                &c.path,
+                format!("cannot read {}: {e}", c.path.display()),
+            ),
+        })
+    }
+
+    /// Files are spread over the cores; two files with one header id (a copied file) keep
+    /// the newest as the session and mark the others (DECIDED, section 1).
+    fn list(&self) -> Vec<SessionSummary> {
+        let candidates = self.discover();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8);
+        let chunk = candidates.len().div_ceil(threads).max(1);
+        let mut rows = super::gather_parallel(candidates.chunks(chunk), |part| {
+            part.iter().filter_map(|c| self.summarize(c)).collect()
+        });
+        // Candidates come newest first, so the first row of an id is the one that wins.
+        let mut seen = HashSet::new();
+        for r in &mut rows {
+            if !seen.insert(r.id.clone()) {
+                r.badges.insert(0, "duplicate id".into());
+                r.error
+                    .get_or_insert_with(|| format!("duplicate id: a newer file holds pi:{}", r.id));
+                r.read_only = true;
+            }
+        }
+        rows
+    }
+
+    fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        let (path, l) = self.load_id(id)?;
+        let (parent, parent_ids, missing) = Self::parent_of(&l.parsed);
+        let io = |e| Error::io("reading", &path, e);
+        let full = read::read(&path, read::Mode::Full).map_err(io)?;
+        let t = tree::build(&full.ents);
+        let copied: HashSet<String> = full
+            .ents
+            .iter()
+            .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
+            .map(|e| e.id.clone())
+            .collect();
+        let cx = transcript::Ctx {
+            labels: &l.facts.labels,
+            copied: &copied,
+            parent: parent.as_deref(),
+        };
+        let mut warnings = Self::warnings(&full, &t);
+        let (mut entries, total_rounds, first_round) = match span {
+            Span::LastRounds(n) => {
+                drop(full);
+                let (e, total, first, whole) = window::last_rounds(&path, n, &cx).map_err(io)?;
+                if !whole {
+                    warnings.push(
+                        "read from the end of the file: rounds and message positions count \
+                         from the first entry read"
+                            .into(),
+                    );
+                }
+                (e, total, first)
+            }
+            Span::All => {
+                let mut e = transcript::entries(&full.ents, &t, &t.path, &cx, 0);
+                let on_path = t.on_path();
+                let unlinked = t.orphans.iter().filter(|o| !on_path.contains(o)).count();
+                if unlinked > 0 {
+                    e.push(Entry::Notice(format!(
+                        "unlinked entries: {unlinked} entr{} whose parent is missing, off the \
+                         active path",
+                        if unlinked == 1 { "y" } else { "ies" }
+                    )));
+                }
+                crate::store::last_rounds(e, Span::All)
+            }
+        };
+        if let Some(m) = missing
+            && first_round == 0
+        {
+            entries.insert(0, Entry::Notice(m));
+        }
+        if !l.facts.labels.is_empty() && first_round == 0 {
+            let list: Vec<String> = l.facts.labels.values().cloned().collect();
+            entries.insert(0, Entry::Notice(format!("labels: {}", list.join(", "))));
+        }
+        Ok(Transcript {
+            summary: l.summary,
+            entries,
+            total_rounds,
+            first_round,
+            warnings,
+        })
+    }
+
+    fn window(&self, id: &str) -> Result<Window> {
+        let (path, l) = self.load_id(id)?;
+        let p = read::read(&path, read::Mode::Full).map_err(|e| Error::io("reading", &path, e))?;
+        let t = tree::build(&p.ents);
+        Ok(Window {
+            messages: window::messages(&p.ents, &t),
+            system_note: Some(window::system_note(
+                l.facts.model.as_deref(),
+                l.facts.thinking.as_deref(),
+            )),
+            warnings: Self::warnings(&p, &t),
+            summary: l.summary,
+        })
+    }
+
+    fn raw(&self, id: &str) -> Result<String> {
+        let path = self.locate(id)?;
+        let f = read::open(&path).map_err(|e| Error::io("reading", &path, e))?;
+        crate::store::lines::pretty_jsonl(f, read::MAX_LINE)
+            .map_err(|e| Error::io("reading", &path, e))
+    }
+
+    fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_time_key(id, "pinned_at", pinned)
+    }
+
+    fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
+        let (_, l) = self.load_id(id)?;
+        self.state.set_read(id, l.facts.newest_assistant, unread)
+    }
+
+    fn set_archived(&self, id: &str, archived: bool) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_time_key(id, "archived_at", archived)
+    }
+
+    fn rename(&self, id: &str, title: &str) -> Result<()> {
+        self.locate(id)?;
+        self.state.set_title(id, title)
+    }
+
+    fn fork(&self, id: &str, _at: Option<usize>) -> Result<String> {
+        let path = self.locate(id)?;
+        Err(Error::Refused(format!(
+            "pi forks sessions itself: run `pi --fork {}` (spool never writes inside {})",
+            path.display(),
+            self.root.display()
+        )))
+    }
+
+    fn delete(&self, id: &str) -> Result<()> {
+        self.locate(id)?;
+        Err(self.read_only("delete", id))
+    }
+}

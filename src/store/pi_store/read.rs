@@ -1,0 +1,357 @@
+//! Reading a pi session file safely and tolerantly (pi.md 6.1): regular files only, opened
+//! without following a symlink or blocking on a FIFO; split on `\n` with a 64 MiB line cap;
+//! bad lines skipped and counted; a torn last line pending while the file changes, "truncated"
+//! once it has settled. Listing reads parse fully only the header, the small metadata entries
+//! and the first user message; every other line is read for its ids, times and role only, so
+//! an extension's huge `custom` state (kendex#177) is never materialized.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::model::{from_millis, parse_time};
+use crate::store::json_first;
+use crate::store::lines::{self, RawLine};
+use crate::store::regular::{self, Links};
+
+/// Line cap (DECIDED 9): a longer line is counted and shown as a placeholder.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+/// Files above this use the entry `timestamp` for `updated` (pi.md 6.2, first row).
+pub const LARGE: u64 = 8 * 1024 * 1024;
+/// A torn last line is pending (not bad) while the file changed this recently.
+const SETTLE: Duration = Duration::from_secs(10);
+
+/// Open a session file: a regular file, not through a symlink, never blocking.
+pub fn open(path: &Path) -> io::Result<File> {
+    regular::open(path, Links::Refuse)
+}
+
+/// The first line, as pi judges it (section 1, "Validity").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Header {
+    Valid {
+        version: Option<i64>,
+        id: String,
+        timestamp: Option<DateTime<Utc>>,
+        cwd: String,
+        /// `parentSession`, or the legacy `branchedFrom`.
+        parent: Option<String>,
+    },
+    /// The first non-empty line is not a usable `session` header.
+    Invalid,
+    /// Nothing but whitespace (or nothing at all) in the file.
+    #[default]
+    Empty,
+    /// A tail read: the header was not read.
+    NotRead,
+}
+
+/// One entry line, with the fields every pass needs lifted out of its JSON.
+#[derive(Clone, Debug)]
+pub struct Ent {
+    pub kind: String,
+    /// The entry id; a v1 entry without one gets `#<line>` (linked to the previous entry).
+    pub id: String,
+    pub parent: Option<String>,
+    pub ts: Option<DateTime<Utc>>,
+    /// `message.role` of `message` entries.
+    pub role: Option<String>,
+    /// `message.timestamp` (Unix ms) of `message` entries.
+    pub msg_ts: Option<DateTime<Utc>>,
+    /// Assistant `provider/model`.
+    pub model: Option<String>,
+    pub stop: Option<String>,
+    pub tokens: u64,
+    pub cost: f64,
+    /// The whole line, or `Null` where a listing read skipped it.
+    pub v: Value,
+}
+
+/// What a read produced.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub header: Header,
+    pub ents: Vec<Ent>,
+    pub bad: u64,
+    pub oversized: Vec<u64>,
+    pub lossy: u64,
+    pub truncated: bool,
+    pub pending: bool,
+    /// Entries without an `id` (v1), linked linearly in memory.
+    pub v1: u64,
+    pub size: u64,
+    pub mtime: Option<SystemTime>,
+    /// The read started at this byte offset (0 unless read from the end).
+    pub from: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Every line parsed whole (transcript, window).
+    Full,
+    /// Listing: metadata entries and the first user message whole, the rest slim.
+    List,
+}
+
+/// The keys a listing pass reads from most lines; everything else is skipped unparsed.
+#[derive(Deserialize)]
+struct Slim {
+    #[serde(rename = "type")]
+    kind: String,
+    id: Option<String>,
+    #[serde(rename = "parentId")]
+    parent: Option<String>,
+    timestamp: Option<String>,
+    message: Option<SlimMsg>,
+}
+
+#[derive(Deserialize)]
+struct SlimMsg {
+    role: Option<String>,
+    timestamp: Option<f64>,
+    provider: Option<String>,
+    model: Option<String>,
+    #[serde(rename = "stopReason")]
+    stop: Option<String>,
+    usage: Option<SlimUsage>,
+}
+
+#[derive(Deserialize)]
+struct SlimUsage {
+    #[serde(rename = "totalTokens")]
+    total: Option<f64>,
+    cost: Option<SlimCost>,
+}
+
+#[derive(Deserialize)]
+struct SlimCost {
+    total: Option<f64>,
+}
+
+fn s(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Token and cost totals of a `usage` object.
+pub fn usage_of(u: Option<&Value>) -> (u64, f64) {
+    let Some(u) = u else { return (0, 0.0) };
+    let t = u.get("totalTokens").and_then(Value::as_f64).unwrap_or(0.0);
+    let c = u
+        .get("cost")
+        .and_then(|c| c.get("total"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    (t.max(0.0) as u64, c)
+}
+
+impl Ent {
+    fn from_value(v: Value) -> Option<Ent> {
+        let kind = s(&v, "type")?;
+        let msg = v.get("message");
+        let role = msg.and_then(|m| s(m, "role"));
+        let (mut tokens, mut cost) = usage_of(v.get("usage"));
+        if let Some(m) = msg {
+            let (t, c) = usage_of(m.get("usage"));
+            tokens += t;
+            cost += c;
+        }
+        let model = msg.and_then(|m| Some(format!("{}/{}", s(m, "provider")?, s(m, "model")?)));
+        Some(Ent {
+            id: s(&v, "id").unwrap_or_default(),
+            parent: s(&v, "parentId"),
+            ts: v
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(parse_time),
+            msg_ts: msg
+                .and_then(|m| m.get("timestamp"))
+                .and_then(Value::as_f64)
+                .and_then(|t| from_millis(t as i64)),
+            stop: msg.and_then(|m| s(m, "stopReason")),
+            role,
+            model,
+            tokens,
+            cost,
+            kind,
+            v,
+        })
+    }
+
+    fn from_slim(x: Slim) -> Ent {
+        let m = x.message;
+        let (tokens, cost) = m
+            .as_ref()
+            .and_then(|m| m.usage.as_ref())
+            .map_or((0, 0.0), |u| {
+                (
+                    u.total.unwrap_or(0.0).max(0.0) as u64,
+                    u.cost.as_ref().and_then(|c| c.total).unwrap_or(0.0),
+                )
+            });
+        Ent {
+            kind: x.kind,
+            id: x.id.unwrap_or_default(),
+            parent: x.parent,
+            ts: x.timestamp.as_deref().and_then(parse_time),
+            role: m.as_ref().and_then(|m| m.role.clone()),
+            msg_ts: m
+                .as_ref()
+                .and_then(|m| m.timestamp)
+                .and_then(|t| from_millis(t as i64)),
+            model: m.as_ref().and_then(|m| match (&m.provider, &m.model) {
+                (Some(p), Some(id)) => Some(format!("{p}/{id}")),
+                _ => None,
+            }),
+            stop: m.and_then(|m| m.stop),
+            tokens,
+            cost,
+            v: Value::Null,
+        }
+    }
+}
+
+/// Whether a listing read parses this line whole: the header, metadata entries, and a user
+/// message while the first one has not been seen. pi writes `type` first, so the line's
+/// opening bytes tell its type.
+fn parse_whole(bytes: &[u8], need_user: bool) -> bool {
+    const SLIM: [&[u8]; 2] = [b"{\"type\":\"message\"", b"{\"type\":\"custom\""];
+    if !SLIM.iter().any(|p| bytes.starts_with(p)) {
+        return true;
+    }
+    const USER: &[u8] = b"\"role\":\"user\"";
+    need_user && bytes.starts_with(SLIM[0]) && bytes.windows(USER.len()).any(|w| w == USER)
+}
+
+/// Parse one line into an object (first-wins duplicate keys); `(value, was_lossy)`.
+fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
+    if let Some(v) = json_first::parse(bytes) {
+        return v.is_object().then_some((v, false));
+    }
+    if std::str::from_utf8(bytes).is_err() {
+        let text = String::from_utf8_lossy(bytes);
+        let v = json_first::parse(text.as_bytes())?;
+        return v.is_object().then_some((v, true));
+    }
+    None
+}
+
+fn header_of(v: &Value) -> Header {
+    if v.get("type").and_then(Value::as_str) != Some("session") {
+        return Header::Invalid;
+    }
+    let Some(id) = s(v, "id") else {
+        return Header::Invalid;
+    };
+    Header::Valid {
+        version: v.get("version").and_then(Value::as_i64),
+        id,
+        timestamp: v
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(parse_time),
+        cwd: s(v, "cwd").unwrap_or_default(),
+        parent: s(v, "parentSession")
+            .or_else(|| s(v, "branchedFrom"))
+            .filter(|p| !p.is_empty()),
+    }
+}
+
+/// Read a whole session file.
+pub fn read(path: &Path, mode: Mode) -> io::Result<Parsed> {
+    read_from(open(path)?, 0, mode)
+}
+
+/// Read the end of a file: the last `bytes` bytes (whole lines only), or all of it.
+pub fn read_tail(path: &Path, bytes: u64) -> io::Result<Parsed> {
+    let f = open(path)?;
+    let size = f.metadata()?.len();
+    read_from(f, size.saturating_sub(bytes), Mode::Full)
+}
+
+/// Read from byte `from` on (a tail read starts after the first `\n` at or after `from`).
+pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
+    let meta = f.metadata()?;
+    let mut p = Parsed {
+        size: meta.len(),
+        mtime: meta.modified().ok(),
+        ..Parsed::default()
+    };
+    let start = lines::seek_line_start(&mut f, from)?;
+    if from > 0 {
+        p.header = Header::NotRead;
+    }
+    p.from = start;
+    let settled = p
+        .mtime
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .is_some_and(|age| age >= SETTLE);
+    let mut first = from == 0;
+    let mut need_user = true;
+    let size = p.size;
+    lines::for_each_line(f.take(size.saturating_sub(start)), MAX_LINE, |line| {
+        let (bytes, terminated, line_no) = match line {
+            RawLine::TooLong { len, .. } => {
+                first = false;
+                p.oversized.push(len);
+                return;
+            }
+            RawLine::Line {
+                bytes,
+                terminated,
+                start,
+            } => (bytes, terminated, start),
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if first {
+            first = false;
+            p.header = match decode(bytes) {
+                Some((v, _)) => header_of(&v),
+                None => Header::Invalid,
+            };
+            if matches!(p.header, Header::Valid { .. }) {
+                return;
+            }
+        }
+        let slim = mode == Mode::List && !parse_whole(bytes, need_user);
+        let ent = if slim {
+            serde_json::from_slice::<Slim>(bytes)
+                .ok()
+                .map(Ent::from_slim)
+        } else {
+            None
+        };
+        let ent = ent.or_else(|| {
+            let (v, lossy) = decode(bytes)?;
+            p.lossy += u64::from(lossy);
+            Ent::from_value(v)
+        });
+        match ent {
+            Some(mut e) => {
+                if e.kind == "message" && e.role.as_deref() == Some("user") && !e.v.is_null() {
+                    need_user = false;
+                }
+                if e.id.is_empty() {
+                    // A v1 entry: linked to the previous one in memory only (DECIDED 11).
+                    p.v1 += 1;
+                    e.id = format!("#{}", start + line_no);
+                    e.parent = p.ents.last().map(|prev| prev.id.clone());
+                }
+                p.ents.push(e);
+            }
+            None if !terminated && !settled => p.pending = true,
+            None if !terminated => {
+                p.bad += 1;
+                p.truncated = true;
+            }
+            None => p.bad += 1,
+        }
+    })?;
+    Ok(p)
+}
