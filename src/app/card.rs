@@ -56,10 +56,10 @@ pub fn lines(lo: &LeftOff, collapsed: bool) -> Vec<DocLine> {
         }
     };
     if let Some(r) = &lo.last_request {
-        block("you asked", r, Tone::User);
+        block("request", r, Tone::User);
     }
     if let Some(r) = &lo.last_reply {
-        block("agent said", r, Tone::Assistant);
+        block("reply", r, Tone::Assistant);
     }
     for t in &lo.todos {
         block(

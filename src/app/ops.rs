@@ -70,6 +70,8 @@ impl App {
         r: crate::preflight::Report,
         fx: &mut Vec<Effect>,
     ) {
+        // The resume is over unless it goes on below (`update` marks a pushed op pending).
+        self.op_pending = false;
         if let Some(why) = r.refusals.first() {
             self.status = Some(format!("not resuming: {why}"));
         } else if !r.surprises.is_empty() {

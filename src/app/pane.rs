@@ -210,8 +210,13 @@ impl Pane {
                 Content::Empty => doc::Doc::default(),
                 Content::Transcript(t) => {
                     let mut d = doc::transcript(t, open, self.time);
-                    let lo = crate::model::left_off::LeftOff::from_transcript(t);
-                    super::card::prepend(&mut d, super::card::lines(&lo, self.card_folded));
+                    // A find counts and jumps through the transcript itself, not the card's
+                    // copies of its last messages.
+                    if !self.find.is_active() {
+                        let lo = crate::model::left_off::LeftOff::from_transcript(t);
+                        let card = super::card::lines(&lo, self.card_folded);
+                        super::card::prepend(&mut d, card);
+                    }
                     d
                 }
                 Content::Window(w) => doc::window(w, open, self.time),

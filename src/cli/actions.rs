@@ -110,11 +110,12 @@ pub(super) fn preflight(
 ) -> Result<()> {
     let in_use = false; // `resume::plan` already refused a session in use.
     let r = crate::preflight::check(s, &plan.cwd, plan.problem(), in_use);
+    // A refusal is the error itself: one sentence, the cause first.
+    if !r.refusals.is_empty() {
+        return Err(Error::Refused(r.refusals.join("; ")));
+    }
     for l in r.lines() {
         note(&format!("spool: {}", text::one_line(&l)));
-    }
-    if let Some(why) = r.refusals.first() {
-        return Err(Error::Refused(why.clone()));
     }
     if !r.surprises.is_empty() && !yes {
         ask(

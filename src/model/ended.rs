@@ -110,15 +110,24 @@ const ASKING: [&str; 6] = [
 ];
 
 /// Whether the agent's last message asks the user something: its last non-blank line ends
-/// with a question mark (after closing markdown, quotes and brackets), or opens with one of
+/// with a question mark (after closing markdown, quotes and brackets, or before a trailing
+/// parenthetical aside), or opens with one of
 /// a few fixed requests for a decision.
 pub fn asks_user(text: &str) -> bool {
     let Some(last) = text.lines().map(str::trim).rfind(|l| !l.is_empty()) else {
         return false;
     };
-    let end = last.trim_end_matches(['*', '_', '`', '"', '\'', ')', ']', '»', '”', ' ']);
-    if end.ends_with('?') || end.ends_with('？') {
-        return true;
+    let closing = ['*', '_', '`', '"', '\'', ')', ']', '»', '”', ' '];
+    // A trailing aside (`… want? (main or dev)`) does not hide the question before it.
+    let unaside = match (last.ends_with(')'), last.rfind('(')) {
+        (true, Some(i)) if i > 0 => last[..i].trim_end(),
+        _ => last,
+    };
+    for l in [last, unaside] {
+        let end = l.trim_end_matches(closing);
+        if end.ends_with('?') || end.ends_with('？') {
+            return true;
+        }
     }
     let lower = last.trim_start_matches(['*', '_', '-', ' ']).to_lowercase();
     ASKING.iter().any(|p| lower.starts_with(p))

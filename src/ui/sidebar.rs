@@ -182,10 +182,14 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     }
     let mut left_w = w.saturating_sub(right_w + 1);
     let mut spans = Vec::new();
-    if let Some(e) = s.ended.filter(|_| left_w >= 16) {
-        let mark = one_line(&format!("{} {} ", e.glyph(), e.as_str()));
-        left_w -= mark.width();
-        spans.push(Span::styled(mark, ended_style(theme, e)));
+    if let Some(e) = s.ended {
+        // The word is sanitised like every other string, then one space before the summary.
+        let mark = one_line(&format!("{} {}", e.glyph(), e.as_str()));
+        if left_w > mark.width() + 1 {
+            left_w -= mark.width() + 1;
+            spans.push(Span::styled(mark, ended_style(theme, e)));
+            spans.push(Span::raw(" "));
+        }
     }
     spans.extend(about(app, theme, s, left_w));
     let used: usize = spans.iter().map(|sp| sp.width()).sum();
