@@ -32,7 +32,7 @@ fn the_inbox_lists_what_needs_the_user_and_archiving_takes_it_out() {
     let (w, e, i) = (count("waiting"), count("errored"), count("interrupted"));
     assert!(w > 0 && e > 0 && i > 0, "the demo has every inbox ending");
     assert_eq!(w + e + i, rows.len());
-    let heading = format!("? waiting {w} · ! errored {e} · ~ interrupted {i}");
+    let heading = format!("inbox  ?{w} waiting  !{e} errored  ~{i} interrupted");
 
     t.run("--demo");
     t.wait_listed();
@@ -48,7 +48,10 @@ fn the_inbox_lists_what_needs_the_user_and_archiving_takes_it_out() {
     let marks = ["? waiting", "! errored", "~ interrupted"];
     let listed = side
         .lines()
-        .filter(|l| marks.iter().any(|m| l.trim_start().starts_with(m)))
+        .filter(|l| {
+            let l = l.trim_start_matches(['▌', ' ']);
+            marks.iter().any(|m| l.starts_with(m))
+        })
         .count();
     assert_eq!(listed, rows.len(), "{screen}");
 

@@ -59,13 +59,11 @@ pub fn draw_inbox_head(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) 
         return;
     }
     let rows = app.list.all_rows().filter(|s| app.list.filter.accepts(s));
-    let mut spans = vec![Span::styled("inbox ", theme.focus_title)];
-    for (i, (e, n)) in crate::inbox::counts(rows).into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" · ", theme.dim));
-        }
+    let mut spans = vec![Span::styled("inbox", theme.focus_title)];
+    for (e, n) in crate::inbox::counts(rows) {
+        spans.push(Span::raw("  "));
         spans.push(Span::styled(
-            format!("{} {} {n}", e.glyph(), e.as_str()),
+            format!("{}{n} {}", e.glyph(), e.as_str()),
             ended_style(theme, e),
         ));
     }
@@ -163,6 +161,11 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
         } else {
             project.width() + 1
         };
+    // The ending comes first on the left; badges never crowd it out.
+    let mark = s
+        .ended
+        .map(|e| (e, one_line(&format!("{} {}", e.glyph(), e.as_str()))));
+    let mark_w = mark.as_ref().map_or(0, |(_, m)| m.width() + 1);
     let mut extra: Vec<String> = Vec::new();
     if s.error.is_some() {
         extra.push("error".into());
@@ -175,21 +178,20 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     let extra = if extra.is_empty() {
         String::new()
     } else {
-        fit(&extra.join(", "), w.saturating_sub(right_w + 1 + 10))
+        fit(
+            &extra.join(", "),
+            w.saturating_sub(right_w + 1 + 10 + mark_w),
+        )
     };
     if !extra.is_empty() {
         right_w += extra.width() + 1;
     }
     let mut left_w = w.saturating_sub(right_w + 1);
     let mut spans = Vec::new();
-    if let Some(e) = s.ended {
-        // The word is sanitised like every other string, then one space before the summary.
-        let mark = one_line(&format!("{} {}", e.glyph(), e.as_str()));
-        if left_w > mark.width() + 1 {
-            left_w -= mark.width() + 1;
-            spans.push(Span::styled(mark, ended_style(theme, e)));
-            spans.push(Span::raw(" "));
-        }
+    if let Some((e, m)) = mark.filter(|_| left_w > mark_w) {
+        left_w -= mark_w;
+        spans.push(Span::styled(m, ended_style(theme, e)));
+        spans.push(Span::raw(" "));
     }
     spans.extend(about(app, theme, s, left_w));
     let used: usize = spans.iter().map(|sp| sp.width()).sum();

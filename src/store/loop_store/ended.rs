@@ -5,6 +5,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use serde_json::Value;
 
+use super::header::content_text;
 use crate::model::Ended;
 
 /// How much of the committed range's end is read first to find the last message (most last
@@ -63,25 +64,11 @@ fn from_line(line: &[u8]) -> Ended {
             Some("error") => Ended::Errored,
             // Cut by the user, by the token limit, or a tool call never answered.
             Some("aborted") | Some("length") | Some("toolUse") => Ended::Interrupted,
-            _ => Ended::after_reply(&text_of(&v)),
+            _ => Ended::after_reply(&content_text(v.get("content"))),
         },
         Some("toolResult") if v.get("isError") == Some(&Value::Bool(true)) => Ended::Errored,
         // A result or a user message with no assistant reply after it.
         _ => Ended::Interrupted,
-    }
-}
-
-/// The text blocks of an assistant message, joined.
-fn text_of(v: &Value) -> String {
-    match v.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 
