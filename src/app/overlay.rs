@@ -106,11 +106,6 @@ pub fn help_rows(keymap: &Keymap) -> Vec<HelpRow> {
         ("↳", "a fork; its parent's title follows"),
         ("[loop]", "the store it lives in"),
         ("(empty)", "a session without a prompt (E shows them)"),
-        ("? waiting", "ended asking you something"),
-        ("! errored", "ended on a model or tool error"),
-        ("~ interrupted", "stopped inside a turn"),
-        ("> running", "another process holds it now"),
-        ("✓ done", "finished its turn"),
     ] {
         v.push(HelpRow::Item(k.into(), d.into()));
     }

@@ -161,7 +161,7 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
         } else {
             project.width() + 1
         };
-    // The ending comes first on the left; badges never crowd it out.
+    // The ending comes first on the left, where the summary would start.
     let mark = s
         .ended
         .map(|e| (e, one_line(&format!("{} {}", e.glyph(), e.as_str()))));
