@@ -1047,7 +1047,31 @@ HARNESS_SESSIONS = [
          ]),
 ]
 
+
+
+def add_inbox_endings(sessions):
+    """Give the inbox (issue 12) a session that waits on the user and one that broke: the
+    Loop session on harbor's config ends on a question, the currency backfill on a failed
+    model call. Only these two sessions change (each session has its own random stream)."""
+    by_key = {s["key"]: s for s in sessions}
+    waiting = by_key["harbor-config"]
+    waiting["rounds"] = waiting["rounds"] + [
+        ("Should the old `harbor.ini` keep working?",
+         A("It can: the loader still reads `harbor.ini` as the lowest layer, but nothing writes it any more. "
+           "Keeping it costs one code path and a deprecation warning.\n\n"
+           "Do you want me to keep reading `harbor.ini` for one more release, or drop it now?")),
+    ]
+    waiting["features"] += ", ends on a question (inbox: waiting)"
+    errored = by_key["currency-backfill"]
+    errored["rounds"] = errored["rounds"] + [
+        ("Run the backfill against the staging copy and report how many rows changed.",
+         ERR("500 api_error: Internal server error")),
+    ]
+    errored["features"] += ", ends on a failed model call (inbox: errored)"
+
+
 SESSIONS = LOOP_SESSIONS + LOOM_SESSIONS + HARNESS_SESSIONS
+add_inbox_endings(SESSIONS)
 
 # The read-only agents' sessions (Claude Code, pi, and a place for Codex) live apart.
 from demo_content_agents import AGENT_SESSIONS  # noqa: E402

@@ -227,6 +227,13 @@ impl Effects<'_> {
                     view,
                     rounds,
                 }),
+                // The checks before resume run git, so they run on a thread of their own and
+                // come back as `Action::ResumeChecked`; the app then asks or resumes.
+                Effect::Session {
+                    op: SessionOp::Resume,
+                    summary,
+                    input,
+                } if input != OpInput::Checked => self.check_resume(*summary),
                 // Resume owns the terminal, so it runs here, between frames. A store spool
                 // only reads forks in its agent (claude --fork-session), which owns the
                 // terminal like resume.
@@ -247,6 +254,24 @@ impl Effects<'_> {
                 }
             }
         }
+    }
+}
+
+impl Effects<'_> {
+    /// Run `preflight::check` for `s` off the UI thread (git may be slow or missing).
+    fn check_resume(&self, s: SessionSummary) {
+        let (stores, tx) = (Arc::clone(self.stores), self.tx.clone());
+        let cmds = self.config.resume.commands();
+        std::thread::spawn(move || {
+            let report = match crate::resume::plan(&s, stores.store_for(&s), &cmds) {
+                Ok(plan) => crate::preflight::check(&s, &plan.cwd, plan.problem(), false),
+                Err(e) => crate::preflight::Report {
+                    refusals: vec![e.to_string()],
+                    ..Default::default()
+                },
+            };
+            let _ = tx.send(Event::Action(Action::ResumeChecked(Box::new(s), report)));
+        });
     }
 }
 

@@ -27,6 +27,7 @@ fn list_json_has_contract_keys_and_order() {
         "forked_from",
         "path",
         "error",
+        "ended",
     ];
     for r in &rows {
         let got: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();

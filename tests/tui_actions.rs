@@ -280,6 +280,8 @@ fn top_line(a: &App) -> String {
 fn fork_from_here_ends_with_the_round_in_view() {
     let mut a = loaded_app();
     open_three_rounds(&mut a);
+    // The "left off" card folded to one line, so the rounds start near the top.
+    a.update(Action::ToggleCard);
     // The pane starts at the bottom: the third round is in view, so the fork is all of it.
     let (op, id, input) = session_fx(&a.update(Action::Session(SessionOp::Fork)));
     finish(&mut a);

@@ -293,7 +293,11 @@ fn a_loop_system_prompt_is_one_collapsed_line_like_the_other_stores() {
     answer_with(&mut a, &fx, |_| whole.clone());
     a.update(Action::Open);
     a.update(Action::Top);
-    let top = doc_text(&mut a);
+    // The "left off" card opens the pane (folded: one line, wrapped, then a blank row).
+    a.update(Action::ToggleCard);
+    let rows = doc_text(&mut a);
+    let card = rows.iter().position(String::is_empty).unwrap() + 1;
+    let top = &rows[card..];
     assert!(
         top[1].starts_with("▸ system prompt · ") && top[1].ends_with(" lines)"),
         "{top:?}"

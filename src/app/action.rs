@@ -84,6 +84,12 @@ pub enum Action {
     ToggleCwd,
     /// Cycle the store filter: all, loop, loom, harness (`F`).
     CycleStore,
+    /// The checks before resume finished (on a worker thread: git may be slow).
+    ResumeChecked(Box<SessionSummary>, crate::preflight::Report),
+    /// Switch the sidebar between all sessions by time and the inbox (`i`).
+    ToggleInbox,
+    /// Collapse the pane's "left off" card to one line, or open it again (`l`).
+    ToggleCard,
 
     // ---- session actions: returned as `Effect::Session` for the run loop to perform ------
     /// Run an operation on the selected session (delete, rename and export open a dialog
@@ -291,6 +297,8 @@ pub enum OpInput {
     Title(String),
     /// Export: format and the file to create.
     Export { format: Format, path: PathBuf },
+    /// Resume: the checks before resume ran, and the user confirmed what they found.
+    Checked,
 }
 
 /// The result of a session operation, as the run loop reports it back to the app.

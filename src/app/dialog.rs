@@ -12,6 +12,12 @@ use crate::model::{SessionSummary, StoreKind};
 pub enum Dialog {
     /// "Delete this session?" y/Enter confirms, n/Esc cancels.
     ConfirmDelete { summary: Box<SessionSummary> },
+    /// The checks before resume found changes (`preflight::Report::lines`): y/Enter resumes
+    /// anyway, n/Esc does not.
+    ConfirmResume {
+        summary: Box<SessionSummary>,
+        lines: Vec<String>,
+    },
     /// The new title, prefilled with the current one.
     Rename {
         summary: Box<SessionSummary>,
@@ -29,6 +35,7 @@ impl Dialog {
     pub fn summary(&self) -> &SessionSummary {
         match self {
             Dialog::ConfirmDelete { summary }
+            | Dialog::ConfirmResume { summary, .. }
             | Dialog::Rename { summary, .. }
             | Dialog::Export { summary, .. } => summary,
         }
@@ -36,12 +43,15 @@ impl Dialog {
 
     /// Whether the dialog has a text field (typing edits it) rather than y/n keys.
     pub fn has_input(&self) -> bool {
-        !matches!(self, Dialog::ConfirmDelete { .. })
+        !matches!(
+            self,
+            Dialog::ConfirmDelete { .. } | Dialog::ConfirmResume { .. }
+        )
     }
 
     pub fn input_mut(&mut self) -> Option<&mut LineInput> {
         match self {
-            Dialog::ConfirmDelete { .. } => None,
+            Dialog::ConfirmDelete { .. } | Dialog::ConfirmResume { .. } => None,
             Dialog::Rename { input, .. } => Some(input),
             Dialog::Export { path, .. } => Some(path),
         }

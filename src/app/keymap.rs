@@ -155,6 +155,12 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("empty", "show empty sessions on/off", &["E"]),
     ("cwd", "this project only / all", &["c"]),
     ("store", "store: all/loop/loom/harness", &["F"]),
+    (
+        "inbox",
+        "inbox (waiting, errored, interrupted) / all",
+        &["i"],
+    ),
+    ("left-off", "left-off card: full / one line", &["l"]),
     ("resume", "resume the session", &["r"]),
     ("fork", "fork the session", &["f"]),
     ("pin", "pin / unpin", &["p"]),
@@ -232,6 +238,8 @@ pub fn command_action(name: &str) -> Option<Action> {
         "empty" => Action::ToggleEmpty,
         "cwd" => Action::ToggleCwd,
         "store" => Action::CycleStore,
+        "inbox" => Action::ToggleInbox,
+        "left-off" => Action::ToggleCard,
         // Dialog commands (bound in the confirm and prompt contexts only).
         "accept" => Action::DialogAccept,
         "cancel" => Action::DialogCancel,

@@ -10,6 +10,8 @@ use super::{App, Focus, HEADER_H, MIN_SIDEBAR};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Areas {
     pub search: Rect,
+    /// The inbox's heading counts (only while the inbox is shown).
+    pub inbox: Rect,
     pub list: Rect,
     /// The column between sidebar and pane.
     pub divider: Rect,
@@ -46,17 +48,20 @@ impl App {
             Rect::default()
         };
         let search = Rect::new(side.x, side.y, side.width, side.height.min(1));
+        let inbox_h = u16::from(self.list.inbox).min(side.height.saturating_sub(search.height));
+        let inbox = Rect::new(side.x, side.y + search.height, side.width, inbox_h);
         let list = Rect::new(
             side.x,
-            side.y + search.height,
+            side.y + search.height + inbox_h,
             side.width,
-            side.height.saturating_sub(search.height),
+            side.height.saturating_sub(search.height + inbox_h),
         );
         let hh = HEADER_H.min(pane.height);
         let header = Rect::new(pane.x, pane.y, pane.width, hh);
         let body = Rect::new(pane.x, pane.y + hh, pane.width, pane.height - hh);
         Areas {
             search,
+            inbox,
             list,
             divider,
             header,

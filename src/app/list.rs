@@ -29,6 +29,8 @@ pub struct List {
     follow_top: bool,
     /// Select this session as soon as it is listed (a fork, an undone delete).
     want: Option<Key>,
+    /// Show the inbox (`i`): only what `inbox::accepts`, in inbox order.
+    pub inbox: bool,
 }
 
 impl List {
@@ -44,6 +46,7 @@ impl List {
             offset: 0,
             follow_top: true,
             want: None,
+            inbox: false,
         }
     }
 
@@ -114,11 +117,25 @@ impl List {
     }
 
     /// Insert or replace summaries. Returns the keys that were already present (re-summarized).
+    /// Whether `s` is in the current view (before the query).
+    fn passes(&self, s: &SessionSummary) -> bool {
+        self.filter.accepts(s) && (!self.inbox || crate::inbox::accepts(s))
+    }
+
+    /// Switch between "all, by time" and the inbox.
+    pub fn set_inbox(&mut self, on: bool) {
+        self.inbox = on;
+        self.search_dirty = true;
+        self.follow_top = true;
+        self.offset = 0;
+        self.resort();
+    }
+
     pub fn upsert(&mut self, batch: Vec<SessionSummary>) -> Vec<Key> {
         let mut updated = Vec::new();
         for s in batch {
             let key = (s.store, s.id.clone());
-            let passes = self.filter.accepts(&s);
+            let passes = self.passes(&s);
             match self.rows.insert(key.clone(), s) {
                 Some(_) => {
                     updated.push(key);
@@ -146,12 +163,12 @@ impl List {
 
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
-        let mut v: Vec<&SessionSummary> = self
-            .rows
-            .values()
-            .filter(|s| self.filter.accepts(s))
-            .collect();
-        v.sort_by(|a, b| list_order(a, b));
+        let mut v: Vec<&SessionSummary> = self.rows.values().filter(|s| self.passes(s)).collect();
+        if self.inbox {
+            v = crate::inbox::rows(v);
+        } else {
+            v.sort_by(|a, b| list_order(a, b));
+        }
         self.sorted = v.into_iter().map(|s| (s.store, s.id.clone())).collect();
         self.repin();
     }

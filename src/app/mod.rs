@@ -2,6 +2,7 @@
 //! `Effect`s the run loop performs; no I/O and no terminal here, so tests drive it directly.
 
 pub mod action;
+mod card;
 pub mod dialog;
 pub mod doc;
 pub mod find;
@@ -326,6 +327,13 @@ impl App {
                     f.cwd = if f.cwd.is_some() { None } else { cwd }
                 });
             }
+            Action::ToggleInbox => {
+                let on = !self.list.inbox;
+                self.list.set_inbox(on);
+                self.text_changed(&mut fx);
+            }
+            Action::ToggleCard => self.pane.toggle_card(),
+            Action::ResumeChecked(s, r) => self.resume_checked(*s, r, &mut fx),
             Action::CycleStore => {
                 let next = List::next_store(self.list.filter.format, |k| self.list.has_store(k));
                 self.change_filter(&mut fx, |f| f.format = next);

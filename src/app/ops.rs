@@ -63,12 +63,36 @@ impl App {
         }
     }
 
+    /// The checks before resume came back: refuse, ask, or go on.
+    pub(super) fn resume_checked(
+        &mut self,
+        s: SessionSummary,
+        r: crate::preflight::Report,
+        fx: &mut Vec<Effect>,
+    ) {
+        // The resume is over unless it goes on below (`update` marks a pushed op pending).
+        self.op_pending = false;
+        if let Some(why) = r.refusals.first() {
+            self.status = Some(format!("not resuming: {why}"));
+        } else if !r.surprises.is_empty() {
+            self.dialog = Some(Dialog::ConfirmResume {
+                summary: Box::new(s),
+                lines: r.lines(),
+            });
+        } else {
+            push(fx, SessionOp::Resume, s, OpInput::Checked);
+        }
+    }
+
     /// y / Enter in a dialog.
     pub(super) fn dialog_accept(&mut self, fx: &mut Vec<Effect>) {
         let Some(d) = self.dialog.take() else { return };
         match d {
             Dialog::ConfirmDelete { summary } => {
                 push(fx, SessionOp::Delete, *summary, OpInput::None)
+            }
+            Dialog::ConfirmResume { summary, .. } => {
+                push(fx, SessionOp::Resume, *summary, OpInput::Checked)
             }
             Dialog::Rename { summary, input } => {
                 let title = input.text().trim().to_string();

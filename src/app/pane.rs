@@ -70,6 +70,8 @@ pub struct Pane {
     row_starts: Vec<usize>,
     wrapped_width: usize,
     dirty: bool,
+    /// The "left off" card is folded to one line (`l`).
+    pub card_folded: bool,
 }
 
 impl Pane {
@@ -141,6 +143,12 @@ impl Pane {
     }
 
     /// `O`: open every block, or close them all.
+    /// Fold the "left off" card to one line, or open it.
+    pub fn toggle_card(&mut self) {
+        self.card_folded = !self.card_folded;
+        self.dirty = true;
+    }
+
     pub fn toggle_all(&mut self) {
         self.open.toggle_all();
         self.dirty = true;
@@ -200,7 +208,17 @@ impl Pane {
             };
             let d = match &self.content {
                 Content::Empty => doc::Doc::default(),
-                Content::Transcript(t) => doc::transcript(t, open, self.time),
+                Content::Transcript(t) => {
+                    let mut d = doc::transcript(t, open, self.time);
+                    // A find counts and jumps through the transcript itself, not the card's
+                    // copies of its last messages.
+                    if !self.find.is_active() {
+                        let lo = crate::model::left_off::LeftOff::from_transcript(t);
+                        let card = super::card::lines(&lo, self.card_folded);
+                        super::card::prepend(&mut d, card);
+                    }
+                    d
+                }
                 Content::Window(w) => doc::window(w, open, self.time),
                 Content::Raw(r) => doc::Doc {
                     lines: doc::raw(r),

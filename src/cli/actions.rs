@@ -26,7 +26,12 @@ pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Resul
         let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
         let t = store.transcript(&s.id, span)?;
         if a.json {
-            pretty_json(&t.to_json())
+            let mut v = t.to_json();
+            if let Some(o) = v.as_object_mut() {
+                let lo = crate::model::left_off::LeftOff::from_transcript(&t);
+                o.insert("left_off".into(), lo.to_json());
+            }
+            pretty_json(&v)
         } else {
             // The export banner warns about sharing a file; `show` writes none.
             text::sanitize(&export::transcript_markdown(&t))
@@ -79,6 +84,52 @@ fn confirm_prompt(s: &SessionSummary) -> String {
     )
 }
 
+/// Ask on stderr and read y/N from a terminal; `refusal` when stdin is not one.
+fn ask(prompt: &str, refusal: String, cancelled: &str) -> Result<()> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Error::Refused(refusal));
+    }
+    let _ = write!(std::io::stderr().lock(), "{prompt}");
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| Error::io("reading", "stdin", e))?;
+    if !matches!(answer.trim(), "y" | "Y" | "yes") {
+        return Err(Error::Refused(cancelled.into()));
+    }
+    Ok(())
+}
+
+/// The checks before `spool resume`, on stderr: refuse what will fail, ask (or `--yes`)
+/// when the ground moved.
+pub(super) fn preflight(
+    s: &SessionSummary,
+    plan: &crate::resume::ResumePlan,
+    yes: bool,
+) -> Result<()> {
+    let in_use = false; // `resume::plan` already refused a session in use.
+    let r = crate::preflight::check(s, &plan.cwd, plan.problem(), in_use);
+    // A refusal is the error itself: one sentence, the cause first.
+    if !r.refusals.is_empty() {
+        return Err(Error::Refused(r.refusals.join("; ")));
+    }
+    for l in r.lines() {
+        note(&format!("spool: {}", text::one_line(&l)));
+    }
+    if !r.surprises.is_empty() && !yes {
+        ask(
+            "resume anyway? [y/N] ",
+            format!(
+                "not resuming {}: the ground moved (see above); pass --yes",
+                s.reference()
+            ),
+            "resume cancelled",
+        )?;
+    }
+    Ok(())
+}
+
 pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
     let s = stores.resolve(&a.reference)?;
     if s.store.read_only() {
@@ -86,21 +137,11 @@ pub(super) fn delete(stores: &Stores, a: &DeleteArgs) -> Result<()> {
         return stores.store_for(&s).delete(&s.id);
     }
     if !a.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(Error::Refused(format!(
-                "not deleting {} without confirmation; pass --yes",
-                s.reference()
-            )));
-        }
-        let _ = write!(std::io::stderr().lock(), "{}", confirm_prompt(&s));
-        let mut answer = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut answer)
-            .map_err(|e| Error::io("reading", "stdin", e))?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            return Err(Error::Refused("delete cancelled".into()));
-        }
+        let refusal = format!(
+            "not deleting {} without confirmation; pass --yes",
+            s.reference()
+        );
+        ask(&confirm_prompt(&s), refusal, "delete cancelled")?;
     }
     crate::store::delete_confirmed(stores.store_for(&s), &s)?;
     note(&format!("deleted {}", s.reference()));

@@ -127,6 +127,14 @@ pub struct ListArgs {
     /// At most N sessions
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Only sessions that ended so: comma-separated waiting, errored, interrupted, running,
+    /// done
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_ended)]
+    pub ended: Vec<crate::model::Ended>,
+    /// The inbox: unarchived sessions that are waiting, errored or interrupted, grouped in
+    /// that order, newest first
+    #[arg(long)]
+    pub inbox: bool,
 }
 
 #[derive(Debug, Args)]
@@ -198,6 +206,9 @@ pub struct ResumeArgs {
     /// Print the command (shell-quoted, with its cd) instead of running it
     #[arg(long)]
     pub print: bool,
+    /// Resume without asking when the ground moved (other branch, new commits, dirty tree)
+    #[arg(long)]
+    pub yes: bool,
 }
 
 /// `--last N`: clap's own range message ("0 is not in 1..18446744073709551615") says
@@ -207,6 +218,12 @@ fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err("--last wants a number of rounds, 1 or more (for example --last 2)".into()),
     }
+}
+
+fn parse_ended(s: &str) -> std::result::Result<crate::model::Ended, String> {
+    crate::model::ended::parse_list(s)?
+        .pop()
+        .ok_or_else(|| "an ending is empty".to_string())
 }
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
@@ -291,6 +308,9 @@ pub fn run(
         Command::Resume(a) => {
             let s = stores.resolve(&a.reference)?;
             let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
+            if !a.print {
+                actions::preflight(&s, &plan, a.yes)?;
+            }
             return run_plan(out, &plan, a.print);
         }
     }

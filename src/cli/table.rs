@@ -16,7 +16,11 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
         .list_of(a.format)
         .into_iter()
         .filter(|s| filter.accepts(s))
+        .filter(|s| a.ended.is_empty() || s.ended.is_some_and(|x| a.ended.contains(&x)))
         .collect();
+    if a.inbox {
+        rows = crate::inbox::rows(&rows).into_iter().cloned().collect();
+    }
     if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
         rows = crate::search::rank_rows(rows, q);
     }

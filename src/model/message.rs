@@ -80,6 +80,9 @@ pub struct Message {
     pub model: Option<String>,
     /// A reader's remark shown with the message ("unknown role", "unanswered tool calls").
     pub note: Option<String>,
+    /// The context size the store recorded for this assistant reply (prompt, cache and
+    /// output tokens), where the format records usage (Loop, Claude Code).
+    pub usage_tokens: Option<u64>,
 }
 
 impl Message {
@@ -98,6 +101,7 @@ impl Message {
             is_virtual: false,
             model: None,
             note: None,
+            usage_tokens: None,
         }
     }
 

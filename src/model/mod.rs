@@ -1,7 +1,10 @@
 //! Format-neutral types every store produces and every view consumes.
 
+pub mod ended;
+pub mod left_off;
 pub mod message;
 pub mod session;
 
+pub use ended::Ended;
 pub use message::{Entry, ImageRef, Message, Role, ToolCall, Transcript, Window, round_starts};
 pub use session::{SessionSummary, StoreKind, from_millis, parse_time, rfc3339};

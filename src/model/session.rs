@@ -91,6 +91,12 @@ pub struct SessionSummary {
     pub badges: Vec<String>,
     /// Writers must refuse this session (error rows, id mismatches, non-standard names).
     pub read_only: bool,
+    /// How the log ends (`Store::summarize` derives it from the tail it reads); `None` for
+    /// empty or unreadable sessions and for stores that do not derive it yet.
+    pub ended: Option<super::Ended>,
+    /// The git branch the session recorded last (Claude Code's `gitBranch`), for the checks
+    /// before resume.
+    pub git_branch: Option<String>,
 }
 
 impl SessionSummary {
@@ -118,6 +124,8 @@ impl SessionSummary {
             model: None,
             badges: Vec::new(),
             read_only: false,
+            ended: None,
+            git_branch: None,
         }
     }
 
@@ -214,6 +222,10 @@ impl SessionSummary {
             self.path.to_string_lossy().into_owned().into(),
         );
         m.insert("error".into(), opt(self.error.clone()));
+        m.insert(
+            "ended".into(),
+            opt(self.ended.map(|e| e.as_str().to_string())),
+        );
         serde_json::Value::Object(m)
     }
 }
@@ -271,7 +283,8 @@ mod tests {
                 "archived",
                 "forked_from",
                 "path",
-                "error"
+                "error",
+                "ended"
             ]
         );
         assert_eq!(v["ref"], "loom:20260314-091502");

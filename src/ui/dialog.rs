@@ -38,6 +38,25 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
             ];
             boxed(frame, theme, screen, " delete session ", body, None);
         }
+        Dialog::ConfirmResume { summary, lines } => {
+            let mut body = vec![
+                Line::from(vec![
+                    Span::styled("Resume ", theme.title),
+                    Span::styled(one_line(&summary.reference()), theme.warn),
+                    Span::styled("? Since the session:", theme.title),
+                ]),
+                Line::default(),
+            ];
+            for l in lines {
+                body.push(Line::from(Span::styled(one_line(l), theme.base)));
+            }
+            body.push(Line::default());
+            body.push(key_hints(
+                theme,
+                &[("y/enter", "resume anyway"), ("n/esc", "cancel")],
+            ));
+            boxed(frame, theme, screen, " before resume ", body, None);
+        }
         Dialog::Export {
             summary,
             format,

@@ -33,6 +33,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
         results::draw_rows(frame, app, theme, a.list);
     } else {
         sidebar::draw_search(frame, app, theme, a.search);
+        sidebar::draw_inbox_head(frame, app, theme, a.inbox);
         sidebar::draw_list(frame, app, theme, a.list);
     }
     if a.divider.width > 0 {

@@ -53,6 +53,28 @@ pub fn draw_search(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     }
 }
 
+/// The inbox's headings with their counts, above the list while the inbox is shown.
+pub fn draw_inbox_head(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let rows = app.list.all_rows().filter(|s| app.list.filter.accepts(s));
+    let mut spans = vec![Span::styled("inbox", theme.focus_title)];
+    for (e, n) in crate::inbox::counts(rows) {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(
+            format!("{}{n} {}", e.glyph(), e.as_str()),
+            ended_style(theme, e),
+        ));
+    }
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    if used > area.width as usize {
+        let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        spans = vec![Span::styled(fit(&text, area.width as usize), theme.dim)];
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
 pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
@@ -139,6 +161,11 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
         } else {
             project.width() + 1
         };
+    // The ending comes first on the left, where the summary would start.
+    let mark = s
+        .ended
+        .map(|e| (e, one_line(&format!("{} {}", e.glyph(), e.as_str()))));
+    let mark_w = mark.as_ref().map_or(0, |(_, m)| m.width() + 1);
     let mut extra: Vec<String> = Vec::new();
     if s.error.is_some() {
         extra.push("error".into());
@@ -151,13 +178,22 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     let extra = if extra.is_empty() {
         String::new()
     } else {
-        fit(&extra.join(", "), w.saturating_sub(right_w + 1 + 10))
+        fit(
+            &extra.join(", "),
+            w.saturating_sub(right_w + 1 + 10 + mark_w),
+        )
     };
     if !extra.is_empty() {
         right_w += extra.width() + 1;
     }
-    let left_w = w.saturating_sub(right_w + 1);
-    let mut spans = about(app, theme, s, left_w);
+    let mut left_w = w.saturating_sub(right_w + 1);
+    let mut spans = Vec::new();
+    if let Some((e, m)) = mark.filter(|_| left_w > mark_w) {
+        left_w -= mark_w;
+        spans.push(Span::styled(m, ended_style(theme, e)));
+        spans.push(Span::raw(" "));
+    }
+    spans.extend(about(app, theme, s, left_w));
     let used: usize = spans.iter().map(|sp| sp.width()).sum();
     spans.push(Span::raw(" ".repeat(w.saturating_sub(used + right_w))));
     if !extra.is_empty() {
@@ -175,6 +211,18 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     }
     spans.push(Span::styled(store, theme.store(s.store)));
     spans
+}
+
+/// How the detail line shows an ending: what needs the user stands out, the rest is dim.
+pub(super) fn ended_style(theme: &Theme, e: crate::model::Ended) -> Style {
+    use crate::model::Ended;
+    match e {
+        Ended::Waiting => theme.unread,
+        Ended::Errored => theme.error,
+        Ended::Interrupted => theme.warn,
+        Ended::Running => theme.matched,
+        Ended::Done => theme.dim,
+    }
 }
 
 /// What the session is about, at most `w` columns: for a fork `↳` and the parent's title;
@@ -245,6 +293,15 @@ fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         return vec![
             line(" no matches".into(), theme.dim),
             line(" esc clears the search".into(), theme.dim),
+        ];
+    }
+    if app.list.inbox {
+        return vec![
+            line(
+                " nothing is waiting, errored or interrupted".into(),
+                theme.dim,
+            ),
+            line(" i shows every session".into(), theme.dim),
         ];
     }
     if app.list.total_rows() > 0 {

@@ -46,6 +46,8 @@ pub struct Facts {
     pub ended: bool,
     pub ended_with_api_error: bool,
     pub other_types: u64,
+    /// The main chain's last turn, for `SessionSummary::ended`.
+    pub tail: super::ended::Tail,
 }
 
 fn later(a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
@@ -119,6 +121,7 @@ pub fn facts(id: &str, p: &Parsed) -> Facts {
             }
             f.ended = false;
             f.ended_with_api_error = false;
+            f.tail.record(v);
         }
         match kind {
             "custom-title" if own(v, id) => {
@@ -322,7 +325,15 @@ pub fn summary(
     s.forked_from = f.forked_from.as_ref().map(|p| format!("claude:{p}"));
     s.read_only = true;
     s.badges = badges(p, f, cx, s.cwd.as_deref());
+    s.ended = f.tail.ended(live(p, f, cx), p.truncated);
+    s.git_branch = f.branch.clone();
     s
+}
+
+/// Written in the last two minutes without an end of turn: Claude is probably writing it.
+fn live(p: &Parsed, f: &Facts, cx: &RowContext<'_>) -> bool {
+    let age = p.mtime.and_then(|m| cx.now.duration_since(m).ok());
+    age.is_some_and(|a| a < crate::model::ended::LIVE_WINDOW) && !f.ended
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -385,7 +396,7 @@ fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>, cwd: Option<&str>) -> Vec<
         b.push(format!("branch {branch}"));
     }
     let age = p.mtime.and_then(|m| cx.now.duration_since(m).ok());
-    if age.is_some_and(|a| a.as_secs() < 120) && !f.ended {
+    if live(p, f, cx) {
         b.push("live".into());
     }
     if let (Some(days), Some(age)) = (cx.cleanup_days, age) {

@@ -9,6 +9,7 @@
 
 mod chain;
 mod discover;
+mod ended;
 mod listing;
 mod read;
 mod record;

@@ -186,6 +186,17 @@ fn assistant(chunks: &[&Value]) -> Message {
     m.model = r::model(last)
         .filter(|m| *m != "<synthetic>")
         .map(str::to_string);
+    m.usage_tokens = last.get("message").and_then(|x| x.get("usage")).map(|u| {
+        [
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        ]
+        .iter()
+        .filter_map(|k| u.get(*k).and_then(Value::as_u64))
+        .sum()
+    });
     if chunks.iter().any(|c| r::is_api_error(c)) {
         m.is_error = true;
         m.note = Some("API error".into());

@@ -2,6 +2,7 @@
 //! `<memory-dir>/sessions/<id>.json`, guarded by the harness's `<id>.lock` lease
 //! (contract: shared/formats/harness.md).
 
+mod ended;
 mod json;
 mod record;
 mod render;

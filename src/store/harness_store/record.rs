@@ -231,6 +231,9 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     if let Some(b) = status_badge(sessions, stem, map) {
         s.badges.push(b);
     }
+    if s.error.is_none() {
+        s.ended = super::ended::ended(sessions, stem, map);
+    }
     if parsed.non_finite {
         s.badges.push("non-finite numbers".into());
     }

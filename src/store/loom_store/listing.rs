@@ -117,6 +117,14 @@ pub fn summary(
         s.error = Some("a line is longer than 16 MiB; loom cannot resume this session".into());
     }
     apply_sidecar(&mut s, f, side);
+    // Probing /proc per session would cost more than the listing; only a log written in the
+    // last two minutes can be one loom is writing right now.
+    let recent = f.last_time.is_some_and(|t| {
+        (Utc::now() - t).to_std().unwrap_or_default() < crate::model::ended::LIVE_WINDOW
+    });
+    s.ended = f.tail.ended(f.size > f.complete_len, || {
+        recent && super::trash::open_elsewhere(path) == Some(true)
+    });
     s
 }
 

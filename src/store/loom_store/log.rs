@@ -65,6 +65,8 @@ pub struct Facts {
     pub lossy_lines: u64,
     /// An assistant/tool message starts at or after the sidecar's `read_bytes`.
     pub reply_after_marker: bool,
+    /// The end of the log so far, for `ended`.
+    pub tail: super::ended::Tail,
 }
 
 /// A whole log: its events (when kept) and its facts.
@@ -131,10 +133,12 @@ impl Facts {
         let r = match kind {
             EventKind::Bad => {
                 self.bad_lines += 1;
+                self.tail.bad_line();
                 return;
             }
             EventKind::TooLong => {
                 self.long_lines += 1;
+                self.tail.bad_line();
                 return;
             }
             EventKind::Record(r) => r,
@@ -157,7 +161,11 @@ impl Facts {
             "compact" => self.last_summary = Some(r.summary.clone()),
             _ => {}
         }
-        let Some(m) = r.chat_message() else { return };
+        let Some(m) = r.chat_message() else {
+            self.tail.other_record();
+            return;
+        };
+        self.tail.message(m);
         match m.role.as_str() {
             "user" => {
                 if self.first_user.is_none() {

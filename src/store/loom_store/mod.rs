@@ -7,6 +7,7 @@
 //! `write`/`fork`/`trash` are the safe writers of section 8.
 
 mod convert;
+mod ended;
 mod fork;
 mod listing;
 mod log;

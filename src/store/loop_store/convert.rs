@@ -71,6 +71,10 @@ pub(crate) fn to_message(index: Option<usize>, m: &Value) -> Message {
             if let (Some(p), Some(id)) = (str_of(m, "provider"), str_of(m, "model")) {
                 msg.model = Some(format!("{p}/{id}"));
             }
+            msg.usage_tokens = m
+                .get("usage")
+                .and_then(|u| u.get("totalTokens"))
+                .and_then(Value::as_u64);
             match str_of(m, "stopReason") {
                 Some("error") => {
                     msg.is_error = true;

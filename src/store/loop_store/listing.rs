@@ -37,6 +37,8 @@ pub(crate) fn summarize(loc: &Loc) -> Option<SessionSummary> {
 struct Scan {
     first_prompt: Option<String>,
     fallback: Option<String>,
+    /// From the last committed message (`super::ended`).
+    ended: Option<crate::model::Ended>,
 }
 
 /// Build the row from metadata already read.
@@ -49,6 +51,7 @@ pub(crate) fn summary_from_head(loc: &Loc, head: &Head) -> SessionSummary {
             s.has_user_message = found.first_prompt.is_some();
             s.first_prompt = found.first_prompt.unwrap_or_default();
             s.title = display_title(&head.header, head.check.title_ok, found.fallback.as_deref());
+            s.ended = found.ended;
         }
         Err(why) => s.error = Some(why),
     }
@@ -131,7 +134,10 @@ fn scan(loc: &Loc, head: &Head) -> Result<Scan, String> {
                     return Err(format!("line {} is blank or not valid JSON", i + 2));
                 }
             }
-            Ok(scan_lines(rest))
+            Ok(Scan {
+                ended: super::ended::from_bytes(rest),
+                ..scan_lines(rest)
+            })
         }
         Layout::V3 => {
             let path = loc.messages_path();
@@ -149,9 +155,18 @@ fn scan(loc: &Loc, head: &Head) -> Result<Scan, String> {
             if size < r.start.saturating_add(r.bytes) {
                 return Err("committed bytes missing".into());
             }
+            // Bytes past the committed range: a writer died before publishing them.
+            let ended = if size > r.start + r.bytes {
+                Some(crate::model::Ended::Interrupted)
+            } else {
+                super::ended::from_file(&mut f, r.start, r.bytes)
+            };
             f.seek(SeekFrom::Start(r.start))
                 .map_err(|e| format!("cannot read messages.jsonl: {e}"))?;
-            Ok(scan_reader(BufReader::new(f.take(r.bytes))))
+            Ok(Scan {
+                ended,
+                ..scan_reader(BufReader::new(f.take(r.bytes)))
+            })
         }
     }
 }

@@ -9,6 +9,7 @@
 
 mod archive;
 pub(crate) mod convert;
+mod ended;
 mod envelope;
 mod fork;
 mod header;

@@ -1,0 +1,72 @@
+//! The inbox in a real terminal: `i` over the demo store lists exactly the sessions
+//! `spool list --inbox` names (waiting, errored, interrupted, with their counts), and
+//! archiving one there (`a`) takes it out.
+
+mod common;
+
+use common::tmux::{BIN, Tmux};
+
+/// The sidebar's columns of a screen (the pane may show a title too).
+fn sidebar(screen: &str) -> String {
+    screen
+        .lines()
+        .map(|l| l.chars().take(44).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_inbox_lists_what_needs_the_user_and_archiving_takes_it_out() {
+    let Some(t) = Tmux::new("inbox") else { return };
+    let out = std::process::Command::new(BIN)
+        .args(["--demo", "list", "--json", "--inbox"])
+        .env("HOME", t.home())
+        .output()
+        .unwrap();
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let count = |e: &str| rows.iter().filter(|r| r["ended"] == e).count();
+    let (w, e, i) = (count("waiting"), count("errored"), count("interrupted"));
+    assert!(w > 0 && e > 0 && i > 0, "the demo has every inbox ending");
+    assert_eq!(w + e + i, rows.len());
+    let heading = format!("inbox  ?{w} waiting  !{e} errored  ~{i} interrupted");
+
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["i"]);
+    let screen = t.wait_stable("the inbox", |s| s.contains(&heading));
+    // Every inbox session is listed (titles are cut to the sidebar), and nothing else: the
+    // list has exactly as many rows as the inbox has sessions.
+    let side = sidebar(&screen);
+    for r in &rows {
+        let title: String = r["title"].as_str().unwrap().chars().take(16).collect();
+        assert!(side.contains(&title), "{title} missing:\n{screen}");
+    }
+    let marks = ["? waiting", "! errored", "~ interrupted"];
+    let listed = side
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start_matches(['▌', ' ']);
+            marks.iter().any(|m| l.starts_with(m))
+        })
+        .count();
+    // Rows whose badges fill the detail line may show no mark; none is outside the inbox.
+    assert!(listed <= rows.len(), "{screen}");
+
+    // The top row (the first waiting session) is handled: archive it.
+    t.keys(&["a"]);
+    let after = format!("inbox  ?{} waiting  !{e} errored  ~{i} interrupted", w - 1);
+    let screen = t.wait_until("the archived session to leave", |s| s.contains(&after));
+    let first: String = rows[0]["title"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .take(16)
+        .collect();
+    assert!(!sidebar(&screen).contains(&first), "{screen}");
+    t.keys(&["q"]);
+    t.wait_for("STTY-DONE");
+}
