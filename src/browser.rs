@@ -170,12 +170,13 @@ fn resume(
     config: &Config,
     tui: &mut Tui,
     fork: bool,
+    unarchive_ok: bool,
 ) -> String {
     let cmds = config.resume.commands();
     let plan = if fork {
-        crate::resume::fork_plan(s, stores.store_for(s), &cmds)
+        crate::resume::fork_plan(s, stores.store_for(s), &cmds, unarchive_ok)
     } else {
-        crate::resume::plan(s, stores.store_for(s), &cmds)
+        crate::resume::plan_confirmed(s, stores.store_for(s), &cmds, unarchive_ok)
     };
     let plan = match plan {
         Ok(p) => p,
@@ -233,10 +234,11 @@ impl Effects<'_> {
                 Effect::Session {
                     op: op @ (SessionOp::Resume | SessionOp::Fork),
                     summary,
-                    ..
+                    input,
                 } if op == SessionOp::Resume || summary.store.read_only() => {
                     let fork = op == SessionOp::Fork;
-                    let message = resume(&summary, self.stores, self.config, tui, fork);
+                    let ok = input == OpInput::UnarchiveFirst;
+                    let message = resume(&summary, self.stores, self.config, tui, fork, ok);
                     // The agent may have written to the session while it ran.
                     self.loader.refresh(self.stores, &summary, self.tx);
                     let done = Outcome::message(message);

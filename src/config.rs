@@ -54,6 +54,9 @@ pub struct Resume {
     pub claude: Option<String>,
     /// Claude Code's fork command (spool does not write Claude's files; Claude forks).
     pub claude_fork: Option<String>,
+    pub codex: Option<String>,
+    /// Codex's fork command (Codex forks its own threads).
+    pub codex_fork: Option<String>,
 }
 
 impl Resume {
@@ -63,6 +66,7 @@ impl Resume {
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
             StoreKind::Claude => self.claude.as_deref(),
+            StoreKind::Codex => self.codex.as_deref(),
         }
     }
 
@@ -75,6 +79,8 @@ impl Resume {
             harness_cmd: self.harness.clone().or(d.harness_cmd),
             claude_cmd: self.claude.clone().or(d.claude_cmd),
             claude_fork: self.claude_fork.clone().or(d.claude_fork),
+            codex_cmd: self.codex.clone().or(d.codex_cmd),
+            codex_fork: self.codex_fork.clone().or(d.codex_fork),
         }
     }
 }
@@ -87,6 +93,7 @@ struct RootsFile {
     loom: Vec<PathBuf>,
     harness: Vec<PathBuf>,
     claude: Vec<PathBuf>,
+    codex: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -197,6 +204,7 @@ impl Config {
             (StoreKind::Loom, file.roots.loom),
             (StoreKind::Harness, file.roots.harness),
             (StoreKind::Claude, file.roots.claude),
+            (StoreKind::Codex, file.roots.codex),
         ] {
             c.roots
                 .extend(v.into_iter().map(|p| (kind, expand_home(&p))));
@@ -206,7 +214,7 @@ impl Config {
         {
             return Err(bad(
                 "store",
-                format!("unknown store `{s}` (loop, loom, harness or claude)"),
+                format!("unknown store `{s}` (loop, loom, harness, claude or codex)"),
             ));
         }
         c.filters = file.filters;

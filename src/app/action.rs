@@ -291,6 +291,9 @@ pub enum OpInput {
     Title(String),
     /// Export: format and the file to create.
     Export { format: Format, path: PathBuf },
+    /// Resume or fork a thread the agent archived: the user confirmed that the agent
+    /// unarchives it first (Codex's `codex unarchive`).
+    UnarchiveFirst,
 }
 
 /// The result of a session operation, as the run loop reports it back to the app.

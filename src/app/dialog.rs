@@ -12,6 +12,11 @@ use crate::model::{SessionSummary, StoreKind};
 pub enum Dialog {
     /// "Delete this session?" y/Enter confirms, n/Esc cancels.
     ConfirmDelete { summary: Box<SessionSummary> },
+    /// "Let Codex unarchive this thread, then resume (or fork) it?" (codex.md section 8).
+    ConfirmUnarchive {
+        summary: Box<SessionSummary>,
+        op: super::action::SessionOp,
+    },
     /// The new title, prefilled with the current one.
     Rename {
         summary: Box<SessionSummary>,
@@ -29,6 +34,7 @@ impl Dialog {
     pub fn summary(&self) -> &SessionSummary {
         match self {
             Dialog::ConfirmDelete { summary }
+            | Dialog::ConfirmUnarchive { summary, .. }
             | Dialog::Rename { summary, .. }
             | Dialog::Export { summary, .. } => summary,
         }
@@ -36,12 +42,15 @@ impl Dialog {
 
     /// Whether the dialog has a text field (typing edits it) rather than y/n keys.
     pub fn has_input(&self) -> bool {
-        !matches!(self, Dialog::ConfirmDelete { .. })
+        !matches!(
+            self,
+            Dialog::ConfirmDelete { .. } | Dialog::ConfirmUnarchive { .. }
+        )
     }
 
     pub fn input_mut(&mut self) -> Option<&mut LineInput> {
         match self {
-            Dialog::ConfirmDelete { .. } => None,
+            Dialog::ConfirmDelete { .. } | Dialog::ConfirmUnarchive { .. } => None,
             Dialog::Rename { input, .. } => Some(input),
             Dialog::Export { path, .. } => Some(path),
         }
@@ -112,6 +121,7 @@ pub fn delete_note(s: &SessionSummary) -> String {
         StoreKind::Claude => {
             "spool never deletes Claude Code's files; archive hides it in spool.".into()
         }
+        StoreKind::Codex => "spool never deletes Codex's files; archive hides it in spool.".into(),
     }
 }
 

@@ -51,6 +51,13 @@ impl App {
                 })
             }
             SessionOp::Export => self.dialog = Some(Dialog::export(&s)),
+            // Codex refuses an archived thread until `codex unarchive`: ask first.
+            SessionOp::Resume | SessionOp::Fork if crate::resume::needs_unarchive(&s) => {
+                self.dialog = Some(Dialog::ConfirmUnarchive {
+                    summary: Box::new(s),
+                    op,
+                })
+            }
             SessionOp::Fork => {
                 let at = if self.focus == Focus::Pane {
                     self.pane.fork_cut()
@@ -69,6 +76,9 @@ impl App {
         match d {
             Dialog::ConfirmDelete { summary } => {
                 push(fx, SessionOp::Delete, *summary, OpInput::None)
+            }
+            Dialog::ConfirmUnarchive { summary, op } => {
+                push(fx, op, *summary, OpInput::UnarchiveFirst)
             }
             Dialog::Rename { summary, input } => {
                 let title = input.text().trim().to_string();

@@ -50,6 +50,9 @@ pub struct StoreArgs {
     /// Claude Code config root, read-only (transcripts under DIR/projects/) [default: $CLAUDE_CONFIG_DIR or ~/.claude]
     #[arg(long, global = true, value_name = "DIR")]
     pub claude_dir: Option<PathBuf>,
+    /// Codex CLI home, read-only (DIR/sessions/, DIR/archived_sessions/) [default: $CODEX_HOME or ~/.codex]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub codex_dir: Option<PathBuf>,
     /// Settings file [default: <config dir>/spool/config.toml]
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -106,7 +109,7 @@ pub struct ListArgs {
     /// Include empty sessions (no user message)
     #[arg(long)]
     pub empty: bool,
-    /// Only this store: loop, loom or harness
+    /// Only this store: loop, loom, harness, claude or codex
     #[arg(long, value_name = "F", value_parser = parse_kind)]
     pub format: Option<StoreKind>,
     /// Only sessions whose working directory is DIR
@@ -171,9 +174,12 @@ pub struct ForkArgs {
     /// requires one)
     #[arg(long, value_name = "N")]
     pub at: Option<usize>,
-    /// Stores spool only reads (claude): print the agent's fork command instead of running it
+    /// Stores spool only reads (claude, codex): print the agent's fork command instead of running it
     #[arg(long)]
     pub print: bool,
+    /// A thread archived in Codex: let `codex unarchive` run first without asking
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +196,9 @@ pub struct ResumeArgs {
     /// Print the command (shell-quoted, with its cd) instead of running it
     #[arg(long)]
     pub print: bool,
+    /// A thread archived in Codex: let `codex unarchive` run first without asking
+    #[arg(long)]
+    pub yes: bool,
 }
 
 /// `--last N`: clap's own range message ("0 is not in 1..18446744073709551615") says
@@ -203,7 +212,7 @@ fn parse_rounds(s: &str) -> std::result::Result<u64, String> {
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
     StoreKind::parse(s)
-        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness or claude)"))
+        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness, claude or codex)"))
 }
 
 /// Run one subcommand; returns the process exit code.
@@ -267,7 +276,8 @@ pub fn run(
                         s.store
                     )));
                 }
-                let plan = resume::fork_plan(&s, stores.store_for(&s), resume_cmds)?;
+                let plan =
+                    resume::fork_plan(&s, stores.store_for(&s), resume_cmds, a.yes || a.print)?;
                 return run_plan(out, &plan, a.print);
             }
             if a.print {
@@ -282,7 +292,8 @@ pub fn run(
         Command::Delete(a) => delete(stores, &a)?,
         Command::Resume(a) => {
             let s = stores.resolve(&a.reference)?;
-            let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
+            let plan =
+                resume::plan_confirmed(&s, stores.store_for(&s), resume_cmds, a.yes || a.print)?;
             return run_plan(out, &plan, a.print);
         }
     }

@@ -15,14 +15,17 @@ pub enum StoreKind {
     Harness,
     /// Claude Code (read-only).
     Claude,
+    /// OpenAI Codex CLI (read-only).
+    Codex,
 }
 
 impl StoreKind {
-    pub const ALL: [StoreKind; 4] = [
+    pub const ALL: [StoreKind; 5] = [
         StoreKind::Loop,
         StoreKind::Loom,
         StoreKind::Harness,
         StoreKind::Claude,
+        StoreKind::Codex,
     ];
 
     /// The `format` string of the CLI contract (`loop`, `loom`, `harness`, `claude`).
@@ -32,13 +35,14 @@ impl StoreKind {
             StoreKind::Loom => "loom",
             StoreKind::Harness => "harness",
             StoreKind::Claude => "claude",
+            StoreKind::Codex => "codex",
         }
     }
 
     /// Stores spool only reads: its own state lives outside them, delete is refused, fork
     /// and resume go through the agent's own command.
     pub fn read_only(self) -> bool {
-        matches!(self, StoreKind::Claude)
+        matches!(self, StoreKind::Claude | StoreKind::Codex)
     }
 
     pub fn parse(s: &str) -> Option<StoreKind> {
@@ -75,6 +79,9 @@ pub struct SessionSummary {
     pub archived: bool,
     /// `FORMAT:ID` of the parent session.
     pub forked_from: Option<String>,
+    /// Shown under another session, never as a row of its own (a Codex subagent thread):
+    /// the parent's `FORMAT:ID`, or `codex:internal` for an internal thread without one.
+    pub child_of: Option<String>,
     pub path: PathBuf,
     pub error: Option<String>,
     /// Text of the first real user message (search input), empty when unknown.
@@ -107,6 +114,7 @@ impl SessionSummary {
             unread: false,
             archived: false,
             forked_from: None,
+            child_of: None,
             path: path.into(),
             error: None,
             first_prompt: String::new(),
@@ -157,6 +165,7 @@ impl SessionSummary {
             StoreKind::Loom => self.title == "(empty session)",
             StoreKind::Harness => self.title == self.id,
             StoreKind::Claude => self.title == "(no prompt)",
+            StoreKind::Codex => self.title == "(no message yet)",
         };
         if placeholder && !self.has_user_message {
             return "(empty)".into();

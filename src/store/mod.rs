@@ -3,6 +3,8 @@
 
 pub mod atomic;
 pub mod claude_store;
+pub mod codex_store;
+pub mod entries;
 pub mod harness_store;
 pub mod json_first;
 pub mod lease;
@@ -68,6 +70,15 @@ pub enum Span {
     LastRounds(usize),
 }
 
+/// How the agent's own command resumes a session: which id, in which directory, and whether
+/// the agent must unarchive it first (Codex refuses to resume an archived thread).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub id: String,
+    pub cwd: Option<String>,
+    pub unarchive_first: bool,
+}
+
 /// One agent's session store. Readers never write; writers follow the format contract.
 pub trait Store: Send + Sync {
     fn kind(&self) -> StoreKind;
@@ -127,6 +138,17 @@ pub trait Store: Send + Sync {
     /// Housekeeping when the browser exits (loom empties expired trash). Never touches a
     /// session.
     fn tidy(&self) {}
+
+    /// What resuming `s` runs: by default its own id in its recorded cwd. A store whose
+    /// agent resumes elsewhere (Codex: the last turn's directory, a subagent's parent)
+    /// says so here.
+    fn launch(&self, s: &SessionSummary) -> Result<Launch> {
+        Ok(Launch {
+            id: s.id.clone(),
+            cwd: s.cwd.clone(),
+            unarchive_first: false,
+        })
+    }
 
     /// Whether another process holds the session right now (harness lease probe, loom open
     /// handle). Read-only; used before resume and shown on demand.

@@ -36,7 +36,7 @@ pub struct Theme {
     /// Diff lines an edit adds and removes.
     pub added: Style,
     pub removed: Style,
-    pub stores: [Style; 4],
+    pub stores: [Style; 5],
 }
 
 impl Theme {
@@ -73,6 +73,7 @@ impl Theme {
                 fg(Color::Blue),
                 fg(Color::Yellow),
                 fg(Color::LightRed),
+                fg(Color::LightCyan),
             ],
         }
     }
@@ -101,6 +102,7 @@ impl Theme {
                 fg(Color::Blue),
                 fg(Color::Magenta),
                 fg(Color::Red),
+                fg(Color::Rgb(0, 115, 135)),
             ],
             ..Theme::dark()
         }
@@ -134,7 +136,7 @@ impl Theme {
             // The `+` / `-` at the start of each line carries the meaning without colour.
             added: plain,
             removed: plain,
-            stores: [plain; 4],
+            stores: [plain; 5],
         }
     }
 
@@ -181,6 +183,7 @@ impl Theme {
             StoreKind::Loom => self.stores[1],
             StoreKind::Harness => self.stores[2],
             StoreKind::Claude => self.stores[3],
+            StoreKind::Codex => self.stores[4],
         }
     }
 }

@@ -45,6 +45,7 @@ impl Home {
             loom_dir: self.loom_dir(),
             harness_dir: self.harness_dir(),
             claude_dir: self.claude_dir(),
+            codex_dir: self.codex_dir(),
             state_dir: self.state_dir(),
         })
     }
@@ -52,6 +53,11 @@ impl Home {
     /// `~/.claude` (Claude Code, read-only).
     pub fn claude_dir(&self) -> PathBuf {
         self.path().join(".claude")
+    }
+
+    /// `~/.codex` (Codex CLI, read-only).
+    pub fn codex_dir(&self) -> PathBuf {
+        self.path().join(".codex")
     }
 
     /// spool's state for the read-only stores (`$XDG_DATA_HOME` is unset in tests).
@@ -82,6 +88,8 @@ impl Home {
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("CODEX_SQLITE_HOME")
             .env_remove("XDG_DATA_HOME")
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
             .output()
@@ -128,6 +136,19 @@ pub fn install_claude_fixtures(home: &Path) {
     let dst = home.join(".claude/projects");
     copy_tree(&fx, &dst);
     // Settled files (2026-03-16): a torn last line is "truncated", not still being written.
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+    for f in files_under(&dst) {
+        let file = std::fs::File::options().write(true).open(&f).expect("open");
+        file.set_modified(t).expect("set mtime");
+    }
+}
+
+/// Copy the Codex contract fixtures (`tests/fixtures/codex/`) into `home/.codex`, settled
+/// like the Claude ones (example B's torn tail is "truncated", not still being written).
+pub fn install_codex_fixtures(home: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
+    let dst = home.join(".codex");
+    copy_tree(&fx, &dst);
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
     for f in files_under(&dst) {
         let file = std::fs::File::options().write(true).open(&f).expect("open");
