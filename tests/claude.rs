@@ -5,14 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::Home;
-use sha2::{Digest, Sha256};
-use spool::app::{OpInput, SessionOp};
-use spool::browser::perform;
-use spool::store::Span;
 
 const A: &str = "claude:5b0f6c1e-8d52-4c3a-9a41-2f7d3e9b6a10";
 const B: &str = "claude:9d2e7a44-1c3b-4f5e-8a6d-0b7c2e4f9a31";
@@ -203,42 +198,12 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no longer exists"));
 }
 
-/// size, mtime (ns) and SHA-256 of every file under `dir`, and the directory listing itself.
-fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let m = std::fs::symlink_metadata(&d).unwrap();
-        out.insert(
-            d.clone(),
-            (
-                0,
-                m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-                Vec::new(),
-            ),
-        );
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p);
-            } else {
-                let hash = Sha256::digest(std::fs::read(&p).unwrap()).to_vec();
-                let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-                out.insert(p, (m.len(), mtime, hash));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
     let h = home();
     let (bin, _log) = live_session(&h);
     let claude = h.claude_dir();
-    let before = fingerprint(&claude);
+    let before = common::fingerprint(&claude);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
     let md = out_dir.join("a.md").to_string_lossy().into_owned();
@@ -283,48 +248,14 @@ fn no_subcommand_or_browser_action_writes_under_the_claude_directory() {
         );
     }
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a CLI subcommand changed the Claude directory"
     );
     // The browser's store side, every operation, and the pane's three views.
-    let st = h.stores();
-    for r in [A, B, live] {
-        let s = st.resolve(r).unwrap();
-        let store = st.store_for(&s);
-        store.transcript(&s.id, Span::All).unwrap();
-        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
-        store.window(&s.id).unwrap();
-        store.raw(&s.id).unwrap();
-        let ops = [
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::Rename, OpInput::Title("browser title".into())),
-            (SessionOp::Fork, OpInput::ForkAt(None)),
-            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
-            (SessionOp::Delete, OpInput::None),
-            (SessionOp::UndoDelete, OpInput::None),
-            (
-                SessionOp::Export,
-                OpInput::Export {
-                    format: spool::export::Format::Html,
-                    path: out_dir.join(format!("{}.html", s.id)),
-                },
-            ),
-        ];
-        for (op, input) in ops {
-            let s = st.resolve(r).unwrap();
-            let _ = perform(op, &s, input, &st);
-        }
-        let _ = st.store_for(&s).in_use(&s.id);
-        st.store_for(&s).tidy();
-    }
+    common::exercise_store_side(&h.stores(), &[A, B, live], &out_dir);
     assert_eq!(
-        fingerprint(&claude),
+        common::fingerprint(&claude),
         before,
         "a browser action changed the Claude directory"
     );

@@ -5,14 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::Home;
-use sha2::{Digest, Sha256};
-use spool::app::{OpInput, SessionOp};
-use spool::browser::perform;
-use spool::store::Span;
 
 const A: &str = "codex:019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30";
 const B: &str = "codex:019ceca8-05e8-7a3d-8e4f-5a6b7c8d9e01";
@@ -245,30 +240,6 @@ fn resume_fork_and_unarchive_run_codex_in_the_current_dir() {
     assert_eq!(printed, format!("cd {s} && codex resume --yolo {LIVE}\n"));
 }
 
-/// size, mtime (ns) and SHA-256 of every file under `dir`, and the directories' mtimes.
-fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let m = std::fs::symlink_metadata(&d).unwrap();
-        let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-        out.insert(d.clone(), (0, mtime, Vec::new()));
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p);
-            } else {
-                let hash = Sha256::digest(std::fs::read(&p).unwrap()).to_vec();
-                let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-                out.insert(p, (m.len(), mtime, hash));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn no_subcommand_or_browser_action_writes_under_the_codex_directory() {
     let h = home();
@@ -276,7 +247,7 @@ fn no_subcommand_or_browser_action_writes_under_the_codex_directory() {
     let (bin, _log) = live_sessions(&h);
     std::fs::write(bin.join("codex"), "#!/bin/sh\nexit 0\n").unwrap();
     let codex = h.codex_dir();
-    let before = fingerprint(&codex);
+    let before = common::fingerprint(&codex);
     let out_dir = h.path().join("exports");
     std::fs::create_dir_all(&out_dir).unwrap();
     let md = out_dir.join("a.md").to_string_lossy().into_owned();
@@ -325,47 +296,13 @@ fn no_subcommand_or_browser_action_writes_under_the_codex_directory() {
         );
     }
     assert_eq!(
-        fingerprint(&codex),
+        common::fingerprint(&codex),
         before,
         "a CLI subcommand changed the Codex directory"
     );
-    let st = h.stores();
-    for r in [A, B, live.as_str()] {
-        let s = st.resolve(r).unwrap();
-        let store = st.store_for(&s);
-        store.transcript(&s.id, Span::All).unwrap();
-        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
-        store.window(&s.id).unwrap();
-        store.raw(&s.id).unwrap();
-        let ops = [
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::TogglePin, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleUnread, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::ToggleArchive, OpInput::None),
-            (SessionOp::Rename, OpInput::Title("browser title".into())),
-            (SessionOp::Fork, OpInput::ForkAt(None)),
-            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
-            (SessionOp::Delete, OpInput::None),
-            (SessionOp::UndoDelete, OpInput::None),
-            (
-                SessionOp::Export,
-                OpInput::Export {
-                    format: spool::export::Format::Html,
-                    path: out_dir.join(format!("{}.html", s.id)),
-                },
-            ),
-        ];
-        for (op, input) in ops {
-            let s = st.resolve(r).unwrap();
-            let _ = perform(op, &s, input, &st);
-        }
-        let _ = st.store_for(&s).in_use(&s.id);
-        st.store_for(&s).tidy();
-    }
+    common::exercise_store_side(&h.stores(), &[A, B, live.as_str()], &out_dir);
     assert_eq!(
-        fingerprint(&codex),
+        common::fingerprint(&codex),
         before,
         "a browser action changed the Codex directory"
     );

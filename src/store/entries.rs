@@ -22,6 +22,43 @@ pub fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
     None
 }
 
+/// The messages of a context window: entries' messages, with a compaction's summary as the
+/// user message replay inserts.
+pub fn window_messages(entries: Vec<Entry>) -> Vec<crate::model::Message> {
+    entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Message(m) => Some(*m),
+            Entry::Compaction { summary, timestamp } => {
+                let mut m = crate::model::Message::inserted(crate::model::Role::User, summary);
+                m.timestamp = timestamp;
+                Some(m)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The warnings of a tolerant line reader, one sentence each.
+pub fn read_warnings(bad: u64, truncated: bool, pending: bool, lossy: u64) -> Vec<String> {
+    let mut w = Vec::new();
+    if bad > 0 {
+        w.push(format!("{bad} unreadable line(s) skipped"));
+    }
+    if truncated {
+        w.push("the last line is cut off (the writer stopped mid-line)".into());
+    }
+    if pending {
+        w.push("the last line is still being written".into());
+    }
+    if lossy > 0 {
+        w.push(format!(
+            "{lossy} line(s) held invalid UTF-8, shown with replacement characters"
+        ));
+    }
+    w
+}
+
 /// Give stored messages their positions, from `first` on.
 pub fn number(out: &mut [Entry], first: usize) {
     let mut n = first;

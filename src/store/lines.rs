@@ -51,6 +51,23 @@ impl RawLine<'_> {
     }
 }
 
+/// Seek `f` to the start of the first whole line at or after byte `from` (the byte before
+/// `from` tells whether `from` already starts a line); returns that offset.
+pub fn seek_line_start(f: &mut std::fs::File, from: u64) -> io::Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    if from == 0 {
+        return Ok(0);
+    }
+    f.seek(SeekFrom::Start(from - 1))?;
+    let mut r = BufReader::new(&mut *f);
+    let mut skipped = Vec::new();
+    r.read_until(b'\n', &mut skipped)?;
+    let start = from - 1 + skipped.len() as u64;
+    drop(r);
+    f.seek(SeekFrom::Start(start))?;
+    Ok(start)
+}
+
 /// Split `r` on `\n` and hand every line to `f`, streaming: a line over `max_line` is never
 /// buffered beyond the limit, the splitter resynchronises at the next `\n` instead.
 pub fn for_each_line<R: Read>(

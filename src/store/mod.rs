@@ -24,6 +24,46 @@ use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 
 pub use registry::{Roots, Stores};
 
+/// An agent's root from its environment variable when set and non-empty (a leading `~/`
+/// expanded, a relative path made absolute), else `home/<fallback>`.
+pub fn root_from_env(var: &str, home: &Path, fallback: &str) -> PathBuf {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => match v.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => std::path::absolute(&v).unwrap_or_else(|_| PathBuf::from(v)),
+        },
+        _ => home.join(fallback),
+    }
+}
+
+/// The last `n` rounds read from the end in growing steps: `read(bytes)` gives the entries
+/// of the last `bytes` bytes (whole lines) and whether that reached the start of the file.
+/// Returns `(entries, rounds in what was read, first kept round, whole file read)`.
+pub fn rounds_from_end(
+    n: usize,
+    mut read: impl FnMut(u64) -> std::io::Result<(Vec<crate::model::Entry>, bool)>,
+) -> std::io::Result<(Vec<crate::model::Entry>, usize, usize, bool)> {
+    let mut bytes: u64 = 256 * 1024;
+    loop {
+        let (entries, whole) = read(bytes)?;
+        let msgs: Vec<&crate::model::Message> = entries
+            .iter()
+            .filter_map(|e| match e {
+                crate::model::Entry::Message(m) => Some(m.as_ref()),
+                _ => None,
+            })
+            .collect();
+        let rounds = crate::model::round_starts(&msgs).len();
+        // One round more than asked: the first round of a tail read may have started before
+        // the cut.
+        if whole || rounds > n {
+            let (kept, total, first) = last_rounds(entries, Span::LastRounds(n));
+            return Ok((kept, total, first, whole));
+        }
+        bytes = bytes.saturating_mul(2);
+    }
+}
+
 /// A session found by discovery, before anything inside it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {

@@ -132,27 +132,91 @@ pub fn install_fixtures(home: &Path) {
 /// `home/.claude/projects`. Kept apart from `install_fixtures` so the first stores' listings
 /// are unchanged.
 pub fn install_claude_fixtures(home: &Path) {
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/projects");
-    let dst = home.join(".claude/projects");
-    copy_tree(&fx, &dst);
-    // Settled files (2026-03-16): a torn last line is "truncated", not still being written.
+    install_settled("claude/projects", &home.join(".claude/projects"));
+}
+
+/// Copy the Codex contract fixtures (`tests/fixtures/codex/`) into `home/.codex`.
+pub fn install_codex_fixtures(home: &Path) {
+    install_settled("codex", &home.join(".codex"));
+}
+
+/// Copy `tests/fixtures/<fixture>` to `dst` with settled files (2026-03-16): a torn last line
+/// is "truncated", not still being written.
+fn install_settled(fixture: &str, dst: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
+    copy_tree(&fx, dst);
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    for f in files_under(&dst) {
+    for f in files_under(dst) {
         let file = std::fs::File::options().write(true).open(&f).expect("open");
         file.set_modified(t).expect("set mtime");
     }
 }
 
-/// Copy the Codex contract fixtures (`tests/fixtures/codex/`) into `home/.codex`, settled
-/// like the Claude ones (example B's torn tail is "truncated", not still being written).
-pub fn install_codex_fixtures(home: &Path) {
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
-    let dst = home.join(".codex");
-    copy_tree(&fx, &dst);
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    for f in files_under(&dst) {
-        let file = std::fs::File::options().write(true).open(&f).expect("open");
-        file.set_modified(t).expect("set mtime");
+/// size, mtime (ns) and SHA-256 of every file under `dir`, and the directories' mtimes: what
+/// the no-write proofs compare before and after.
+pub fn fingerprint(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, i128, Vec<u8>)> {
+    use sha2::Digest;
+    use std::os::unix::fs::MetadataExt;
+    let ns = |m: &std::fs::Metadata| m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let m = std::fs::symlink_metadata(&d).unwrap();
+        out.insert(d.clone(), (0, ns(&m), Vec::new()));
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p);
+            } else {
+                let hash = sha2::Sha256::digest(std::fs::read(&p).unwrap()).to_vec();
+                out.insert(p, (m.len(), ns(&m), hash));
+            }
+        }
+    }
+    out
+}
+
+/// Every browser-side operation on each of `refs`: the pane's views and every session op,
+/// exports written to `out_dir`. Errors are expected (read-only stores refuse some).
+pub fn exercise_store_side(st: &spool::store::Stores, refs: &[&str], out_dir: &Path) {
+    use spool::app::{OpInput, SessionOp};
+    use spool::store::Span;
+    for r in refs {
+        let s = st.resolve(r).unwrap();
+        let store = st.store_for(&s);
+        store.transcript(&s.id, Span::All).unwrap();
+        store.transcript(&s.id, Span::LastRounds(1)).unwrap();
+        store.window(&s.id).unwrap();
+        store.raw(&s.id).unwrap();
+        let ops = [
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::TogglePin, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleUnread, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::ToggleArchive, OpInput::None),
+            (SessionOp::Rename, OpInput::Title("browser title".into())),
+            (SessionOp::Fork, OpInput::ForkAt(None)),
+            (SessionOp::Fork, OpInput::ForkAt(Some(1))),
+            (SessionOp::Delete, OpInput::None),
+            (SessionOp::UndoDelete, OpInput::None),
+            (
+                SessionOp::Export,
+                OpInput::Export {
+                    format: spool::export::Format::Html,
+                    path: out_dir.join(format!("{}.html", s.id)),
+                },
+            ),
+        ];
+        for (op, input) in ops {
+            let s = st.resolve(r).unwrap();
+            let _ = spool::browser::perform(op, &s, input, st);
+        }
+        let _ = st.store_for(&s).in_use(&s.id);
+        st.store_for(&s).tidy();
     }
 }
 

@@ -161,24 +161,9 @@ impl ClaudeStore {
     }
 
     fn warnings(p: &read::Parsed, f: &listing::Facts) -> Vec<String> {
-        let mut w = Vec::new();
-        if p.bad > 0 {
-            w.push(format!("{} unreadable line(s) skipped", p.bad));
-        }
-        if p.truncated {
-            w.push("the last line is cut off (the writer stopped mid-line)".into());
-        }
-        if p.pending {
-            w.push("the last line is still being written".into());
-        }
+        let mut w = crate::store::entries::read_warnings(p.bad, p.truncated, p.pending, p.lossy);
         for len in &p.oversized {
             w.push(format!("oversized line ({} MB) skipped", len / 1_000_000));
-        }
-        if p.lossy > 0 {
-            w.push(format!(
-                "{} line(s) held invalid UTF-8, shown with replacement characters",
-                p.lossy
-            ));
         }
         if let Some(i) = &f.internal_id {
             w.push(format!(

@@ -5,7 +5,7 @@
 //! head and the tail and skip the bulky middle lines (base64 images, huge tool output).
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -106,17 +106,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         mtime: meta.modified().ok(),
         ..Parsed::default()
     };
-    let mut start = 0u64;
-    if from > 0 {
-        f.seek(SeekFrom::Start(from - 1))?;
-        // Skip the partial line: the byte before `from` tells whether `from` starts a line.
-        let mut r = io::BufReader::new(&mut f);
-        let mut skipped = Vec::new();
-        io::BufRead::read_until(&mut r, b'\n', &mut skipped)?;
-        start = from - 1 + skipped.len() as u64;
-        drop(r);
-        f.seek(SeekFrom::Start(start))?;
-    }
+    let start = lines::seek_line_start(&mut f, from)?;
     p.from = start;
     let settled = p
         .mtime

@@ -15,13 +15,7 @@ use crate::store::Candidate;
 
 /// `$CODEX_HOME` when set and non-empty (a leading `~/` expanded), else `~/.codex`.
 pub fn default_root(home: &Path) -> PathBuf {
-    match std::env::var("CODEX_HOME") {
-        Ok(v) if !v.is_empty() => match v.strip_prefix("~/") {
-            Some(rest) => home.join(rest),
-            None => std::path::absolute(&v).unwrap_or_else(|_| PathBuf::from(v)),
-        },
-        _ => home.join(".codex"),
-    }
+    crate::store::root_from_env("CODEX_HOME", home, ".codex")
 }
 
 /// What a discovered entry is.

@@ -174,32 +174,17 @@ impl CodexStore {
     }
 
     fn warnings(p: &read::Parsed, f: &listing::Facts) -> Vec<String> {
-        let mut w = Vec::new();
-        if p.bad > 0 {
-            w.push(format!("{} unreadable line(s) skipped", p.bad));
-        }
+        let mut w = crate::store::entries::read_warnings(p.bad, p.truncated, p.pending, p.lossy);
         if p.salvaged > 0 {
             w.push(format!(
                 "{} record(s) salvaged from lines where two writes overlapped",
                 p.salvaged
             ));
         }
-        if p.truncated {
-            w.push("the last line is cut off (the writer stopped mid-line)".into());
-        }
-        if p.pending {
-            w.push("the last line is still being written".into());
-        }
         if p.oversized > 0 {
             w.push(format!(
                 "{} oversized record(s) over 64 MiB skipped",
                 p.oversized
-            ));
-        }
-        if p.lossy > 0 {
-            w.push(format!(
-                "{} line(s) held invalid UTF-8, shown with replacement characters",
-                p.lossy
             ));
         }
         if let Some(d) = &p.damaged {

@@ -6,7 +6,7 @@
 //! rest of the store reads one format.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -112,16 +112,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         mtime: meta.modified().ok(),
         ..Parsed::default()
     };
-    let mut start = 0u64;
-    if from > 0 {
-        f.seek(SeekFrom::Start(from - 1))?;
-        let mut r = io::BufReader::new(&mut f);
-        let mut skipped = Vec::new();
-        io::BufRead::read_until(&mut r, b'\n', &mut skipped)?;
-        start = from - 1 + skipped.len() as u64;
-        drop(r);
-        f.seek(SeekFrom::Start(start))?;
-    }
+    let start = lines::seek_line_start(&mut f, from)?;
     p.from = start;
     let settled = p
         .mtime

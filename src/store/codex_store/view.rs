@@ -7,7 +7,7 @@ use std::path::Path;
 use super::read::{self, Rec};
 use super::record as r;
 use super::transcript::{self, Ctx};
-use crate::model::{Entry, Message, Role, round_starts};
+use crate::model::{Entry, Message, Role};
 use crate::store::lines::{self, RawLine};
 
 /// What Codex resends besides the rollout's items.
@@ -27,7 +27,7 @@ pub fn window(
             parent,
             offset: 0,
         };
-        return messages(transcript::entries(recs, &cx, 0));
+        return crate::store::entries::window_messages(transcript::entries(recs, &cx, 0));
     };
     let pl = r::payload(&recs[k].v);
     let mut out = match pl.get("replacement_history").and_then(|h| h.as_array()) {
@@ -47,27 +47,13 @@ pub fn window(
         parent,
         offset: k + 1,
     };
-    out.extend(messages(transcript::entries(&recs[k + 1..], &cx, before)));
+    out.extend(crate::store::entries::window_messages(transcript::entries(
+        &recs[k + 1..],
+        &cx,
+        before,
+    )));
     out
 }
-
-fn messages(entries: Vec<Entry>) -> Vec<Message> {
-    entries
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Message(m) => Some(*m),
-            Entry::Compaction { summary, timestamp } => {
-                let mut m = Message::inserted(Role::User, summary);
-                m.timestamp = timestamp;
-                Some(m)
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-/// First read from the end, doubled until enough rounds are in view.
-const TAIL_START: u64 = 256 * 1024;
 
 /// The last `n` rounds of a plain rollout read from the end: `(entries, rounds in what was
 /// read, first kept round, whole file read)`.
@@ -76,32 +62,14 @@ pub fn last_rounds(
     n: usize,
     parent: Option<String>,
 ) -> std::io::Result<(Vec<Entry>, usize, usize, bool)> {
-    let mut bytes = TAIL_START;
-    loop {
+    crate::store::rounds_from_end(n, |bytes| {
         let p = read::read_tail(path, bytes)?;
-        let whole = p.from == 0;
         let cx = Ctx {
             parent: parent.clone(),
             ..Ctx::default()
         };
-        let entries = transcript::entries(&p.recs, &cx, 0);
-        let msgs: Vec<&Message> = entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Message(m) => Some(m.as_ref()),
-                _ => None,
-            })
-            .collect();
-        let rounds = round_starts(&msgs).len();
-        // One round more than asked: the first round of a tail read may have started before
-        // the cut.
-        if whole || rounds > n {
-            let (kept, total, first) =
-                crate::store::last_rounds(entries, crate::store::Span::LastRounds(n));
-            return Ok((kept, total, first, whole));
-        }
-        bytes = bytes.saturating_mul(2);
-    }
+        Ok((transcript::entries(&p.recs, &cx, 0), p.from == 0))
+    })
 }
 
 /// The stored records, pretty-printed where they are JSON (a `.zst` decompressed).
