@@ -217,11 +217,7 @@ fn event(f: &mut Facts, pl: &Value) {
                 f.preview = r::user_message_preview(pl);
             }
         }
-        "thread_goal_updated" => {
-            if f.preview.is_none() {
-                f.preview = r::goal_preview(pl);
-            }
-        }
+        "thread_goal_updated" if f.preview.is_none() => f.preview = r::goal_preview(pl),
         "task_started" | "turn_started" => f.state = Some(TurnState::MidTurn),
         "task_complete" | "turn_complete" => {
             f.state = Some(TurnState::Waiting);

@@ -94,7 +94,7 @@ fn envelope_close(t: &str) -> Option<String> {
         return Some("</INSTRUCTIONS>".into());
     }
     let tag = t.strip_prefix('<')?;
-    let end = tag.find(|c: char| c == '>' || c == ' ')?;
+    let end = tag.find(['>', ' '])?;
     Some(format!("</{}>", &tag[..end]))
 }
 

@@ -344,7 +344,7 @@ fn images_are_measured_never_rendered() {
 fn large_files_are_listed_from_head_and_tail_and_paged_from_the_end() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("codex");
-    let big = format!("{}", "x".repeat(300 * 1024));
+    let big = "x".repeat(300 * 1024);
     let mut lines = vec![meta(A, json!({})), prompt("first")];
     for i in 0..32 {
         lines.push(prompt(&format!("q{i} {big}")));
