@@ -46,18 +46,10 @@ pub fn rounds_from_end(
     let mut bytes: u64 = 256 * 1024;
     loop {
         let (entries, whole) = read(bytes)?;
-        let msgs: Vec<&crate::model::Message> = entries
-            .iter()
-            .filter_map(|e| match e {
-                crate::model::Entry::Message(m) => Some(m.as_ref()),
-                _ => None,
-            })
-            .collect();
-        let rounds = crate::model::round_starts(&msgs).len();
+        let (kept, total, first) = last_rounds(entries, Span::LastRounds(n));
         // One round more than asked: the first round of a tail read may have started before
         // the cut.
-        if whole || rounds > n {
-            let (kept, total, first) = last_rounds(entries, Span::LastRounds(n));
+        if whole || total > n {
             return Ok((kept, total, first, whole));
         }
         bytes = bytes.saturating_mul(2);
@@ -215,6 +207,19 @@ pub fn gather_parallel<P: Send, R: Send>(
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
+    })
+}
+
+/// The listing pass of a store that reads whole files for its counts: candidates spread over
+/// the machine's cores (at most 8 threads).
+pub fn list_parallel(store: &dyn Store) -> Vec<SessionSummary> {
+    let candidates = store.discover();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = candidates.len().div_ceil(threads).max(1);
+    gather_parallel(candidates.chunks(chunk), |part| {
+        part.iter().filter_map(|c| store.summarize(c)).collect()
     })
 }
 

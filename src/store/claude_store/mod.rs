@@ -229,14 +229,7 @@ impl Store for ClaudeStore {
     /// Claude transcripts are parsed whole for their counts (only bulky middle lines of big
     /// files are skipped), so the listing pass spreads files over the machine's cores.
     fn list(&self) -> Vec<SessionSummary> {
-        let candidates = self.discover();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
-        let chunk = candidates.len().div_ceil(threads).max(1);
-        super::gather_parallel(candidates.chunks(chunk), |part| {
-            part.iter().filter_map(|c| self.summarize(c)).collect()
-        })
+        super::list_parallel(self)
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
