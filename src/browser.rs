@@ -170,12 +170,13 @@ fn resume(
     config: &Config,
     tui: &mut Tui,
     fork: bool,
+    unarchive_ok: bool,
 ) -> String {
     let cmds = config.resume.commands();
     let plan = if fork {
-        crate::resume::fork_plan(s, stores.store_for(s), &cmds)
+        crate::resume::fork_plan(s, stores.store_for(s), &cmds, unarchive_ok)
     } else {
-        crate::resume::plan(s, stores.store_for(s), &cmds)
+        crate::resume::plan_confirmed(s, stores.store_for(s), &cmds, unarchive_ok)
     };
     let plan = match plan {
         Ok(p) => p,
@@ -228,22 +229,26 @@ impl Effects<'_> {
                     rounds,
                 }),
                 // The checks before resume run git, so they run on a thread of their own and
-                // come back as `Action::ResumeChecked`; the app then asks or resumes.
+                // come back as `Action::ResumeChecked`; the app then asks or resumes. A confirmed
+                // unarchive comes after those checks, so it resumes at once.
                 Effect::Session {
                     op: SessionOp::Resume,
                     summary,
                     input,
-                } if input != OpInput::Checked => self.check_resume(*summary),
+                } if !matches!(input, OpInput::Checked | OpInput::UnarchiveFirst) => {
+                    self.check_resume(*summary)
+                }
                 // Resume owns the terminal, so it runs here, between frames. A store spool
                 // only reads forks in its agent (claude --fork-session), which owns the
                 // terminal like resume.
                 Effect::Session {
                     op: op @ (SessionOp::Resume | SessionOp::Fork),
                     summary,
-                    ..
+                    input,
                 } if op == SessionOp::Resume || summary.store.read_only() => {
                     let fork = op == SessionOp::Fork;
-                    let message = resume(&summary, self.stores, self.config, tui, fork);
+                    let ok = input == OpInput::UnarchiveFirst;
+                    let message = resume(&summary, self.stores, self.config, tui, fork, ok);
                     // The agent may have written to the session while it ran.
                     self.loader.refresh(self.stores, &summary, self.tx);
                     let done = Outcome::message(message);
@@ -263,7 +268,9 @@ impl Effects<'_> {
         let (stores, tx) = (Arc::clone(self.stores), self.tx.clone());
         let cmds = self.config.resume.commands();
         std::thread::spawn(move || {
-            let report = match crate::resume::plan(&s, stores.store_for(&s), &cmds) {
+            // Unarchiving is asked about after the checks, so the plan here assumes a yes.
+            let report = match crate::resume::plan_confirmed(&s, stores.store_for(&s), &cmds, true)
+            {
                 Ok(plan) => crate::preflight::check(&s, &plan.cwd, plan.problem(), false),
                 Err(e) => crate::preflight::Report {
                     refusals: vec![e.to_string()],

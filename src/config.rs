@@ -54,6 +54,9 @@ pub struct Resume {
     pub claude: Option<String>,
     /// Claude Code's fork command (spool does not write Claude's files; Claude forks).
     pub claude_fork: Option<String>,
+    pub codex: Option<String>,
+    /// Codex's fork command (Codex forks its own threads).
+    pub codex_fork: Option<String>,
     pub pi: Option<String>,
     /// pi's fork command (`pi --fork <path>`: pi writes the new file).
     pub pi_fork: Option<String>,
@@ -66,6 +69,7 @@ impl Resume {
             StoreKind::Loom => self.loom.as_deref(),
             StoreKind::Harness => self.harness.as_deref(),
             StoreKind::Claude => self.claude.as_deref(),
+            StoreKind::Codex => self.codex.as_deref(),
             StoreKind::Pi => self.pi.as_deref(),
         }
     }
@@ -79,6 +83,8 @@ impl Resume {
             harness_cmd: self.harness.clone().or(d.harness_cmd),
             claude_cmd: self.claude.clone().or(d.claude_cmd),
             claude_fork: self.claude_fork.clone().or(d.claude_fork),
+            codex_cmd: self.codex.clone().or(d.codex_cmd),
+            codex_fork: self.codex_fork.clone().or(d.codex_fork),
             pi_cmd: self.pi.clone().or(d.pi_cmd),
             pi_fork: self.pi_fork.clone().or(d.pi_fork),
         }
@@ -93,6 +99,7 @@ struct RootsFile {
     loom: Vec<PathBuf>,
     harness: Vec<PathBuf>,
     claude: Vec<PathBuf>,
+    codex: Vec<PathBuf>,
     pi: Vec<PathBuf>,
 }
 
@@ -204,6 +211,7 @@ impl Config {
             (StoreKind::Loom, file.roots.loom),
             (StoreKind::Harness, file.roots.harness),
             (StoreKind::Claude, file.roots.claude),
+            (StoreKind::Codex, file.roots.codex),
             (StoreKind::Pi, file.roots.pi),
         ] {
             c.roots
@@ -214,7 +222,7 @@ impl Config {
         {
             return Err(bad(
                 "store",
-                format!("unknown store `{s}` (loop, loom, harness, claude or pi)"),
+                format!("unknown store `{s}` (loop, loom, harness, claude, codex or pi)"),
             ));
         }
         c.filters = file.filters;

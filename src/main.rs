@@ -68,6 +68,9 @@ fn roots(args: &StoreArgs, demo: Option<Roots>) -> Roots {
     if let Some(p) = &args.claude_dir {
         r.claude_dir = abs(p);
     }
+    if let Some(p) = &args.codex_dir {
+        r.codex_dir = abs(p);
+    }
     if let Some(p) = &args.pi_dir {
         r.pi_dir = abs(p);
     }

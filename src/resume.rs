@@ -18,6 +18,9 @@ pub struct ResumeCommands {
     pub claude_cmd: Option<String>,
     /// `[resume] claude_fork`: the fork command (default `CLAUDE_FORK_DEFAULT`).
     pub claude_fork: Option<String>,
+    pub codex_cmd: Option<String>,
+    /// `[resume] codex_fork`: the fork command (default `CODEX_FORK_DEFAULT`).
+    pub codex_fork: Option<String>,
     pub pi_cmd: Option<String>,
     /// `[resume] pi_fork`: the fork command (default `PI_FORK_DEFAULT`).
     pub pi_fork: Option<String>,
@@ -29,6 +32,10 @@ pub const HARNESS_DEFAULT: &str = "uv run agent.py --resume {id} --memory-dir {s
 /// the session's launch dir (claude-code.md section 8).
 pub const CLAUDE_DEFAULT: &str = "claude --resume {id}";
 pub const CLAUDE_FORK_DEFAULT: &str = "claude --resume {id} --fork-session";
+/// Codex resolves names too, but a name can pick a thread of another project
+/// (openai/codex#30995): spool always passes the UUID (codex.md section 8).
+pub const CODEX_DEFAULT: &str = "codex resume {id}";
+pub const CODEX_FORK_DEFAULT: &str = "codex fork {id}";
 /// pi opens a session by its file path (older builds take only a path), in the header cwd
 /// so its tools and project config resolve as they did (pi.md section 8).
 pub const PI_DEFAULT: &str = "pi --session {path}";
@@ -42,6 +49,8 @@ impl Default for ResumeCommands {
             harness_cmd: Some(HARNESS_DEFAULT.to_string()),
             claude_cmd: Some(CLAUDE_DEFAULT.to_string()),
             claude_fork: None,
+            codex_cmd: Some(CODEX_DEFAULT.to_string()),
+            codex_fork: None,
             pi_cmd: Some(PI_DEFAULT.to_string()),
             pi_fork: None,
         }
@@ -55,6 +64,7 @@ impl ResumeCommands {
             StoreKind::Loom => self.loom_cmd.as_deref(),
             StoreKind::Harness => self.harness_cmd.as_deref(),
             StoreKind::Claude => self.claude_cmd.as_deref(),
+            StoreKind::Codex => self.codex_cmd.as_deref(),
             StoreKind::Pi => self.pi_cmd.as_deref(),
         }
         .filter(|s| !s.trim().is_empty())
@@ -66,17 +76,24 @@ impl ResumeCommands {
 pub struct ResumePlan {
     pub argv: Vec<String>,
     pub cwd: PathBuf,
+    /// Commands the agent runs first, in the same directory (`codex unarchive <uuid>`); the
+    /// resume runs only when each exits 0.
+    pub before: Vec<Vec<String>>,
 }
 
 impl ResumePlan {
     /// `cd <cwd> && <argv...>`, each word shell-quoted, for `spool resume --print`.
     pub fn shell_line(&self) -> String {
-        let cmd: Vec<String> = self.argv.iter().map(|a| shell_quote(a)).collect();
-        format!(
-            "cd {} && {}",
-            shell_quote(&self.cwd.to_string_lossy()),
-            cmd.join(" ")
-        )
+        let quoted = |argv: &[String]| {
+            argv.iter()
+                .map(|a| shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut parts = vec![format!("cd {}", shell_quote(&self.cwd.to_string_lossy()))];
+        parts.extend(self.before.iter().map(|b| quoted(b)));
+        parts.push(quoted(&self.argv));
+        parts.join(" && ")
     }
 
     /// Why the command cannot start here, if it cannot: the session's directory (gone, not a
@@ -91,6 +108,19 @@ impl ResumePlan {
     pub fn run(&self) -> Result<i32> {
         if let Some(p) = self.problem() {
             return Err(Error::Refused(p));
+        }
+        for before in &self.before {
+            let status = std::process::Command::new(&before[0])
+                .args(&before[1..])
+                .current_dir(&self.cwd)
+                .status()
+                .map_err(|e| Error::Refused(spawn_failure(&before[0], &self.cwd, &e)))?;
+            if !status.success() {
+                return Err(Error::Refused(format!(
+                    "`{}` failed ({status}); not resuming",
+                    before.join(" ")
+                )));
+            }
         }
         let mut cmd = std::process::Command::new(&self.argv[0]);
         cmd.args(&self.argv[1..]).current_dir(&self.cwd);
@@ -181,9 +211,11 @@ pub fn fork_plan(
     s: &SessionSummary,
     store: &dyn Store,
     cmds: &ResumeCommands,
+    unarchive_ok: bool,
 ) -> Result<ResumePlan> {
     let template = match s.store {
         StoreKind::Claude => cmds.claude_fork.as_deref().unwrap_or(CLAUDE_FORK_DEFAULT),
+        StoreKind::Codex => cmds.codex_fork.as_deref().unwrap_or(CODEX_FORK_DEFAULT),
         StoreKind::Pi => cmds.pi_fork.as_deref().unwrap_or(PI_FORK_DEFAULT),
         other => {
             return Err(Error::Refused(format!(
@@ -193,28 +225,58 @@ pub fn fork_plan(
     };
     let with = ResumeCommands {
         claude_cmd: Some(template.to_string()),
+        codex_cmd: Some(template.to_string()),
         pi_cmd: Some(template.to_string()),
         ..cmds.clone()
     };
-    plan(s, store, &with)
+    plan_confirmed(s, store, &with, unarchive_ok)
+}
+
+/// The badge of a thread Codex itself archived (`archived_sessions/`): resume and fork need
+/// `codex unarchive` first, which the browser offers with a confirmation.
+pub const CODEX_ARCHIVED: &str = "archived in Codex";
+
+/// Whether resuming `s` first needs the agent to unarchive it (asked before, never silently).
+pub fn needs_unarchive(s: &SessionSummary) -> bool {
+    s.store == StoreKind::Codex && s.badges.iter().any(|b| b == CODEX_ARCHIVED)
 }
 
 /// Check that `s` can be resumed and build the command. Every refusal is one sentence that
 /// says what to do instead.
 pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Result<ResumePlan> {
+    plan_confirmed(s, store, cmds, false)
+}
+
+/// `plan`, where `unarchive_ok` says the user confirmed that the agent may unarchive the
+/// session first (Codex's archived threads; `resume --yes`, the browser's dialog).
+pub fn plan_confirmed(
+    s: &SessionSummary,
+    store: &dyn Store,
+    cmds: &ResumeCommands,
+    unarchive_ok: bool,
+) -> Result<ResumePlan> {
     if let Some(e) = &s.error {
         return Err(Error::Refused(format!(
             "{} cannot be resumed: {e}",
             s.reference()
         )));
     }
-    if s.archived {
+    let launch = store.launch(s)?;
+    if launch.unarchive_first && !unarchive_ok {
+        return Err(Error::Refused(format!(
+            "{} is archived in Codex, which resumes it only after `codex unarchive {}`: run \
+             that, or pass --yes to have spool run it first",
+            s.reference(),
+            launch.id
+        )));
+    }
+    if s.archived && !launch.unarchive_first {
         return Err(Error::Refused(format!(
             "{} is archived; unarchive it before resuming",
             s.reference()
         )));
     }
-    let cwd = match (&s.cwd, s.store) {
+    let cwd = match (&launch.cwd, s.store) {
         (Some(cwd), _) => cwd.clone(),
         // harness.md: a record without `project_root` resumes from any directory, so it
         // runs in the current one.
@@ -231,7 +293,7 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
     };
     // A missing directory is not refused here: `--print` still prints (with a warning) and
     // `run` refuses with the cause (`ResumePlan::problem`).
-    if !contract_id(s.store, &s.id) {
+    if !contract_id(s.store, &launch.id) {
         return Err(Error::Refused(format!(
             "{} does not have a valid {} session id; spool does not pass it to the agent",
             crate::text::one_line(&s.reference()),
@@ -249,7 +311,7 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
         .parent()
         .unwrap_or(store.sessions_dir());
     let fill = |w: &str| {
-        w.replace("{id}", &s.id)
+        w.replace("{id}", &launch.id)
             .replace("{path}", &s.path.to_string_lossy())
             .replace("{cwd}", &cwd)
             .replace("{store}", &root.to_string_lossy())
@@ -262,9 +324,16 @@ pub fn plan(s: &SessionSummary, store: &dyn Store, cmds: &ResumeCommands) -> Res
             s.store
         )));
     }
+    // The agent's own unarchive, with the program the template runs (a custom path too).
+    let before = if launch.unarchive_first {
+        vec![vec![argv[0].clone(), "unarchive".into(), launch.id.clone()]]
+    } else {
+        Vec::new()
+    };
     Ok(ResumePlan {
         argv,
         cwd: PathBuf::from(cwd),
+        before,
     })
 }
 
@@ -277,6 +346,7 @@ fn contract_id(kind: StoreKind, id: &str) -> bool {
         StoreKind::Loom => crate::store::loom_store::is_standard_id(id),
         StoreKind::Harness => crate::store::harness_store::valid_id(id),
         StoreKind::Claude => crate::store::claude_store::valid_id(id),
+        StoreKind::Codex => crate::store::codex_store::is_uuid(id),
         StoreKind::Pi => crate::store::pi_store::valid_id(id),
     }
 }
@@ -339,6 +409,10 @@ fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
         StoreKind::Claude => format!(
             "no resume command is set for Claude Code; set [resume] claude in the config \
              file (default: {CLAUDE_DEFAULT})"
+        ),
+        StoreKind::Codex => format!(
+            "no resume command is set for Codex; set [resume] codex in the config file \
+             (default: {CODEX_DEFAULT})"
         ),
         StoreKind::Pi => format!(
             "no resume command is set for pi; set [resume] pi in the config file (default: \
@@ -473,6 +547,7 @@ mod tests {
         let p = ResumePlan {
             argv: vec!["uv".into(), "it's".into()],
             cwd: "/tmp/a b".into(),
+            before: Vec::new(),
         };
         assert_eq!(p.shell_line(), r#"cd '/tmp/a b' && uv 'it'\''s'"#);
     }
@@ -504,6 +579,7 @@ mod tests {
         let p = ResumePlan {
             argv: vec!["loom".into(), "--resume".into()],
             cwd: cwd.into(),
+            before: Vec::new(),
         };
         let line = p.shell_line();
         assert!(!line.chars().any(crate::text::terminal_unsafe), "{line:?}");
@@ -525,6 +601,7 @@ mod tests {
         ResumePlan {
             argv: vec![program.into(), "--resume".into()],
             cwd: cwd.to_path_buf(),
+            before: Vec::new(),
         }
     }
 

@@ -67,7 +67,7 @@ fn bad_theme_and_store_values() {
         .to_string();
     assert_eq!(
         e,
-        "config c: line 2, key `store`: unknown store `git` (loop, loom, harness, claude or pi)"
+        "config c: line 2, key `store`: unknown store `git` (loop, loom, harness, claude, codex or pi)"
     );
 }
 

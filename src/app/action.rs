@@ -299,6 +299,9 @@ pub enum OpInput {
     Export { format: Format, path: PathBuf },
     /// Resume: the checks before resume ran, and the user confirmed what they found.
     Checked,
+    /// Resume or fork a thread the agent archived: the user confirmed that the agent
+    /// unarchives it first (Codex's `codex unarchive`).
+    UnarchiveFirst,
 }
 
 /// The result of a session operation, as the run loop reports it back to the app.

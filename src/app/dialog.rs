@@ -18,6 +18,11 @@ pub enum Dialog {
         summary: Box<SessionSummary>,
         lines: Vec<String>,
     },
+    /// "Let Codex unarchive this thread, then resume (or fork) it?" (codex.md section 8).
+    ConfirmUnarchive {
+        summary: Box<SessionSummary>,
+        op: super::action::SessionOp,
+    },
     /// The new title, prefilled with the current one.
     Rename {
         summary: Box<SessionSummary>,
@@ -36,6 +41,7 @@ impl Dialog {
         match self {
             Dialog::ConfirmDelete { summary }
             | Dialog::ConfirmResume { summary, .. }
+            | Dialog::ConfirmUnarchive { summary, .. }
             | Dialog::Rename { summary, .. }
             | Dialog::Export { summary, .. } => summary,
         }
@@ -45,13 +51,17 @@ impl Dialog {
     pub fn has_input(&self) -> bool {
         !matches!(
             self,
-            Dialog::ConfirmDelete { .. } | Dialog::ConfirmResume { .. }
+            Dialog::ConfirmDelete { .. }
+                | Dialog::ConfirmResume { .. }
+                | Dialog::ConfirmUnarchive { .. }
         )
     }
 
     pub fn input_mut(&mut self) -> Option<&mut LineInput> {
         match self {
-            Dialog::ConfirmDelete { .. } | Dialog::ConfirmResume { .. } => None,
+            Dialog::ConfirmDelete { .. }
+            | Dialog::ConfirmResume { .. }
+            | Dialog::ConfirmUnarchive { .. } => None,
             Dialog::Rename { input, .. } => Some(input),
             Dialog::Export { path, .. } => Some(path),
         }
@@ -122,6 +132,7 @@ pub fn delete_note(s: &SessionSummary) -> String {
         StoreKind::Claude => {
             "spool never deletes Claude Code's files; archive hides it in spool.".into()
         }
+        StoreKind::Codex => "spool never deletes Codex's files; archive hides it in spool.".into(),
         StoreKind::Pi => "spool never deletes pi's files; archive hides it in spool.".into(),
     }
 }

@@ -51,6 +51,14 @@ impl App {
                 })
             }
             SessionOp::Export => self.dialog = Some(Dialog::export(&s)),
+            // Codex refuses an archived thread until `codex unarchive`: ask first. (A resume
+            // asks after its checks: `resume_checked`.)
+            SessionOp::Fork if crate::resume::needs_unarchive(&s) => {
+                self.dialog = Some(Dialog::ConfirmUnarchive {
+                    summary: Box::new(s),
+                    op,
+                })
+            }
             SessionOp::Fork => {
                 let at = if self.focus == Focus::Pane {
                     self.pane.fork_cut()
@@ -80,6 +88,19 @@ impl App {
                 lines: r.lines(),
             });
         } else {
+            self.resume_after_checks(s, fx);
+        }
+    }
+
+    /// Resume once the checks passed or the user accepted what they found: a thread archived
+    /// in Codex still asks before `codex unarchive` runs.
+    fn resume_after_checks(&mut self, s: SessionSummary, fx: &mut Vec<Effect>) {
+        if crate::resume::needs_unarchive(&s) {
+            self.dialog = Some(Dialog::ConfirmUnarchive {
+                summary: Box::new(s),
+                op: SessionOp::Resume,
+            });
+        } else {
             push(fx, SessionOp::Resume, s, OpInput::Checked);
         }
     }
@@ -91,8 +112,9 @@ impl App {
             Dialog::ConfirmDelete { summary } => {
                 push(fx, SessionOp::Delete, *summary, OpInput::None)
             }
-            Dialog::ConfirmResume { summary, .. } => {
-                push(fx, SessionOp::Resume, *summary, OpInput::Checked)
+            Dialog::ConfirmResume { summary, .. } => self.resume_after_checks(*summary, fx),
+            Dialog::ConfirmUnarchive { summary, op } => {
+                push(fx, op, *summary, OpInput::UnarchiveFirst)
             }
             Dialog::Rename { summary, input } => {
                 let title = input.text().trim().to_string();

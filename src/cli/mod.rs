@@ -50,6 +50,9 @@ pub struct StoreArgs {
     /// Claude Code config root, read-only (transcripts under DIR/projects/) [default: $CLAUDE_CONFIG_DIR or ~/.claude]
     #[arg(long, global = true, value_name = "DIR")]
     pub claude_dir: Option<PathBuf>,
+    /// Codex CLI home, read-only (DIR/sessions/, DIR/archived_sessions/) [default: $CODEX_HOME or ~/.codex]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub codex_dir: Option<PathBuf>,
     /// pi session root, read-only [default: $PI_CODING_AGENT_SESSION_DIR, else settings sessionDir, else <agent dir>/sessions; agent dir: $PI_CODING_AGENT_DIR or ~/.pi/agent]
     #[arg(long, global = true, value_name = "DIR")]
     pub pi_dir: Option<PathBuf>,
@@ -114,7 +117,7 @@ pub struct ListArgs {
     /// Include empty sessions (no user message)
     #[arg(long)]
     pub empty: bool,
-    /// Only this store: loop, loom, harness, claude or pi
+    /// Only this store: loop, loom, harness, claude, codex or pi
     #[arg(long, value_name = "F", value_parser = parse_kind)]
     pub format: Option<StoreKind>,
     /// Only sessions whose working directory is DIR
@@ -187,9 +190,12 @@ pub struct ForkArgs {
     /// requires one)
     #[arg(long, value_name = "N")]
     pub at: Option<usize>,
-    /// Stores spool only reads (claude): print the agent's fork command instead of running it
+    /// Stores spool only reads (claude, codex): print the agent's fork command instead of running it
     #[arg(long)]
     pub print: bool,
+    /// A thread archived in Codex: let `codex unarchive` run first without asking
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -206,7 +212,8 @@ pub struct ResumeArgs {
     /// Print the command (shell-quoted, with its cd) instead of running it
     #[arg(long)]
     pub print: bool,
-    /// Resume without asking when the ground moved (other branch, new commits, dirty tree)
+    /// Resume without asking when the ground moved (other branch, new commits, dirty tree),
+    /// and let `codex unarchive` run first for a thread archived in Codex
     #[arg(long)]
     pub yes: bool,
 }
@@ -227,8 +234,9 @@ fn parse_ended(s: &str) -> std::result::Result<crate::model::Ended, String> {
 }
 
 fn parse_kind(s: &str) -> std::result::Result<StoreKind, String> {
-    StoreKind::parse(s)
-        .ok_or_else(|| format!("unknown format '{s}' (use loop, loom, harness, claude or pi)"))
+    StoreKind::parse(s).ok_or_else(|| {
+        format!("unknown format '{s}' (use loop, loom, harness, claude, codex or pi)")
+    })
 }
 
 /// Run one subcommand; returns the process exit code.
@@ -292,7 +300,8 @@ pub fn run(
                         s.store
                     )));
                 }
-                let plan = resume::fork_plan(&s, stores.store_for(&s), resume_cmds)?;
+                let plan =
+                    resume::fork_plan(&s, stores.store_for(&s), resume_cmds, a.yes || a.print)?;
                 return run_plan(out, &plan, a.print);
             }
             if a.print {
@@ -307,7 +316,8 @@ pub fn run(
         Command::Delete(a) => delete(stores, &a)?,
         Command::Resume(a) => {
             let s = stores.resolve(&a.reference)?;
-            let plan = resume::plan(&s, stores.store_for(&s), resume_cmds)?;
+            let plan =
+                resume::plan_confirmed(&s, stores.store_for(&s), resume_cmds, a.yes || a.print)?;
             if !a.print {
                 actions::preflight(&s, &plan, a.yes)?;
             }

@@ -15,16 +15,19 @@ pub enum StoreKind {
     Harness,
     /// Claude Code (read-only).
     Claude,
+    /// OpenAI Codex CLI (read-only).
+    Codex,
     /// pi coding agent (read-only).
     Pi,
 }
 
 impl StoreKind {
-    pub const ALL: [StoreKind; 5] = [
+    pub const ALL: [StoreKind; 6] = [
         StoreKind::Loop,
         StoreKind::Loom,
         StoreKind::Harness,
         StoreKind::Claude,
+        StoreKind::Codex,
         StoreKind::Pi,
     ];
 
@@ -35,6 +38,7 @@ impl StoreKind {
             StoreKind::Loom => "loom",
             StoreKind::Harness => "harness",
             StoreKind::Claude => "claude",
+            StoreKind::Codex => "codex",
             StoreKind::Pi => "pi",
         }
     }
@@ -42,7 +46,7 @@ impl StoreKind {
     /// Stores spool only reads: its own state lives outside them, delete is refused, fork
     /// and resume go through the agent's own command.
     pub fn read_only(self) -> bool {
-        matches!(self, StoreKind::Claude | StoreKind::Pi)
+        matches!(self, StoreKind::Claude | StoreKind::Codex | StoreKind::Pi)
     }
 
     pub fn parse(s: &str) -> Option<StoreKind> {
@@ -79,6 +83,9 @@ pub struct SessionSummary {
     pub archived: bool,
     /// `FORMAT:ID` of the parent session.
     pub forked_from: Option<String>,
+    /// Shown under another session, never as a row of its own (a Codex subagent thread):
+    /// the parent's `FORMAT:ID`, or `codex:internal` for an internal thread without one.
+    pub child_of: Option<String>,
     pub path: PathBuf,
     pub error: Option<String>,
     /// Text of the first real user message (search input), empty when unknown.
@@ -117,6 +124,7 @@ impl SessionSummary {
             unread: false,
             archived: false,
             forked_from: None,
+            child_of: None,
             path: path.into(),
             error: None,
             first_prompt: String::new(),
@@ -169,6 +177,7 @@ impl SessionSummary {
             StoreKind::Loom => self.title == "(empty session)",
             StoreKind::Harness => self.title == self.id,
             StoreKind::Claude => self.title == "(no prompt)",
+            StoreKind::Codex => self.title == "(no message yet)",
             StoreKind::Pi => self.title == "(no messages)",
         };
         if placeholder && !self.has_user_message {

@@ -3,6 +3,8 @@
 
 pub mod atomic;
 pub mod claude_store;
+pub mod codex_store;
+pub mod entries;
 pub mod harness_store;
 pub mod json_first;
 pub mod lease;
@@ -22,6 +24,38 @@ use crate::error::Result;
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 
 pub use registry::{Roots, Stores};
+
+/// An agent's root from its environment variable when set and non-empty (a leading `~/`
+/// expanded, a relative path made absolute), else `home/<fallback>`.
+pub fn root_from_env(var: &str, home: &Path, fallback: &str) -> PathBuf {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => match v.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => std::path::absolute(&v).unwrap_or_else(|_| PathBuf::from(v)),
+        },
+        _ => home.join(fallback),
+    }
+}
+
+/// The last `n` rounds read from the end in growing steps: `read(bytes)` gives the entries
+/// of the last `bytes` bytes (whole lines) and whether that reached the start of the file.
+/// Returns `(entries, rounds in what was read, first kept round, whole file read)`.
+pub fn rounds_from_end(
+    n: usize,
+    mut read: impl FnMut(u64) -> std::io::Result<(Vec<crate::model::Entry>, bool)>,
+) -> std::io::Result<(Vec<crate::model::Entry>, usize, usize, bool)> {
+    let mut bytes: u64 = 256 * 1024;
+    loop {
+        let (entries, whole) = read(bytes)?;
+        let (kept, total, first) = last_rounds(entries, Span::LastRounds(n));
+        // One round more than asked: the first round of a tail read may have started before
+        // the cut.
+        if whole || total > n {
+            return Ok((kept, total, first, whole));
+        }
+        bytes = bytes.saturating_mul(2);
+    }
+}
 
 /// A session found by discovery, before anything inside it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +101,15 @@ pub enum Span {
     /// Only the last N rounds (a round = a user message and everything up to the next one),
     /// read without parsing the rest where the format allows.
     LastRounds(usize),
+}
+
+/// How the agent's own command resumes a session: which id, in which directory, and whether
+/// the agent must unarchive it first (Codex refuses to resume an archived thread).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub id: String,
+    pub cwd: Option<String>,
+    pub unarchive_first: bool,
 }
 
 /// One agent's session store. Readers never write; writers follow the format contract.
@@ -129,6 +172,17 @@ pub trait Store: Send + Sync {
     /// session.
     fn tidy(&self) {}
 
+    /// What resuming `s` runs: by default its own id in its recorded cwd. A store whose
+    /// agent resumes elsewhere (Codex: the last turn's directory, a subagent's parent)
+    /// says so here.
+    fn launch(&self, s: &SessionSummary) -> Result<Launch> {
+        Ok(Launch {
+            id: s.id.clone(),
+            cwd: s.cwd.clone(),
+            unarchive_first: false,
+        })
+    }
+
     /// Whether another process holds the session right now (harness lease probe, loom open
     /// handle). Read-only; used before resume and shown on demand.
     fn in_use(&self, _id: &str) -> bool {
@@ -154,6 +208,19 @@ pub fn gather_parallel<P: Send, R: Send>(
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
+    })
+}
+
+/// The listing pass of a store that reads whole files for its counts: candidates spread over
+/// the machine's cores (at most 8 threads).
+pub fn list_parallel(store: &dyn Store) -> Vec<SessionSummary> {
+    let candidates = store.discover();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = candidates.len().div_ceil(threads).max(1);
+    gather_parallel(candidates.chunks(chunk), |part| {
+        part.iter().filter_map(|c| store.summarize(c)).collect()
     })
 }
 

@@ -5,8 +5,8 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use super::{
-    Store, claude_store::ClaudeStore, harness_store::HarnessStore, loom_store::LoomStore,
-    loop_store::LoopStore, pi_store::PiStore,
+    Store, claude_store::ClaudeStore, codex_store::CodexStore, harness_store::HarnessStore,
+    loom_store::LoomStore, loop_store::LoopStore, pi_store::PiStore,
 };
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
@@ -20,6 +20,8 @@ pub struct Roots {
     pub harness_dir: PathBuf,
     /// Claude Code's config root (transcripts under `projects/`), read-only.
     pub claude_dir: PathBuf,
+    /// Codex's home (rollouts under `sessions/` and `archived_sessions/`), read-only.
+    pub codex_dir: PathBuf,
     /// pi's session root (pi.md section 1), read-only.
     pub pi_dir: PathBuf,
     /// `<data dir>/spool/state`: pin/read/archive/title of the read-only stores.
@@ -43,6 +45,7 @@ impl Roots {
             loom_dir: home.join(".loom"),
             harness_dir: home.join(".agent-harness").join("memory"),
             claude_dir: super::claude_store::default_root(&home),
+            codex_dir: super::codex_store::default_root(&home),
             pi_dir: super::pi_store::default_root(&home),
             state_dir: super::state::default_root(&home),
         }
@@ -55,6 +58,7 @@ impl Roots {
             loom_dir: dir.join("loom"),
             harness_dir: dir.join("harness"),
             claude_dir: dir.join("claude"),
+            codex_dir: dir.join("codex"),
             pi_dir: dir.join("pi"),
             state_dir: dir.join("state"),
         }
@@ -85,6 +89,10 @@ impl Filter {
         if let Some(f) = self.format
             && s.store != f
         {
+            return false;
+        }
+        // Subagent threads are shown under their parent, never as rows of their own.
+        if s.child_of.is_some() {
             return false;
         }
         if let Some(cwd) = &self.cwd
@@ -149,6 +157,7 @@ impl Stores {
                 Box::new(LoomStore::new(&roots.loom_dir)),
                 Box::new(HarnessStore::new(&roots.harness_dir)),
                 Box::new(ClaudeStore::new(&roots.claude_dir, &roots.state_dir)),
+                Box::new(CodexStore::new(&roots.codex_dir, &roots.state_dir)),
                 Box::new(PiStore::new(&roots.pi_dir, &roots.state_dir)),
             ],
             state_dir: roots.state_dir.clone(),
@@ -162,6 +171,7 @@ impl Stores {
             StoreKind::Loom => Box::new(LoomStore::new(root)),
             StoreKind::Harness => Box::new(HarnessStore::new(root)),
             StoreKind::Claude => Box::new(ClaudeStore::new(root, &self.state_dir)),
+            StoreKind::Codex => Box::new(CodexStore::new(root, &self.state_dir)),
             StoreKind::Pi => Box::new(PiStore::new(root, &self.state_dir)),
         };
         self.stores.push(s);

@@ -57,6 +57,38 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, screen: Rect, areas: &A
             ));
             boxed(frame, theme, screen, " before resume ", body, None);
         }
+        Dialog::ConfirmUnarchive { summary, op } => {
+            let what = if *op == crate::app::SessionOp::Fork {
+                "fork"
+            } else {
+                "resume"
+            };
+            let body = vec![
+                Line::from(vec![
+                    Span::styled(summary.reference(), theme.warn),
+                    Span::styled(" is archived in Codex.", theme.title),
+                ]),
+                Line::from(Span::styled(
+                    format!("“{}”", one_line(&summary.display_title())),
+                    theme.base,
+                )),
+                Line::default(),
+                Line::from(Span::styled(
+                    format!("Codex must run `codex unarchive` before it can {what} it."),
+                    theme.dim,
+                )),
+                Line::from(Span::styled(
+                    "That write is made by Codex, not by spool.",
+                    theme.dim,
+                )),
+                Line::default(),
+                key_hints(
+                    theme,
+                    &[("y/enter", "unarchive, then continue"), ("n/esc", "cancel")],
+                ),
+            ];
+            boxed(frame, theme, screen, " archived in Codex ", body, None);
+        }
         Dialog::Export {
             summary,
             format,

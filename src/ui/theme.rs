@@ -36,7 +36,7 @@ pub struct Theme {
     /// Diff lines an edit adds and removes.
     pub added: Style,
     pub removed: Style,
-    pub stores: [Style; 5],
+    pub stores: [Style; 6],
 }
 
 impl Theme {
@@ -73,7 +73,8 @@ impl Theme {
                 fg(Color::Blue),
                 fg(Color::Yellow),
                 fg(Color::LightRed),
-                fg(Color::Cyan),
+                fg(Color::LightCyan),
+                fg(Color::LightMagenta),
             ],
         }
     }
@@ -102,7 +103,8 @@ impl Theme {
                 fg(Color::Blue),
                 fg(Color::Magenta),
                 fg(Color::Red),
-                fg(Color::Cyan),
+                fg(Color::Rgb(0, 115, 135)),
+                fg(Color::Rgb(130, 40, 160)),
             ],
             ..Theme::dark()
         }
@@ -136,7 +138,7 @@ impl Theme {
             // The `+` / `-` at the start of each line carries the meaning without colour.
             added: plain,
             removed: plain,
-            stores: [plain; 5],
+            stores: [plain; 6],
         }
     }
 
@@ -183,7 +185,8 @@ impl Theme {
             StoreKind::Loom => self.stores[1],
             StoreKind::Harness => self.stores[2],
             StoreKind::Claude => self.stores[3],
-            StoreKind::Pi => self.stores[4],
+            StoreKind::Codex => self.stores[4],
+            StoreKind::Pi => self.stores[5],
         }
     }
 }

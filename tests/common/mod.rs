@@ -45,6 +45,7 @@ impl Home {
             loom_dir: self.loom_dir(),
             harness_dir: self.harness_dir(),
             claude_dir: self.claude_dir(),
+            codex_dir: self.codex_dir(),
             pi_dir: self.pi_dir(),
             state_dir: self.state_dir(),
         })
@@ -58,6 +59,11 @@ impl Home {
     /// `~/.claude` (Claude Code, read-only).
     pub fn claude_dir(&self) -> PathBuf {
         self.path().join(".claude")
+    }
+
+    /// `~/.codex` (Codex CLI, read-only).
+    pub fn codex_dir(&self) -> PathBuf {
+        self.path().join(".codex")
     }
 
     /// spool's state for the read-only stores (`$XDG_DATA_HOME` is unset in tests).
@@ -88,6 +94,8 @@ impl Home {
             .env("HOME", self.path())
             .env_remove("LOOP_DATA_DIR")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("CODEX_SQLITE_HOME")
             .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("PI_CODING_AGENT_SESSION_DIR")
             .env_remove("XDG_DATA_HOME")
@@ -149,12 +157,23 @@ pub fn install_fixtures(home: &Path) {
 /// `home/.claude/projects`. Kept apart from `install_fixtures` so the first stores' listings
 /// are unchanged.
 pub fn install_claude_fixtures(home: &Path) {
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/projects");
-    let dst = home.join(".claude/projects");
-    copy_tree(&fx, &dst);
-    // Settled files (2026-03-16): a torn last line is "truncated", not still being written.
+    install_settled("claude/projects", &home.join(".claude/projects"));
+}
+
+/// Copy the Codex contract fixtures (`tests/fixtures/codex/`) into `home/.codex`.
+pub fn install_codex_fixtures(home: &Path) {
+    install_settled("codex", &home.join(".codex"));
+}
+
+/// Copy `tests/fixtures/<fixture>` to `dst` with settled files (2026-03-16): a torn last line
+/// is "truncated", not still being written.
+fn install_settled(fixture: &str, dst: &Path) {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
+    copy_tree(&fx, dst);
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    for f in files_under(&dst) {
+    for f in files_under(dst) {
         let file = std::fs::File::options().write(true).open(&f).expect("open");
         file.set_modified(t).expect("set mtime");
     }

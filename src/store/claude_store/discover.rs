@@ -9,13 +9,7 @@ use crate::store::Candidate;
 
 /// `$CLAUDE_CONFIG_DIR` when set and non-empty (a leading `~/` expanded), else `~/.claude`.
 pub fn default_root(home: &Path) -> PathBuf {
-    match std::env::var("CLAUDE_CONFIG_DIR") {
-        Ok(v) if !v.is_empty() => match v.strip_prefix("~/") {
-            Some(rest) => home.join(rest),
-            None => std::path::absolute(&v).unwrap_or_else(|_| PathBuf::from(v)),
-        },
-        _ => home.join(".claude"),
-    }
+    crate::store::root_from_env("CLAUDE_CONFIG_DIR", home, ".claude")
 }
 
 /// `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`: the only stems that become part of a state path or

@@ -163,24 +163,9 @@ impl ClaudeStore {
     }
 
     fn warnings(p: &read::Parsed, f: &listing::Facts) -> Vec<String> {
-        let mut w = Vec::new();
-        if p.bad > 0 {
-            w.push(format!("{} unreadable line(s) skipped", p.bad));
-        }
-        if p.truncated {
-            w.push("the last line is cut off (the writer stopped mid-line)".into());
-        }
-        if p.pending {
-            w.push("the last line is still being written".into());
-        }
+        let mut w = crate::store::entries::read_warnings(p.bad, p.truncated, p.pending, p.lossy);
         for len in &p.oversized {
             w.push(format!("oversized line ({} MB) skipped", len / 1_000_000));
-        }
-        if p.lossy > 0 {
-            w.push(format!(
-                "{} line(s) held invalid UTF-8, shown with replacement characters",
-                p.lossy
-            ));
         }
         if let Some(i) = &f.internal_id {
             w.push(format!(
@@ -246,14 +231,7 @@ impl Store for ClaudeStore {
     /// Claude transcripts are parsed whole for their counts (only bulky middle lines of big
     /// files are skipped), so the listing pass spreads files over the machine's cores.
     fn list(&self) -> Vec<SessionSummary> {
-        let candidates = self.discover();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
-        let chunk = candidates.len().div_ceil(threads).max(1);
-        super::gather_parallel(candidates.chunks(chunk), |part| {
-            part.iter().filter_map(|c| self.summarize(c)).collect()
-        })
+        super::list_parallel(self)
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {

@@ -12,7 +12,6 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::store::json_first;
 use crate::store::lines::{self, RawLine};
 
 /// Line cap (DECIDED 9): a longer line is an "oversized line" placeholder.
@@ -134,7 +133,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
                     p.skimmed.push(skim(bytes));
                     return;
                 }
-                match decode(bytes) {
+                match crate::store::entries::decode(bytes) {
                     Some((v, lossy)) => {
                         p.lossy += u64::from(lossy);
                         p.recs.push(Rec { v });
@@ -150,19 +149,6 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         },
     )?;
     Ok(p)
-}
-
-/// Parse one line; `(value, was_lossy)`. Invalid UTF-8 is decoded with U+FFFD.
-fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
-    if let Some(v) = json_first::parse(bytes) {
-        return v.is_object().then_some((v, false));
-    }
-    if std::str::from_utf8(bytes).is_err() {
-        let text = String::from_utf8_lossy(bytes);
-        let v = json_first::parse(text.as_bytes())?;
-        return v.is_object().then_some((v, true));
-    }
-    None
 }
 
 /// Classify a bulky middle line without parsing it: a user record without a tool result is

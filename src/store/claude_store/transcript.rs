@@ -12,6 +12,7 @@ use super::chain::Chain;
 use super::read::{self, Rec};
 use super::record::{self as r, UserKind};
 use crate::model::{Entry, ImageRef, Message, Role, ToolCall};
+use crate::store::entries::{self, cut};
 
 /// How much of one tool output is shown inline (claude-code.md 6.2: "first 64 KiB").
 pub const SHOW_BYTES: usize = 64 * 1024;
@@ -88,53 +89,9 @@ pub fn entries(recs: &[Rec], chain: &Chain, cx: &Ctx<'_>, first_index: usize) ->
         };
         out.extend(entries(recs, &linked, cx, 0));
     }
-    number(&mut out, first_index);
-    pair(&mut out);
+    entries::number(&mut out, first_index);
+    entries::pair(&mut out, |_| true);
     out
-}
-
-/// Give stored messages their positions.
-fn number(out: &mut [Entry], first: usize) {
-    let mut n = first;
-    for e in out {
-        if let Entry::Message(m) = e
-            && !m.is_virtual
-        {
-            m.index = Some(n);
-            n += 1;
-        }
-    }
-}
-
-/// Tool names onto results; calls without a result at the end are noted.
-fn pair(out: &mut [Entry]) {
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut answered: std::collections::HashSet<String> = Default::default();
-    for e in out.iter() {
-        if let Entry::Message(m) = e {
-            for c in &m.tool_calls {
-                names.insert(c.id.clone(), c.name.clone());
-            }
-            if let Some(id) = &m.tool_call_id {
-                answered.insert(id.clone());
-            }
-        }
-    }
-    for e in out.iter_mut() {
-        if let Entry::Message(m) = e {
-            if let Some(id) = &m.tool_call_id {
-                m.tool_name = names.get(id).cloned();
-            }
-            let open = m
-                .tool_calls
-                .iter()
-                .filter(|c| !answered.contains(&c.id))
-                .count();
-            if open > 0 && m.note.is_none() {
-                m.note = Some("no result (interrupted or still running)".into());
-            }
-        }
-    }
 }
 
 /// One assistant message from its chunks (cumulative snapshots keep the longer block).
@@ -360,18 +317,6 @@ fn persisted(m: &mut Message, v: &Value, call: &str, session_dir: &Path) {
         }
         Err(_) => m.note = Some("full output file is missing; showing Claude's preview".into()),
     }
-}
-
-/// At most `max` bytes of `s` on a char boundary, with a note of what was left out.
-pub fn cut(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n… ({} more bytes)", &s[..end], s.len() - end)
 }
 
 /// `parentToolUseID` -> `data.agentId` from `progress` records (the second way a subagent is

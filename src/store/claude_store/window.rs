@@ -9,7 +9,7 @@ use super::chain::{self, Chain};
 use super::read;
 use super::record as r;
 use super::transcript::{self, Ctx};
-use crate::model::{Entry, Message, Role, round_starts};
+use crate::model::{Entry, Message};
 
 /// What Claude resends besides the transcript (not stored in it).
 pub const SYSTEM_NOTE: &str = "Claude Code also sends its system prompt, tool definitions and \
@@ -39,18 +39,7 @@ pub fn messages(recs: &[read::Rec], chain: &Chain, cx: &Ctx<'_>) -> Vec<Message>
         .iter()
         .filter(|e| matches!(e, Entry::Message(_)))
         .count();
-    transcript::entries(recs, &tail, cx, first)
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Message(m) => Some(*m),
-            Entry::Compaction { summary, timestamp } => {
-                let mut m = Message::inserted(Role::User, summary);
-                m.timestamp = timestamp;
-                Some(m)
-            }
-            _ => None,
-        })
-        .collect()
+    crate::store::entries::window_messages(transcript::entries(recs, &tail, cx, first))
 }
 
 /// The last `n` rounds read from the end: `(entries, rounds in what was read, first kept
@@ -61,7 +50,7 @@ pub fn last_rounds(
     n: usize,
     cx: &Ctx<'_>,
 ) -> std::io::Result<(Vec<Entry>, usize, usize, bool)> {
-    crate::store::lines::from_the_end(|bytes| {
+    crate::store::rounds_from_end(n, |bytes| {
         let p = read::read_tail(path, bytes)?;
         let whole = p.from == 0;
         let mut c = chain::build(&p.recs);
@@ -69,21 +58,6 @@ pub fn last_rounds(
             // Parents before the cut are simply not read yet.
             c.unlinked.clear();
         }
-        let entries = transcript::entries(&p.recs, &c, cx, 0);
-        let msgs: Vec<&Message> = entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Message(m) => Some(m.as_ref()),
-                _ => None,
-            })
-            .collect();
-        let rounds = round_starts(&msgs).len();
-        // One round more than asked: the first round of a tail read may have started before
-        // the cut.
-        Ok((whole || rounds > n).then(|| {
-            let (kept, total, first) =
-                crate::store::last_rounds(entries, crate::store::Span::LastRounds(n));
-            (kept, total, first, whole)
-        }))
+        Ok((transcript::entries(&p.recs, &c, cx, 0), whole))
     })
 }
