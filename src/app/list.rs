@@ -29,6 +29,8 @@ pub struct List {
     follow_top: bool,
     /// Select this session as soon as it is listed (a fork, an undone delete).
     want: Option<Key>,
+    /// Rows have been on screen: from then on the selection holds still (`shown`).
+    shown: bool,
 }
 
 impl List {
@@ -44,6 +46,17 @@ impl List {
             offset: 0,
             follow_top: true,
             want: None,
+            shown: false,
+        }
+    }
+
+    /// A frame showed the list. The first time it held rows, the start's "follow the top
+    /// row" ends: rows streaming in later are inserted around the selected session, which
+    /// keeps its place on screen, instead of changing what is selected under the user.
+    pub fn shown(&mut self) {
+        if !self.shown && self.len() > 0 && !self.searching() {
+            self.shown = true;
+            self.follow_top = false;
         }
     }
 
@@ -209,7 +222,12 @@ impl List {
             return;
         }
         match self.selected.as_ref().and_then(|k| self.position(k)) {
-            Some(p) => self.cursor = p,
+            // Rows inserted above (or re-sorted past) the selection scroll the list by as
+            // much, so the selected row stays where it is on screen.
+            Some(p) => {
+                self.offset = (self.offset + p).saturating_sub(self.cursor);
+                self.cursor = p;
+            }
             None => {
                 self.cursor = self.cursor.min(n - 1);
                 self.selected = self.keys(self.cursor, 1).pop();

@@ -2,6 +2,7 @@
 
 pub mod message;
 pub mod session;
+pub mod wire;
 
 pub use message::{Entry, ImageRef, Message, Role, ToolCall, Transcript, Window, round_starts};
 pub use session::{SessionSummary, StoreKind, from_millis, parse_time, rfc3339};
