@@ -287,9 +287,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
 
     // spool's catalog, read before the first frame: with it the first frame is the final
     // list, and the loader only checks what changed.
+    let mut first_fx = Vec::new();
     let warm = crate::hints::cache_dir().map(|c| {
         let (rows, warm) = crate::catalog::warm::open(&c, &stores);
-        app.update(Action::Rows(rows));
+        first_fx = app.update(Action::Rows(rows));
         warm
     });
     let stores = Arc::new(stores);
@@ -311,6 +312,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         config: &config,
         tx: &tx,
     };
+    // The cached rows' effects (the selected session's pane) go out with everything else.
+    effects.carry_out(first_fx, &mut tui);
     let started = Instant::now();
     let mut last_draw = Instant::now() - FRAME;
     loop {
