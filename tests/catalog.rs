@@ -25,7 +25,10 @@ fn agree(h: &Home, stores: &Stores, what: &str) -> Vec<SessionSummary> {
     let through = catalog::list(stores, None, Some(&cache));
     let direct = stores.list_of(None);
     assert_eq!(through, direct, "catalog listing differs after {what}");
-    assert!(catalog::load(&cache).is_some(), "catalog readable after {what}");
+    assert!(
+        catalog::load(&cache).is_some(),
+        "catalog readable after {what}"
+    );
     through
 }
 
@@ -64,7 +67,11 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
     std::fs::write(&harness, &changed).unwrap();
     let back = old_mtime.duration_since(UNIX_EPOCH).unwrap().as_secs() - 3600;
     set_mtime(&harness, back);
-    agree(&h, &stores, "a same-size rewrite with the mtime going backwards");
+    agree(
+        &h,
+        &stores,
+        "a same-size rewrite with the mtime going backwards",
+    );
 
     // Rename and pin through spool's own writers (state and sidecar files).
     for s in stores.list_of(None).iter().filter(|s| !s.read_only).take(4) {
@@ -178,7 +185,9 @@ fn catalog_equals_stores_on_every_fixture_after_random_changes() {
             let what = match rng.next(6) {
                 0 => store.set_pinned(&s.id, !s.pinned()).map(|_| "pin"),
                 1 => store.set_unread(&s.id, !s.unread).map(|_| "unread"),
-                2 => store.rename(&s.id, &format!("title {round}")).map(|_| "rename"),
+                2 => store
+                    .rename(&s.id, &format!("title {round}"))
+                    .map(|_| "rename"),
                 3 => store.set_archived(&s.id, !s.archived).map(|_| "archive"),
                 4 => {
                     // Touch: same bytes, another mtime.

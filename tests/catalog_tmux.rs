@@ -42,14 +42,20 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     // Cold: no catalog, no hints.
     t.run_env(&env, &args);
     let first = first_frame(&t, "a cold first frame");
-    assert!(!first.contains(" 0 sessions"), "empty first frame:\n{first}");
+    assert!(
+        !first.contains(" 0 sessions"),
+        "empty first frame:\n{first}"
+    );
     let picked = selected_row(&first).unwrap_or_else(|| panic!("no selected row:\n{first}"));
     // Until everything is loaded, every capture shows the same session selected.
     let mut last = first;
     while last.contains("loading") || !last.contains("/ search") {
         let s = t.screen();
         if let Some(now) = selected_row(&s) {
-            assert_eq!(now, picked, "the selection moved during the cold load:\n{s}");
+            assert_eq!(
+                now, picked,
+                "the selection moved during the cold load:\n{s}"
+            );
         }
         last = s;
     }
@@ -69,7 +75,10 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     };
     w.run_env(&env, &args);
     let first = first_frame(&w, "a warm first frame");
-    assert!(!first.contains(" 0 sessions"), "empty first frame:\n{first}");
+    assert!(
+        !first.contains(" 0 sessions"),
+        "empty first frame:\n{first}"
+    );
     let settled = w.wait_listed();
     let rows = |s: &str| -> Vec<String> {
         s.lines()
@@ -78,5 +87,9 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
             .take(20)
             .collect()
     };
-    assert_eq!(rows(&first), rows(&settled), "the warm first frame was not final");
+    assert_eq!(
+        rows(&first),
+        rows(&settled),
+        "the warm first frame was not final"
+    );
 }

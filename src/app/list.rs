@@ -54,7 +54,7 @@ impl List {
     /// row" ends: rows streaming in later are inserted around the selected session, which
     /// keeps its place on screen, instead of changing what is selected under the user.
     pub fn shown(&mut self) {
-        if !self.shown && self.len() > 0 && !self.searching() {
+        if !self.shown && !self.is_empty() && !self.searching() {
             self.shown = true;
             self.follow_top = false;
         }

@@ -16,9 +16,9 @@
 
 pub mod pass;
 pub mod stamp;
-pub mod warm;
 #[cfg(test)]
 mod tests;
+pub mod warm;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -195,9 +195,8 @@ pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
         .mode(0o700)
         .create(cache)
         .map_err(|e| crate::error::Error::io("creating directory", cache, e))?;
-    let bytes = encode(cat).ok_or_else(|| {
-        crate::error::Error::Refused("the catalog could not be encoded".into())
-    })?;
+    let bytes = encode(cat)
+        .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;
     atomic::replace(&file(cache), &bytes, atomic::Replace::default())
 }
 

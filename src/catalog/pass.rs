@@ -73,13 +73,13 @@ pub fn check(store: &dyn Store, old: &HashMap<String, Meta>, candidates: &[Candi
     let now = stamp::unix_secs(SystemTime::now());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let chunk = candidates.len().div_ceil(threads).max(256);
-    let results: Vec<Result<Meta, Entry>> =
+    let results: Vec<Result<Meta, Box<Entry>>> =
         crate::store::gather_parallel(candidates.chunks(chunk), |part| {
             let mut memo = CwdMemo::default();
             part.iter()
                 .map(|c| match old.get(&c.id) {
                     Some(m) if still_valid(store, c, m, &mut memo, now) => Ok(m.clone()),
-                    _ => Err(read(store, c)),
+                    _ => Err(Box::new(read(store, c))),
                 })
                 .collect()
         });
@@ -91,7 +91,7 @@ pub fn check(store: &dyn Store, old: &HashMap<String, Meta>, candidates: &[Candi
             }
             Err(e) => {
                 out.metas.insert(e.meta.id.clone(), e.meta.clone());
-                out.fresh.push(e);
+                out.fresh.push(*e);
             }
         }
     }
@@ -148,6 +148,8 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         for (s, _) in done {
             cat.put(s);
         }
+        // As in `patch`: stores that are gone leave with their rows.
+        cat.sections.retain(|s| s.dir.is_dir());
         let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
         let _ = super::save(cache, &cat);
     }
