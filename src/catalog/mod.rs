@@ -14,6 +14,7 @@
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
 
+pub mod live;
 pub mod pass;
 pub mod stamp;
 #[cfg(test)]
