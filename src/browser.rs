@@ -26,6 +26,8 @@ use crate::ui::{self, Theme};
 /// A frame at most every 16 ms; ages refresh at least every few seconds.
 const FRAME: Duration = Duration::from_millis(16);
 const IDLE: Duration = Duration::from_secs(5);
+/// The longest the first frame waits for rows before it shows an empty list.
+const FIRST_FRAME_WAIT: Duration = Duration::from_millis(500);
 
 /// Session operations, run one at a time in order on their own thread; each answers with
 /// `Event::OpFinished`.
@@ -315,9 +317,17 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 
+    // spool's catalog, read before the first frame: with it the first frame is the final
+    // list, and the loader only checks what changed.
+    let mut first_fx = Vec::new();
+    let warm = crate::hints::cache_dir().map(|c| {
+        let (rows, warm) = crate::catalog::warm::open(&c, &stores);
+        first_fx = app.update(Action::Rows(rows));
+        warm
+    });
     let stores = Arc::new(stores);
     let mut tui = Tui::new(tx.clone()).wrap_err("could not set up the terminal")?;
-    let loader = Loader::start(stores.clone(), tx.clone());
+    let loader = Loader::start_with(stores.clone(), tx.clone(), warm);
     let ops = OpsWorker::start(stores.clone(), tx.clone());
     let indexer = Indexer::start(stores.clone(), tx.clone());
     let size = tui
@@ -334,6 +344,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         config: &config,
         tx: &tx,
     };
+    // The cached rows' effects (the selected session's pane) go out with everything else.
+    effects.carry_out(first_fx, &mut tui);
+    let started = Instant::now();
     let mut last_draw = Instant::now() - FRAME;
     loop {
         app.now = Utc::now();
@@ -345,8 +358,16 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if app.quit {
             break;
         }
-        tui.draw(|f| ui::draw(f, &mut app, &theme))
-            .wrap_err("could not draw")?;
+        // Never a frame of "0 sessions" before any row is known: the first frame waits for
+        // the first rows (or for every store to finish, or a moment, for an empty store).
+        let loaded = !app.progress.is_empty() && app.progress.iter().all(|p| p.finished);
+        if app.list.total_rows() > 0 || loaded || started.elapsed() >= FIRST_FRAME_WAIT {
+            tui.draw(|f| ui::draw(f, &mut app, &theme))
+                .wrap_err("could not draw")?;
+            // Once rows are on screen they hold still: the selection stays on its session
+            // while later rows stream in above it.
+            app.list.shown();
+        }
         last_draw = last_draw.max(Instant::now());
 
         // Block for the first event, then keep the frame budget while draining the rest.

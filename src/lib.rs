@@ -4,6 +4,7 @@
 //! format, `cli` the scriptable subcommands; the browser lives in `app` (state), `ui`
 //! (drawing) and `tui` (the terminal).
 
+pub mod catalog;
 pub mod cli;
 pub mod corpus;
 pub mod demo;

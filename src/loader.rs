@@ -13,11 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
 use crate::app::{Action, Loaded, View};
+use crate::catalog::Entry;
+use crate::catalog::live::{Cat, check_cached};
+use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Span, Store, Stores};
 
@@ -81,17 +84,32 @@ impl Drop for Loader {
 }
 
 impl Loader {
-    /// Start listing and watching every store, and the pane worker.
+    /// Start listing and watching every store, and the pane worker (no catalog).
     pub fn start(stores: Arc<Stores>, tx: Sender<Event>) -> Loader {
+        Loader::start_with(stores, tx, None)
+    }
+
+    /// Start with spool's catalog: a store with cached rows (already shown) gets a stat
+    /// pass that sends only what changed; one without is listed cold. Either way the
+    /// catalog is kept current, then and while spool runs.
+    pub fn start_with(stores: Arc<Stores>, tx: Sender<Event>, warm: Option<Warm>) -> Loader {
         let mut pokes = Vec::new();
         let stop = Arc::new(AtomicBool::new(false));
+        let (cache, mut known) = match warm {
+            Some(w) => (Some(w.cache), w.known),
+            None => (None, Vec::new()),
+        };
         for i in 0..stores.stores.len() {
             let (ptx, prx) = mpsc::channel();
             pokes.push(ptx.clone());
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
+            let cat = Cat {
+                cache: cache.clone(),
+                known: known.get_mut(i).and_then(Option::take),
+            };
             let _ = thread::Builder::new()
                 .name(format!("spool-list-{i}"))
-                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop));
+                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat));
         }
         let mailbox: Mailbox = Arc::new((Mutex::new(None), Condvar::new()));
         let (mb, stop2) = (mailbox.clone(), stop.clone());
@@ -190,32 +208,10 @@ pub fn load(stores: &Stores, req: &Request) -> Loaded {
     r.unwrap_or_else(|e| Loaded::Failed(e.to_string()))
 }
 
-/// A cheap change detector: size and mtime of the path and, for a directory session, of its
-/// direct entries (appends to `messages.jsonl` do not touch the directory's mtime).
-fn fingerprint(p: &Path) -> u64 {
-    fn of(m: &std::fs::Metadata) -> u64 {
-        let t = m
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        t ^ m.len().rotate_left(17)
-    }
-    let Ok(m) = std::fs::symlink_metadata(p) else {
-        return 0;
-    };
-    let mut h = of(&m);
-    if m.is_dir()
-        && let Ok(rd) = std::fs::read_dir(p)
-    {
-        for e in rd.flatten().take(64) {
-            if let Ok(m) = e.metadata() {
-                h = h.rotate_left(5) ^ of(&m);
-            }
-        }
-    }
-    h
+/// The change detector of polling: the catalog's key of the files a row is derived from
+/// (appends to `messages.jsonl` do not touch a directory's mtime; a pin changes a state file).
+fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
+    crate::catalog::stamp::key(&store.summary_inputs(c))
 }
 
 fn list_and_watch(
@@ -225,9 +221,18 @@ fn list_and_watch(
     poke_tx: Sender<()>,
     pokes: Receiver<()>,
     stop: &AtomicBool,
+    cat: Cat,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
+    if let Some(old) = &cat.known {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
+            return;
+        };
+        let watch = Watch::start(store.sessions_dir(), poke_tx);
+        watch_loop(store, tx, &mut known, &watch, &pokes, stop, &cat);
+        return;
+    }
     // The watcher is set up beside the first pass (a recursive watch of a big store takes a
     // while), started once the first rows are out so the first screen never competes with it.
     let mut setup = WatchSetup::Pending(store.sessions_dir().to_path_buf(), poke_tx);
@@ -249,8 +254,20 @@ fn list_and_watch(
         .unwrap_or_default();
     let mut early: HashMap<String, PathBuf> = HashMap::new();
     let mut top: Vec<SessionSummary> = Vec::new();
+    // With a catalog to fill, every read also keeps its meta (a cold start writes it once).
+    let keep = cat.cache.is_some();
+    let mut entries: HashMap<String, Entry> = HashMap::new();
+    let mut summarize = |c: &Candidate| -> Option<SessionSummary> {
+        if !keep {
+            return store.summarize(c);
+        }
+        let e = crate::catalog::pass::read(store, c);
+        let row = e.row.clone();
+        entries.insert(c.id.clone(), e);
+        row
+    };
     if !hinted.is_empty() {
-        let rows: Vec<SessionSummary> = hinted.iter().filter_map(|c| store.summarize(c)).collect();
+        let rows: Vec<SessionSummary> = hinted.iter().filter_map(&mut summarize).collect();
         for r in &rows {
             early.insert(r.id.clone(), r.path.clone());
             remember_top(&mut top, r);
@@ -279,7 +296,7 @@ fn list_and_watch(
         known.insert(c.id.clone(), (c.path.clone(), 0));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
-        if !already && let Some(s) = store.summarize(c) {
+        if !already && let Some(s) = summarize(c) {
             remember_top(&mut top, &s);
             batch.push(s);
         }
@@ -318,16 +335,28 @@ fn list_and_watch(
     if !progress(total, total, true) {
         return;
     }
+    if keep {
+        // A cold pass read everything: the store's section is replaced whole.
+        entries.retain(|id, _| known.contains_key(id));
+        let fresh: Vec<Entry> = entries.into_values().collect();
+        if let Some(c) = &cat.cache {
+            crate::catalog::patch(c, kind, store.sessions_dir(), |s| {
+                s.entries = fresh;
+            });
+        }
+    }
     setup.start();
     let Some(watch) = setup.finish() else {
         return;
     };
     if !watch.active {
-        for (path, fp) in known.values_mut() {
-            *fp = fingerprint(path);
+        for c in &candidates {
+            if let Some((_, fp)) = known.get_mut(&c.id) {
+                *fp = fingerprint(store, c);
+            }
         }
     }
-    watch_loop(store, tx, &mut known, &watch, &pokes, stop);
+    watch_loop(store, tx, &mut known, &watch, &pokes, stop, &cat);
 }
 
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then
@@ -438,6 +467,7 @@ fn watch_loop(
     watch: &Watch,
     pokes: &Receiver<()>,
     stop: &AtomicBool,
+    cat: &Cat,
 ) {
     let mut wait = if watch.active { SAFETY_PASS } else { POLL };
     loop {
@@ -455,7 +485,7 @@ fn watch_loop(
         }
         let touched = watch.take();
         let started = Instant::now();
-        if !rescan(store, tx, known, &touched, !watch.active) {
+        if !rescan(store, tx, known, &touched, !watch.active, cat) {
             return;
         }
         if !watch.active {
@@ -472,9 +502,11 @@ fn rescan(
     known: &mut HashMap<String, (PathBuf, u64)>,
     touched: &[PathBuf],
     fingerprints: bool,
+    cat: &Cat,
 ) -> bool {
     let candidates: Vec<Candidate> = store.discover();
     let mut rows = Vec::new();
+    let mut fresh = Vec::new();
     let mut changed = Vec::new();
     let mut seen = std::collections::HashSet::new();
     // Sidecar state (pins, read marks) lives beside the session: a changed path that contains
@@ -487,7 +519,7 @@ fn rescan(
     for c in &candidates {
         seen.insert(c.id.clone());
         let fp = if fingerprints {
-            fingerprint(&c.path)
+            fingerprint(store, c)
         } else {
             0
         };
@@ -497,7 +529,10 @@ fn rescan(
             !is_new && (moved || known.get(&c.id).is_some_and(|(_, old)| *old != fp) || named(c));
         if is_new || differs {
             known.insert(c.id.clone(), (c.path.clone(), fp));
-            if let Some(s) = store.summarize(c) {
+            let e = crate::catalog::pass::read(store, c);
+            let row = e.row.clone();
+            fresh.push(e);
+            if let Some(s) = row {
                 if differs {
                     changed.push((s.store, s.id.clone()));
                 }
@@ -514,6 +549,7 @@ fn rescan(
     for id in &gone {
         known.remove(id);
     }
+    cat.record(store, &fresh, &gone);
     if !gone.is_empty() {
         let keys = gone.into_iter().map(|id| (kind, id)).collect();
         if tx.send(Event::Action(Action::Removed(keys))).is_err() {

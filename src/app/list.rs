@@ -31,6 +31,8 @@ pub struct List {
     want: Option<Key>,
     /// Show the inbox (`i`): only what `inbox::accepts`, in inbox order.
     pub inbox: bool,
+    /// Rows have been on screen: from then on the selection holds still (`shown`).
+    shown: bool,
 }
 
 impl List {
@@ -47,6 +49,17 @@ impl List {
             follow_top: true,
             want: None,
             inbox: false,
+            shown: false,
+        }
+    }
+
+    /// A frame showed the list. The first time it held rows, the start's "follow the top
+    /// row" ends: rows streaming in later are inserted around the selected session, which
+    /// keeps its place on screen, instead of changing what is selected under the user.
+    pub fn shown(&mut self) {
+        if !self.shown && !self.is_empty() && !self.searching() {
+            self.shown = true;
+            self.follow_top = false;
         }
     }
 
@@ -226,7 +239,12 @@ impl List {
             return;
         }
         match self.selected.as_ref().and_then(|k| self.position(k)) {
-            Some(p) => self.cursor = p,
+            // Rows inserted above (or re-sorted past) the selection scroll the list by as
+            // much, so the selected row stays where it is on screen.
+            Some(p) => {
+                self.offset = (self.offset + p).saturating_sub(self.cursor);
+                self.cursor = p;
+            }
             None => {
                 self.cursor = self.cursor.min(n - 1);
                 self.selected = self.keys(self.cursor, 1).pop();

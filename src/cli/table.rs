@@ -12,8 +12,9 @@ use crate::text;
 
 pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
     let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
-    let mut rows: Vec<SessionSummary> = stores
-        .list_of(a.format)
+    // Through spool's catalog: warm, a stat pass instead of a read of every session.
+    let cache = crate::hints::cache_dir();
+    let mut rows: Vec<SessionSummary> = crate::catalog::list(stores, a.format, cache.as_deref())
         .into_iter()
         .filter(|s| filter.accepts(s))
         .filter(|s| a.ended.is_empty() || s.ended.is_some_and(|x| a.ended.contains(&x)))

@@ -4,6 +4,7 @@ pub mod ended;
 pub mod left_off;
 pub mod message;
 pub mod session;
+pub mod wire;
 
 pub use ended::Ended;
 pub use message::{Entry, ImageRef, Message, Role, ToolCall, Transcript, Window, round_starts};

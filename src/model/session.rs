@@ -4,10 +4,10 @@ use std::fmt;
 use std::path::PathBuf;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which agent's store a session lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StoreKind {
     Loop,
@@ -63,19 +63,23 @@ impl fmt::Display for StoreKind {
 /// Everything the list shows about one session, derived by a store's cheap listing pass.
 ///
 /// The first fields are exactly the keys of `list --json` (see `to_json`); the rest serve the
-/// browser (search text, sort keys, badges).
-#[derive(Clone, Debug, PartialEq)]
+/// browser (search text, sort keys, badges). Serde gives spool's catalog its form: a new field
+/// flows into the catalog (and changes its schema fingerprint) with no catalog change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionSummary {
     pub store: StoreKind,
     pub id: String,
     pub title: String,
     pub summary: String,
     pub cwd: Option<String>,
+    #[serde(with = "super::wire::time_opt")]
     pub created_at: Option<DateTime<Utc>>,
+    #[serde(with = "super::wire::time_opt")]
     pub updated_at: Option<DateTime<Utc>>,
     /// Message count as the format's contract defines it.
     pub messages: u64,
     /// When pinned; `Some` means pinned. Pinned rows sort by this, newest first.
+    #[serde(with = "super::wire::time_opt")]
     pub pinned_at: Option<DateTime<Utc>>,
     /// Pinned although no parsable pin time exists (e.g. Loop's non-canonical `pinnedAt`).
     pub pinned_flag: bool,
@@ -86,6 +90,7 @@ pub struct SessionSummary {
     /// Shown under another session, never as a row of its own (a Codex subagent thread):
     /// the parent's `FORMAT:ID`, or `codex:internal` for an internal thread without one.
     pub child_of: Option<String>,
+    #[serde(with = "super::wire::path_bytes")]
     pub path: PathBuf,
     pub error: Option<String>,
     /// Text of the first real user message (search input), empty when unknown.

@@ -129,6 +129,27 @@ pub trait Store: Send + Sync {
 
     fn discover(&self) -> Vec<Candidate>;
 
+    /// The files a summary of `c` is derived from. spool's catalog keys the cached row on
+    /// their (dev, inode, size, mtime, ctime), so a change to any of them re-reads the session.
+    /// The default: the session's path (and, for a directory session, its direct entries) and
+    /// the state file. A store whose rows also read files elsewhere names them too.
+    fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
+        let mut v = vec![c.path.clone()];
+        if let Ok(rd) = std::fs::read_dir(&c.path) {
+            let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+            entries.sort();
+            v.extend(entries);
+        }
+        v.push(self.state_file(&c.id));
+        v
+    }
+
+    /// When a row summarized now would read differently with none of its files changed (a
+    /// badge counting days); the catalog re-reads the session then. `None`: never.
+    fn summary_expires(&self, _s: &SessionSummary) -> Option<SystemTime> {
+        None
+    }
+
     /// The listing pass for one candidate. Never fails: problems become an error row.
     /// `None` means "not a session after all" (unsupported format/version: skipped silently).
     fn summarize(&self, candidate: &Candidate) -> Option<SessionSummary>;

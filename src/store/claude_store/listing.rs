@@ -413,3 +413,25 @@ fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>, cwd: Option<&str>) -> Vec<
     }
     b
 }
+
+/// The next moment after `now` at which the clock alone changes a row's badges: "live" ends
+/// two minutes after the last write, and the cleanup countdown ticks once a day in its last
+/// week and turns "overdue" at the end. `None` once nothing is left to change.
+pub fn badges_change_at(
+    mtime: SystemTime,
+    cleanup_days: Option<f64>,
+    now: SystemTime,
+) -> Option<SystemTime> {
+    let mut moments = vec![mtime + std::time::Duration::from_secs(120)];
+    if let Some(days) = cleanup_days {
+        // `left` = days - age crosses each whole number k in 0..=7 at age = days - k; the
+        // badge turns at the first instant past it, so one second later is safe.
+        for k in 0..=7u32 {
+            let at = days - f64::from(k);
+            if at > 0.0 {
+                moments.push(mtime + std::time::Duration::from_secs_f64(at * 86400.0 + 1.0));
+            }
+        }
+    }
+    moments.into_iter().filter(|m| *m > now).min()
+}

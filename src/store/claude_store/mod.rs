@@ -89,7 +89,9 @@ impl ClaudeStore {
             .ok_or_else(|| Error::NotFound(format!("claude:{id}")))
     }
 
-    fn subagents(&self, path: &Path, id: &str) -> Vec<Subagent> {
+    /// The subagent transcripts of session `id` at `path` (legacy ones listed once per
+    /// project directory).
+    fn subagent_paths(&self, path: &Path, id: &str) -> Vec<PathBuf> {
         let Some(project) = path.parent() else {
             return Vec::new();
         };
@@ -101,6 +103,10 @@ impl ClaudeStore {
                 .clone()
         };
         discover::subagents(project, id, &legacy)
+    }
+
+    fn subagents(&self, path: &Path, id: &str) -> Vec<Subagent> {
+        self.subagent_paths(path, id)
             .into_iter()
             .map(|p| {
                 let agent_id = p
@@ -200,6 +206,27 @@ impl Store for ClaudeStore {
 
     fn discover(&self) -> Vec<Candidate> {
         discover::discover(&self.projects)
+    }
+
+    /// The transcript, its subagents (and their directory, so a new one shows), the settings
+    /// that set the cleanup period, and spool's state file.
+    fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
+        let mut v = vec![c.path.clone()];
+        let dir = Self::session_dir(&c.path, &c.id).join("subagents");
+        v.push(dir);
+        v.extend(self.subagent_paths(&c.path, &c.id));
+        v.push(self.root.join("settings.json"));
+        v.push(self.state_file(&c.id));
+        v
+    }
+
+    /// "live" and the cleanup countdown change with the clock alone.
+    fn summary_expires(&self, s: &SessionSummary) -> Option<SystemTime> {
+        let mtime = std::fs::metadata(&s.path).ok()?.modified().ok()?;
+        let days = *self
+            .cleanup
+            .get_or_init(|| discover::cleanup_days(&self.root));
+        listing::badges_change_at(mtime, days, SystemTime::now())
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {

@@ -200,6 +200,19 @@ impl Store for LoopStore {
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
         out
     }
+    /// The session's files by name (no directory read), its collection's `archive.json`
+    /// (archived comes from there) and the state file.
+    fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
+        let mut v = vec![c.path.clone()];
+        if let Some(loc) = loc_of(c) {
+            if loc.layout == Layout::V3 {
+                v.extend([loc.meta_path(), loc.messages_path(), loc.index_path()]);
+            }
+            v.push(loc.archive_path());
+        }
+        v.push(self.state_file(&c.id));
+        v
+    }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
         if c.path.parent() == Some(self.sessions.as_path()) {
             return super::unreadable_dir_row(StoreKind::Loop, c);

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Side-by-side start-up and keystroke benchmark of spool (or any picker) in a real terminal.
+
+Drives the release binary in a private tmux server, polls the screen as fast as tmux answers,
+and prints one markdown table. Everything it needs is made here: corpora from the generators
+(spool's own `examples/gen_corpus.rs`, and /work/shared/bench/gen_*.py if given), a private
+HOME and cache per run.
+
+    cargo build --release --example gen_corpus && cargo build --release
+    python3 scripts/bench_tui.py                       # 10k and 100k, 5 runs each
+    python3 scripts/bench_tui.py --sizes 10000 --runs 3
+    python3 scripts/bench_tui.py --picker 'other=other-picker --flag'   # runs beside spool
+
+Figures (medians over runs, ms unless noted):
+  first paint warm/cold  launch -> first screen with any text (warm: catalog present)
+  loaded                 launch -> screen shows no "loading" and stays still for --quiet ms
+  key median/p99         key sent -> last screen change before --quiet ms of stillness
+  peak RSS               VmHWM of the picker process after the keystrokes (MB)
+  list --json --all      wall time of `spool list --json --all`, warm catalog and cold
+Floors: the same figure for a program that prints a screenful at once (harness cost), and
+`cat` of the bytes `list` reads (cold: every session file; warm: the catalog).
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPOOL = os.path.join(ROOT, "target", "release", "spool")
+GEN = os.path.join(ROOT, "target", "release", "examples", "gen_corpus")
+SOCK = "spool-bench-%d" % os.getpid()
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", "-L", SOCK, *args], capture_output=True, text=True).stdout
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "b")
+
+
+def start(cmd, env):
+    """Start `cmd` (argv) in a fresh 120x30 pane; returns the launch time."""
+    tmux("kill-server")
+    envs = []
+    for k, v in env.items():
+        envs += ["-e", "%s=%s" % (k, v)]
+    t0 = time.perf_counter()
+    tmux("new-session", "-d", "-s", "b", "-x", "120", "-y", "30", *envs, "--", *cmd)
+    return t0
+
+
+def pane_pid():
+    out = tmux("display", "-p", "-t", "b", "#{pane_pid}").strip()
+    return int(out) if out.isdigit() else None
+
+
+def peak_rss_mb(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+def watch(t0, quiet_ms, timeout_s, busy=("loading",)):
+    """Poll until the screen is still for quiet_ms with no `busy` word; returns
+    (first paint ms, settled ms, last screen)."""
+    first = None
+    last, last_change = "", t0
+    while time.perf_counter() - t0 < timeout_s:
+        s = screen()
+        now = time.perf_counter()
+        if first is None and s.strip():
+            first = (now - t0) * 1000
+        if s != last:
+            last, last_change = s, now
+        elif first is not None and (now - last_change) * 1000 >= quiet_ms and not any(
+            b in s for b in busy
+        ):
+            break
+    return first, (last_change - t0) * 1000, last
+
+
+def key_to_settled(key, quiet_ms, timeout_s=10):
+    before = screen()
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", "b", "-l", key)
+    last, last_change = before, t0
+    while time.perf_counter() - t0 < timeout_s:
+        s = screen()
+        now = time.perf_counter()
+        if s != last:
+            last, last_change = s, now
+        elif last != before and (now - last_change) * 1000 >= quiet_ms:
+            break
+    return (last_change - t0) * 1000
+
+
+def pct(v, p):
+    v = sorted(x for x in v if x is not None)
+    if not v:
+        return None
+    return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
+
+
+def fmt(x, unit=""):
+    return "–" if x is None else ("%s%s" % (format(round(x), ","), unit))
+
+
+def corpus(work, n):
+    d = os.path.join(work, "corpus-%d" % n)
+    if not os.path.exists(os.path.join(d, ".done")):
+        shutil.rmtree(d, ignore_errors=True)
+        subprocess.run([GEN, d, str(n)], check=True, stdout=subprocess.DEVNULL)
+        open(os.path.join(d, ".done"), "w").close()
+    return d
+
+
+def spool_cmd(c, extra=()):
+    return [SPOOL, "--loop-dir", c + "/loop", "--loom-dir", c + "/loom",
+            "--harness-dir", c + "/harness", "--claude-dir", c + "/claude", *extra]
+
+
+def env_for(home):
+    os.makedirs(home, exist_ok=True)
+    return {"HOME": home, "XDG_CACHE_HOME": home + "/.cache", "XDG_DATA_HOME": home + "/.data",
+            "XDG_CONFIG_HOME": home + "/.config", "TERM": "xterm-256color"}
+
+
+def run_picker(cmd, env, cache, a, keys):
+    """One cold and one warm start of `cmd`; returns a dict of figures."""
+    out = {}
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
+    t0 = start(cmd, env)
+    out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    tmux("kill-server")
+    t0 = start(cmd, env)
+    out["warm_first"], out["warm_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    out["keys"] = [key_to_settled(k, a.quiet) for k in keys]
+    pid = pane_pid()
+    out["rss"] = peak_rss_mb(pid) if pid else None
+    tmux("kill-server")
+    return out
+
+
+def timed(argv, env):
+    t = time.perf_counter()
+    subprocess.run(argv, env={**os.environ, **env}, stdout=subprocess.DEVNULL, check=False)
+    return (time.perf_counter() - t) * 1000
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quiet", type=int, default=300, help="ms of stillness that count as settled")
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--keys", default="/fixlogin", help="keys typed, one measurement each")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "spool-bench"))
+    ap.add_argument("--picker", action="append", default=[],
+                    help="NAME=COMMAND of another picker, run with HOME at the corpus home")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    load = os.getloadavg()
+    rows = []
+    for n in [int(s) for s in a.sizes.split(",")]:
+        c = corpus(a.work, n)
+        home = os.path.join(a.work, "home-%d" % n)
+        env = env_for(home)
+        cache = home + "/.cache/spool"
+        pickers = [("spool", spool_cmd(c), cache)]
+        pickers += [(p.split("=", 1)[0], ["sh", "-c", p.split("=", 1)[1]], None) for p in a.picker]
+        rowsfile = os.path.join(a.work, "rows.txt")
+        with open(rowsfile, "w") as f:
+            f.write("\n".join("session %d  some title of a session" % i for i in range(30)))
+        pickers.append(("floor: print rows at once", ["sh", "-c", "cat %s; sleep 600" % rowsfile], None))
+        for name, cmd, ch in pickers:
+            keys_typed = [] if name.startswith("floor") else list(a.keys)
+            runs = [run_picker(cmd, env, ch, a, keys_typed) for _ in range(a.runs)]
+            get = lambda k: [r[k] for r in runs]
+            keys = [k for r in runs for k in r["keys"]]
+            rows.append((n, name, {
+                "first paint, warm": fmt(pct(get("warm_first"), 50)),
+                "first paint, cold": fmt(pct(get("cold_first"), 50)),
+                "everything loaded, warm": fmt(pct(get("warm_loaded"), 50)),
+                "everything loaded, cold": fmt(pct(get("cold_loaded"), 50)),
+                "keystroke settled, median": fmt(pct(keys, 50)),
+                "keystroke settled, p99": fmt(pct(keys, 99)),
+                "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
+            }))
+        # `spool list`: warm (catalog current), cold (no catalog), and cat of the same bytes.
+        lst = spool_cmd(c, ["list", "--json", "--all"])
+        shutil.rmtree(cache, ignore_errors=True)
+        cold = [timed(lst, env) for _ in range(1)]
+        warm = [timed(lst, env) for _ in range(a.runs)]
+        files = subprocess.run(["find", c, "-type", "f"], capture_output=True, text=True).stdout.split()
+        cat_all = timed(["sh", "-c", "find %s -type f -print0 | xargs -0 cat > /dev/null" % c], env)
+        cat_cat = timed(["cat", cache + "/catalog.bin"], env)
+        rows.append((n, "spool list --json --all", {
+            "warm catalog": fmt(pct(warm, 50)), "no catalog": fmt(pct(cold, 50)),
+            "floor: cat catalog.bin": fmt(cat_cat),
+            "floor: cat %s session files" % format(len(files), ","): fmt(cat_all)}))
+    tmux("kill-server")
+    print("load average at start: %.2f %.2f %.2f on %d cores; %d runs per figure, medians in ms\n"
+          % (*load, os.cpu_count(), a.runs))
+    for n, name, figs in rows:
+        print("**%s sessions: %s**\n" % (format(n, ","), name))
+        print("| what | ms |\n| --- | --- |")
+        for k, v in figs.items():
+            print("| %s | %s |" % (k, v))
+        print()
+
+
+if __name__ == "__main__":
+    if not shutil.which("tmux"):
+        sys.exit("tmux is needed")
+    main()

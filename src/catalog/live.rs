@@ -1,0 +1,78 @@
+//! The browser's side of the catalog: each loader thread's part of it, the stat pass of a
+//! store whose rows came from the catalog, and recording what later passes re-read.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+
+use super::{Entry, Meta};
+use crate::app::Action;
+use crate::loader::Event;
+use crate::model::SessionSummary;
+use crate::store::Store;
+
+/// One store's part of the catalog: where it lives, and the rows cached for this store.
+pub struct Cat {
+    pub cache: Option<PathBuf>,
+    pub known: Option<HashMap<String, Meta>>,
+}
+
+impl Cat {
+    /// Write what a pass re-read (and what left) into the catalog file.
+    pub fn record(&self, store: &dyn Store, fresh: &[Entry], gone: &[String]) {
+        if let Some(c) = &self.cache
+            && (!fresh.is_empty() || !gone.is_empty())
+        {
+            crate::catalog::patch(c, store.kind(), store.sessions_dir(), |s| {
+                crate::catalog::apply(s, fresh, gone)
+            });
+        }
+    }
+}
+
+/// The stat pass of a store whose rows came from the catalog: only what changed is read and
+/// sent. Returns the known sessions for the watcher, or `None` when the app went away.
+pub fn check_cached(
+    store: &dyn Store,
+    i: usize,
+    tx: &Sender<Event>,
+    cat: &Cat,
+    old: &HashMap<String, Meta>,
+) -> Option<HashMap<String, (PathBuf, u64)>> {
+    let kind = store.kind();
+    let candidates = store.discover();
+    let checked = crate::catalog::check(store, old, &candidates);
+    if !checked.gone.is_empty() {
+        let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
+        tx.send(Event::Action(Action::Removed(keys))).ok()?;
+    }
+    let rows: Vec<SessionSummary> = checked.fresh.iter().filter_map(|e| e.row.clone()).collect();
+    let changed: Vec<_> = rows
+        .iter()
+        .filter(|r| old.contains_key(&r.id))
+        .map(|r| (kind, r.id.clone()))
+        .collect();
+    if !rows.is_empty() {
+        tx.send(Event::Action(Action::Rows(rows))).ok()?;
+    }
+    for k in changed {
+        tx.send(Event::Action(Action::SessionChanged(k))).ok()?;
+    }
+    let total = candidates.len();
+    let done = Action::Progress {
+        store: i,
+        kind,
+        done: total,
+        total,
+        finished: true,
+    };
+    tx.send(Event::Action(done)).ok()?;
+    cat.record(store, &checked.fresh, &checked.gone);
+    Some(
+        checked
+            .metas
+            .into_iter()
+            .map(|(id, m)| (id, (m.path, m.key)))
+            .collect(),
+    )
+}

@@ -1,0 +1,233 @@
+//! spool's own catalog: every session's listing row, cached in `<cache dir>/spool/catalog.bin`
+//! (never inside a store), so a start paints the final list at once and `spool list` costs a
+//! stat pass instead of a read of every session.
+//!
+//! Each row is keyed by its path and a digest of (dev, inode, size, mtime, ctime, mode) of
+//! every file it was derived from (`Store::summary_inputs`: a Loop session's three files and
+//! its collection's `archive.json`, spool's own state file, ...). A row whose key, cwd or
+//! expiry no longer holds is re-read from the store; the store always wins.
+//!
+//! Format: `SPOOLCAT`, a version, a schema fingerprint (the field names of `SessionSummary`,
+//! so a new field rebuilds old catalogs without a catalog change), the body's length and a
+//! checksum, then the body in postcard (compact serde, no field names, reads in a few ms).
+//! Anything that does not match is ignored and rebuilt, never a crash. Writes go through
+//! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
+//! is simply lost and redone by the next pass.
+
+pub mod live;
+pub mod pass;
+pub mod stamp;
+#[cfg(test)]
+mod tests;
+pub mod warm;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::model::{SessionSummary, StoreKind};
+use crate::store::{atomic, regular};
+
+pub use pass::{Checked, check, list};
+
+/// Bumped by hand when the layout changes in a way the fingerprint cannot see.
+pub const VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"SPOOLCAT";
+const HEADER: usize = 8 + 4 + 8 + 8 + 8;
+/// Refuse a catalog larger than this (a million rows fit).
+const CAP: u64 = 2 << 30;
+/// The file name inside the cache directory.
+pub const FILE: &str = "catalog.bin";
+
+/// What a cached row's validity rests on (small: the loader keeps these for every session).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    pub id: String,
+    #[serde(with = "crate::model::wire::path_bytes")]
+    pub path: PathBuf,
+    /// `stamp::key` of the store's `summary_inputs` taken just before the row was read.
+    pub key: u64,
+    /// The row's cwd and whether it was a directory then (rows badge a missing cwd).
+    pub cwd: Option<String>,
+    pub cwd_dir: bool,
+    /// Unix seconds after which the row must be read again (`Store::summary_expires`).
+    pub expires: Option<i64>,
+}
+
+/// One cached session: `row` is `None` for a candidate the store skips (not a session).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub meta: Meta,
+    pub row: Option<SessionSummary>,
+}
+
+/// The rows of one store (by kind and `sessions/` directory).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    pub kind: StoreKind,
+    #[serde(with = "crate::model::wire::path_bytes")]
+    pub dir: PathBuf,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    pub sections: Vec<Section>,
+}
+
+impl Catalog {
+    /// Remove and return the section of the store `kind` reading `dir`.
+    pub fn take(&mut self, kind: StoreKind, dir: &Path) -> Option<Section> {
+        let i = self
+            .sections
+            .iter()
+            .position(|s| s.kind == kind && s.dir == dir)?;
+        Some(self.sections.swap_remove(i))
+    }
+
+    /// Put `s` in, replacing that store's section.
+    pub fn put(&mut self, s: Section) {
+        self.take(s.kind, &s.dir);
+        self.sections.push(s);
+    }
+}
+
+/// `<cache>/catalog.bin`.
+pub fn file(cache: &Path) -> PathBuf {
+    cache.join(FILE)
+}
+
+/// The fingerprint of the row layout: the version, the field names of a summary and of a
+/// catalog entry, and the store kinds in order.
+pub fn schema() -> u64 {
+    let mut h = Sha256::new();
+    h.update(VERSION.to_le_bytes());
+    let probe = Entry {
+        meta: Meta {
+            id: String::new(),
+            path: PathBuf::new(),
+            key: 0,
+            cwd: None,
+            cwd_dir: false,
+            expires: None,
+        },
+        row: Some(SessionSummary::new(StoreKind::Loop, "", "")),
+    };
+    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(&probe) {
+        for (k, v) in m {
+            h.update(k.as_bytes());
+            if let serde_json::Value::Object(inner) = v {
+                for k in inner.keys() {
+                    h.update(b"/");
+                    h.update(k.as_bytes());
+                }
+            }
+        }
+    }
+    for k in StoreKind::ALL {
+        h.update(k.as_str().as_bytes());
+    }
+    let d = h.finalize();
+    u64::from_le_bytes(d[..8].try_into().unwrap_or_default())
+}
+
+/// A checksum of the body that costs far less than reading it (word-wise mixing): a flipped
+/// byte is caught before decoding can trust it.
+fn checksum(body: &[u8]) -> u64 {
+    let mut chunks = body.chunks_exact(8);
+    let mut h = body.len() as u64;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        h = (h ^ w).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+    }
+    for &b in chunks.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// The file's bytes for `cat`.
+pub fn encode(cat: &Catalog) -> Option<Vec<u8>> {
+    let body = postcard::to_stdvec(cat).ok()?;
+    let mut out = Vec::with_capacity(HEADER + body.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&schema().to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    Some(out)
+}
+
+/// Decode a catalog file; `None` for anything but an intact one of this version and schema.
+pub fn decode(bytes: &[u8]) -> Option<Catalog> {
+    let word = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+    };
+    if bytes.get(..8)? != MAGIC {
+        return None;
+    }
+    let version = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?);
+    if version != VERSION || word(12)? != schema() {
+        return None;
+    }
+    let (len, sum) = (word(20)?, word(28)?);
+    let body = bytes.get(HEADER..)?;
+    if body.len() as u64 != len || checksum(body) != sum {
+        return None;
+    }
+    postcard::from_bytes(body).ok()
+}
+
+/// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign).
+pub fn load(cache: &Path) -> Option<Catalog> {
+    let bytes = regular::read(&file(cache), CAP, regular::Links::Refuse).ok()?;
+    decode(&bytes)
+}
+
+/// Write `cat` to `cache` atomically (the directory is created 0700). Best effort: a catalog
+/// that cannot be written only makes the next start slower.
+pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(cache)
+        .map_err(|e| crate::error::Error::io("creating directory", cache, e))?;
+    let bytes = encode(cat)
+        .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;
+    atomic::replace(&file(cache), &bytes, atomic::Replace::default())
+}
+
+/// The loader's threads (one per store) patch the same file: one at a time in this process.
+static PATCHING: Mutex<()> = Mutex::new(());
+
+/// Read the catalog, let `f` change the section of store `kind` at `dir` (created empty if
+/// missing), and write it back.
+pub fn patch(cache: &Path, kind: StoreKind, dir: &Path, f: impl FnOnce(&mut Section)) {
+    let _one = PATCHING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cat = load(cache).unwrap_or_default();
+    let mut s = cat.take(kind, dir).unwrap_or_else(|| Section {
+        kind,
+        dir: dir.to_path_buf(),
+        entries: Vec::new(),
+    });
+    f(&mut s);
+    cat.put(s);
+    // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
+    cat.sections.retain(|s| s.dir.is_dir());
+    let _ = save(cache, &cat);
+}
+
+/// Apply one pass's news to a section: re-read entries replace theirs, gone ids leave.
+pub fn apply(s: &mut Section, fresh: &[Entry], gone: &[String]) {
+    let drop: std::collections::HashSet<&str> = gone
+        .iter()
+        .map(String::as_str)
+        .chain(fresh.iter().map(|e| e.meta.id.as_str()))
+        .collect();
+    s.entries.retain(|e| !drop.contains(e.meta.id.as_str()));
+    s.entries.extend(fresh.iter().cloned());
+}

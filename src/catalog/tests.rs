@@ -1,0 +1,60 @@
+//! The catalog file: round trip, and every damaged or foreign file refused.
+
+use super::*;
+
+fn sample() -> Catalog {
+    let mut row = SessionSummary::new(StoreKind::Loom, "20260314-091502", "/s/a.jsonl");
+    row.title = "Fix the login bug".into();
+    row.cwd = Some("/home/u/acme".into());
+    row.updated_at = chrono::DateTime::from_timestamp(1_773_480_000, 870_000_000);
+    row.badges = vec!["cwd missing".into()];
+    let meta = Meta {
+        id: row.id.clone(),
+        path: row.path.clone(),
+        key: 42,
+        cwd: row.cwd.clone(),
+        cwd_dir: false,
+        expires: Some(7),
+    };
+    Catalog {
+        sections: vec![Section {
+            kind: StoreKind::Loom,
+            dir: "/s".into(),
+            entries: vec![Entry {
+                meta,
+                row: Some(row),
+            }],
+        }],
+    }
+}
+
+#[test]
+fn catalog_round_trips_through_its_file() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache/spool");
+    let cat = sample();
+    save(&cache, &cat).unwrap();
+    assert_eq!(load(&cache), Some(cat));
+}
+
+#[test]
+fn damaged_truncated_and_foreign_catalogs_are_refused() {
+    let bytes = encode(&sample()).unwrap();
+    assert!(decode(&bytes).is_some());
+    // Every single flipped byte, anywhere, is refused (header or body).
+    for i in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5a;
+        assert_eq!(decode(&b), None, "flipped byte {i}");
+    }
+    for n in 0..bytes.len() {
+        assert_eq!(decode(&bytes[..n]), None, "cut at {n}");
+    }
+    // Another version of the layout.
+    let mut v = bytes.clone();
+    v[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+    assert_eq!(decode(&v), None);
+    let mut s = bytes;
+    s[12..20].copy_from_slice(&(schema() ^ 1).to_le_bytes());
+    assert_eq!(decode(&s), None);
+}

@@ -1,0 +1,42 @@
+//! A start from the catalog: the cached rows of every configured store, handed to the
+//! browser before its first frame, and what the loader needs to check them in the
+//! background (each store's metas, by id).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::Meta;
+use crate::model::SessionSummary;
+use crate::store::Stores;
+
+/// What the loader checks against: per store (in `Stores` order), the cached metas, or
+/// `None` where the catalog had no section (that store loads cold).
+pub struct Warm {
+    pub cache: PathBuf,
+    pub known: Vec<Option<HashMap<String, Meta>>>,
+}
+
+/// Read the catalog in `cache` for `stores`: the cached rows (in no particular order) and
+/// the metas to check them against.
+pub fn open(cache: &Path, stores: &Stores) -> (Vec<SessionSummary>, Warm) {
+    let mut cat = super::load(cache).unwrap_or_default();
+    let mut rows = Vec::new();
+    let known = stores
+        .stores
+        .iter()
+        .map(|s| {
+            let section = cat.take(s.kind(), s.sessions_dir())?;
+            let mut metas = HashMap::with_capacity(section.entries.len());
+            for e in section.entries {
+                rows.extend(e.row);
+                metas.insert(e.meta.id.clone(), e.meta);
+            }
+            Some(metas)
+        })
+        .collect();
+    let warm = Warm {
+        cache: cache.to_path_buf(),
+        known,
+    };
+    (rows, warm)
+}

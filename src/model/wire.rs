@@ -1,0 +1,76 @@
+//! Compact serde forms for the summary fields the catalog stores: times as (seconds, nanos)
+//! rather than RFC 3339 text (no parsing on the start path), paths as raw bytes (a path that
+//! is not UTF-8 still round-trips).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// `Option<DateTime<Utc>>` as `Option<(i64, u32)>`.
+pub mod time_opt {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        t.map(|t| (t.timestamp(), t.timestamp_subsec_nanos()))
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        let v: Option<(i64, u32)> = Deserialize::deserialize(d)?;
+        match v {
+            None => Ok(None),
+            Some((secs, nanos)) => DateTime::from_timestamp(secs, nanos)
+                .map(Some)
+                .ok_or_else(|| serde::de::Error::custom("time out of range")),
+        }
+    }
+}
+
+/// `PathBuf` as its bytes.
+pub mod path_bytes {
+    use super::*;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::path::PathBuf;
+
+    pub fn serialize<S: Serializer>(p: &std::path::Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(p.as_os_str().as_bytes())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        let v: serde_bytes_vec::Bytes = Deserialize::deserialize(d)?;
+        Ok(PathBuf::from(std::ffi::OsString::from_vec(v.0)))
+    }
+
+    /// A byte buffer that accepts both a byte string and a sequence (self-describing formats
+    /// such as JSON give the latter).
+    mod serde_bytes_vec {
+        use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+
+        pub struct Bytes(pub Vec<u8>);
+
+        impl<'de> Deserialize<'de> for Bytes {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = Bytes;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("bytes")
+                    }
+                    fn visit_bytes<E>(self, v: &[u8]) -> Result<Bytes, E> {
+                        Ok(Bytes(v.to_vec()))
+                    }
+                    fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                        Ok(Bytes(v))
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Bytes, A::Error> {
+                        let mut out = Vec::new();
+                        while let Some(b) = a.next_element()? {
+                            out.push(b);
+                        }
+                        Ok(Bytes(out))
+                    }
+                }
+                d.deserialize_byte_buf(V)
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! spool's catalog against the stores: after every kind of change, listing through the
+//! catalog gives exactly what listing the stores gives; a damaged or foreign catalog is
+//! rebuilt; two processes listing at once leave a catalog that still reads.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use common::Home;
+use spool::catalog;
+use spool::model::SessionSummary;
+use spool::store::Stores;
+
+fn home() -> Home {
+    let h = Home::with_fixtures();
+    common::install_claude_fixtures(h.path());
+    h
+}
+
+/// List through the catalog (cache under the test's HOME) and straight from the stores;
+/// they must agree, and the catalog must have been written.
+fn agree(h: &Home, stores: &Stores, what: &str) -> Vec<SessionSummary> {
+    let cache = h.path().join(".cache/spool");
+    let through = catalog::list(stores, None, Some(&cache));
+    let direct = stores.list_of(None);
+    assert_eq!(through, direct, "catalog listing differs after {what}");
+    assert!(
+        catalog::load(&cache).is_some(),
+        "catalog readable after {what}"
+    );
+    through
+}
+
+fn loom_file(h: &Home, id: &str) -> PathBuf {
+    h.loom_dir().join("sessions").join(format!("{id}.jsonl"))
+}
+
+fn set_mtime(p: &Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(p).expect("open");
+    f.set_modified(UNIX_EPOCH + Duration::from_secs(secs))
+        .expect("mtime");
+}
+
+#[test]
+fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
+    let h = home();
+    let stores = h.stores();
+    let first = agree(&h, &stores, "a cold start");
+    assert!(first.len() >= 8, "fixtures listed: {}", first.len());
+    // Warm, unchanged.
+    agree(&h, &stores, "nothing changed");
+
+    // Append: a new user message at the end of a loom log.
+    let log = loom_file(&h, "20260314-141500");
+    let before = std::fs::read_to_string(&log).unwrap();
+    let last = before.lines().last().unwrap().to_string();
+    std::fs::write(&log, format!("{before}{last}\n")).unwrap();
+    agree(&h, &stores, "an append");
+
+    // Rewrite in place with the same size, and the mtime set back to before the write.
+    let harness = h.harness_dir().join("sessions/h2Jd9sWq0TzN4bXe.json");
+    let old_mtime = std::fs::metadata(&harness).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&harness).unwrap();
+    let changed = text.replacen("\"title\"", "\"tItle\"", 1);
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(&harness, &changed).unwrap();
+    let back = old_mtime.duration_since(UNIX_EPOCH).unwrap().as_secs() - 3600;
+    set_mtime(&harness, back);
+    agree(
+        &h,
+        &stores,
+        "a same-size rewrite with the mtime going backwards",
+    );
+
+    // Rename and pin through spool's own writers (state and sidecar files).
+    for s in stores.list_of(None).iter().filter(|s| !s.read_only).take(4) {
+        let store = stores.store_for(s);
+        store.rename(&s.id, "renamed by the test").unwrap();
+        store.set_pinned(&s.id, !s.pinned()).unwrap();
+    }
+    let claude: Vec<SessionSummary> = stores
+        .list_of(Some(spool::model::StoreKind::Claude))
+        .into_iter()
+        .filter(|s| s.error.is_none())
+        .collect();
+    if let Some(c) = claude.first() {
+        stores.store_for(c).set_pinned(&c.id, true).unwrap();
+    }
+    agree(&h, &stores, "renames and pins");
+
+    // A new session file, then a deleted one.
+    let new = loom_file(&h, "20260314-235959");
+    std::fs::copy(loom_file(&h, "20260314-091502"), &new).unwrap();
+    let with_new = agree(&h, &stores, "a new file");
+    assert!(with_new.iter().any(|s| s.id == "20260314-235959"));
+    std::fs::remove_file(&new).unwrap();
+    let without = agree(&h, &stores, "a deleted file");
+    assert!(!without.iter().any(|s| s.id == "20260314-235959"));
+
+    // A whole store's directory gone.
+    std::fs::remove_dir_all(h.harness_dir()).unwrap();
+    agree(&h, &stores, "a removed store");
+}
+
+#[test]
+fn corrupt_and_foreign_catalogs_are_rebuilt_silently() {
+    let h = home();
+    let stores = h.stores();
+    let cache = h.path().join(".cache/spool");
+    agree(&h, &stores, "a cold start");
+    let file = catalog::file(&cache);
+    let good = std::fs::read(&file).unwrap();
+    let mut bad = good.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0xff;
+    for (what, bytes) in [
+        ("a flipped byte", bad),
+        ("a cut file", good[..good.len() / 3].to_vec()),
+        ("garbage", b"not a catalog at all".to_vec()),
+        ("an empty file", Vec::new()),
+    ] {
+        std::fs::write(&file, &bytes).unwrap();
+        agree(&h, &stores, what);
+    }
+    let mut skew = good;
+    skew[8..12].copy_from_slice(&(catalog::VERSION + 9).to_le_bytes());
+    std::fs::write(&file, &skew).unwrap();
+    agree(&h, &stores, "another version");
+    // A directory where the file belongs is no catalog, and no crash.
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    let rows = catalog::list(&stores, None, Some(&cache));
+    assert_eq!(rows, stores.list_of(None));
+}
+
+#[test]
+fn two_processes_listing_at_once_leave_a_readable_catalog() {
+    let h = home();
+    let args = ["list", "--json", "--all"];
+    let expected = h.ok(&args);
+    for _ in 0..3 {
+        let _ = std::fs::remove_dir_all(h.path().join(".cache/spool"));
+        let kids: Vec<_> = (0..2)
+            .map(|_| {
+                h.command(&args)
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for k in kids {
+            let out = k.wait_with_output().unwrap();
+            assert!(out.status.success());
+            assert_eq!(h.tidy(&String::from_utf8_lossy(&out.stdout)), expected);
+        }
+        assert!(catalog::load(&h.path().join(".cache/spool")).is_some());
+        assert_eq!(h.ok(&args), expected);
+    }
+}
+
+/// A small deterministic generator (no dependency for a test).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[test]
+fn catalog_equals_stores_on_every_fixture_after_random_changes() {
+    for seed in 1..=3u64 {
+        let h = home();
+        let stores = h.stores();
+        let mut rng = Lcg(seed);
+        agree(&h, &stores, "a cold start");
+        for round in 0..12 {
+            let rows = stores.list_of(None);
+            let s = &rows[rng.next(rows.len())];
+            let store = stores.store_for(s);
+            let what = match rng.next(6) {
+                0 => store.set_pinned(&s.id, !s.pinned()).map(|_| "pin"),
+                1 => store.set_unread(&s.id, !s.unread).map(|_| "unread"),
+                2 => store
+                    .rename(&s.id, &format!("title {round}"))
+                    .map(|_| "rename"),
+                3 => store.set_archived(&s.id, !s.archived).map(|_| "archive"),
+                4 => {
+                    // Touch: same bytes, another mtime.
+                    if s.path.is_file() {
+                        set_mtime(&s.path, 1_700_000_000 + round);
+                    }
+                    Ok("touch")
+                }
+                _ => {
+                    let copy = loom_file(&h, &format!("20260315-0000{round:02}"));
+                    std::fs::copy(loom_file(&h, "20260314-162041"), copy).unwrap();
+                    Ok("new file")
+                }
+            };
+            // Refusals (read-only rows, error rows) change nothing, which is also a case.
+            let what = what.unwrap_or("refused write");
+            agree(&h, &stores, &format!("seed {seed} round {round}: {what}"));
+        }
+    }
+}

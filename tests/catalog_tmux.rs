@@ -1,0 +1,95 @@
+//! The first frame in a real terminal: it already holds rows (never "0 sessions" while
+//! sessions exist), cold and warm, and the selected row holds still while a cold load
+//! streams in.
+
+mod common;
+
+use common::tmux::Tmux;
+use spool::corpus::{CorpusSpec, generate};
+
+/// The sidebar text of the selected row (the line with the selection bar), if any.
+fn selected_row(screen: &str) -> Option<String> {
+    let line = screen.lines().find(|l| l.contains('▌'))?;
+    let cut = line.split('│').next().unwrap_or(line);
+    // Past the bar and the unread/pin marks (opening a session marks it read).
+    Some(cut.chars().skip(3).collect::<String>().trim().to_string())
+}
+
+/// Capture as fast as tmux answers until the screen shows anything; that is the first frame.
+fn first_frame(t: &Tmux, what: &str) -> String {
+    t.wait_until(what, |s| s.contains("session"))
+}
+
+#[test]
+fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams() {
+    let Some(t) = Tmux::new("catalog-first") else {
+        return;
+    };
+    let corpus = t.dir.path().join("corpus");
+    let spec = CorpusSpec {
+        sessions: 1500,
+        rounds_per_session: 2,
+        seed: 3,
+        big_transcript_mb: None,
+    };
+    generate(&corpus, &spec).unwrap();
+    let args = format!(
+        "--loop-dir {c}/loop --loom-dir {c}/loom --harness-dir {c}/harness --claude-dir {c}/claude",
+        c = corpus.display()
+    );
+    let env = format!("XDG_CACHE_HOME={}/.cache", t.home().display());
+
+    // Cold: no catalog, no hints.
+    t.run_env(&env, &args);
+    let first = first_frame(&t, "a cold first frame");
+    assert!(
+        !first.contains(" 0 sessions"),
+        "empty first frame:\n{first}"
+    );
+    let picked = selected_row(&first).unwrap_or_else(|| panic!("no selected row:\n{first}"));
+    // Until everything is loaded, every capture shows the same session selected.
+    let mut last = first;
+    while last.contains("loading") || !last.contains("/ search") {
+        let s = t.screen();
+        if let Some(now) = selected_row(&s) {
+            assert_eq!(
+                now, picked,
+                "the selection moved during the cold load:\n{s}"
+            );
+        }
+        last = s;
+    }
+    let settled = t.wait_listed();
+    assert_eq!(selected_row(&settled).as_deref(), Some(picked.as_str()));
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
+    assert!(
+        t.home().join(".cache/spool/catalog.bin").is_file(),
+        "the cold run left a catalog"
+    );
+
+    // Warm: the first frame is already the final list. A second terminal (its own tmux
+    // server) with the same cache.
+    let Some(w) = Tmux::new("catalog-warm") else {
+        return;
+    };
+    w.run_env(&env, &args);
+    let first = first_frame(&w, "a warm first frame");
+    assert!(
+        !first.contains(" 0 sessions"),
+        "empty first frame:\n{first}"
+    );
+    let settled = w.wait_listed();
+    let rows = |s: &str| -> Vec<String> {
+        s.lines()
+            // Marks aside: opening the selected session marks it read.
+            .map(|l| l.split('│').next().unwrap_or(l).chars().skip(3).collect())
+            .take(20)
+            .collect()
+    };
+    assert_eq!(
+        rows(&first),
+        rows(&settled),
+        "the warm first frame was not final"
+    );
+}
