@@ -65,6 +65,9 @@ pub struct Facts {
     pub lossy_lines: u64,
     /// An assistant/tool message starts at or after the sidecar's `read_bytes`.
     pub reply_after_marker: bool,
+    /// Where each user message's record starts, with the count of messages before it: the
+    /// rounds, so the last ones can be read from there without keeping the rest.
+    pub user_starts: Vec<(u64, u64)>,
 }
 
 /// A whole log: its events (when kept) and its facts.
@@ -160,6 +163,7 @@ impl Facts {
         let Some(m) = r.chat_message() else { return };
         match m.role.as_str() {
             "user" => {
+                self.user_starts.push((start, self.messages));
                 if self.first_user.is_none() {
                     self.first_user = Some(m.content.clone());
                 }
