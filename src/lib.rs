@@ -9,6 +9,8 @@ pub mod corpus;
 pub mod demo;
 pub mod error;
 pub mod export;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hints;
 pub mod model;
 pub mod resume;
