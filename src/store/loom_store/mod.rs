@@ -214,6 +214,7 @@ impl Store for LoomStore {
 
     fn tidy(&self) {
         trash::purge_expired(&self.sessions);
+        fork::remove_stale_temps(&self.sessions);
     }
 
     fn undo_delete(&self, id: &str) -> Result<()> {
