@@ -44,6 +44,8 @@ fn loom_log(h: &Home, id: &str, mib: u64) -> u64 {
 }
 
 /// Run spool with `args` (output discarded); its exit status and peak RSS in bytes.
+// The child is reaped by wait4 itself (std's wait would not give its rusage).
+#[allow(clippy::zombie_processes)]
 fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
     let child = h
         .command(args)
