@@ -176,8 +176,8 @@ fn committing_meta(messages: &[u8]) -> Vec<u8> {
     serde_json::to_vec_pretty(&meta).expect("JSON")
 }
 
-/// Every reader on every session the stores list.
-fn read_everything(stores: &Stores) {
+/// Every reader on every session the stores list (also `tests/hostile.rs`'s exercise).
+pub fn read_everything(stores: &Stores) {
     for s in stores.list_all() {
         let store = stores.store_for(&s);
         let _ = store.transcript(&s.id, Span::All);
