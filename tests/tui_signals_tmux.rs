@@ -50,8 +50,6 @@ signal_tests! {
     sigio_restores_the_terminal: libc::SIGIO;
     sigpwr_restores_the_terminal: libc::SIGPWR;
     sigstkflt_restores_the_terminal: libc::SIGSTKFLT;
-    sigrtmin_restores_the_terminal: libc::SIGRTMIN();
-    sigrtmax_restores_the_terminal: libc::SIGRTMAX();
 }
 
 #[test]
