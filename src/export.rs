@@ -58,6 +58,22 @@ pub fn transcript_markdown(t: &Transcript) -> String {
 }
 
 fn transcript_body(t: &Transcript, banner: bool) -> String {
+    let mut out = String::new();
+    let _ = transcript_pieces(t, banner, |p| {
+        out.push_str(p);
+        Ok(())
+    });
+    out
+}
+
+/// The transcript's Markdown (as `transcript_markdown`) piece by piece: the header, then one
+/// piece per entry, so `show` writes (and sanitises) each as it comes and never holds the
+/// whole text.
+pub fn transcript_pieces(
+    t: &Transcript,
+    banner: bool,
+    mut emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut out = header_markdown(&t.summary);
     if banner {
         let _ = writeln!(out, "> {SHARE_WARNING}\n");
@@ -74,14 +90,30 @@ fn transcript_body(t: &Transcript, banner: bool) -> String {
     for w in &t.warnings {
         let _ = writeln!(out, "> warning: {w}\n");
     }
+    emit(&out)?;
     for e in &t.entries {
+        out.clear();
         entry_markdown(&mut out, e);
+        emit(&out)?;
     }
-    out
+    Ok(())
 }
 
 /// The replayed context window as Markdown, inserted messages marked.
 pub fn window_markdown(w: &Window) -> String {
+    let mut out = String::new();
+    let _ = window_pieces(w, |p| {
+        out.push_str(p);
+        Ok(())
+    });
+    out
+}
+
+/// `window_markdown` piece by piece (see `transcript_pieces`).
+pub fn window_pieces(
+    w: &Window,
+    mut emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut out = header_markdown(&w.summary);
     let _ = writeln!(
         out,
@@ -95,10 +127,13 @@ pub fn window_markdown(w: &Window) -> String {
     for warn in &w.warnings {
         let _ = writeln!(out, "> {warn}\n");
     }
+    emit(&out)?;
     for m in &w.messages {
+        out.clear();
         message_markdown(&mut out, m);
+        emit(&out)?;
     }
-    out
+    Ok(())
 }
 
 fn header_markdown(s: &SessionSummary) -> String {

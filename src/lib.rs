@@ -10,6 +10,8 @@ pub mod corpus;
 pub mod demo;
 pub mod error;
 pub mod export;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hints;
 pub mod inbox;
 pub mod model;

@@ -6,7 +6,6 @@
 mod common;
 
 use common::Home;
-use spool::store::Span;
 
 /// Damaged variants of `bytes`, deterministic.
 fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -57,14 +56,7 @@ fn mutations(bytes: &[u8]) -> Vec<Vec<u8>> {
 }
 
 fn exercise(h: &Home) {
-    let stores = h.stores();
-    for s in stores.list_all() {
-        let store = stores.store_for(&s);
-        let _ = store.transcript(&s.id, Span::All);
-        let _ = store.transcript(&s.id, Span::LastRounds(1));
-        let _ = store.window(&s.id);
-        let _ = store.raw(&s.id);
-    }
+    spool::fuzz::read_everything(&h.stores());
 }
 
 #[test]

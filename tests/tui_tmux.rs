@@ -1,14 +1,13 @@
 //! Real-terminal tests of the browser: the built `spool` binary under tmux. The first screen
 //! appears; `/` and typing filter; Enter opens the pane; `v` switches views; sessions written
-//! while spool runs show up; `q` exits 0, and SIGTERM, SIGHUP, SIGINT and SIGQUIT restore
-//! the terminal too; `--demo` leaves nothing behind in TMPDIR or the user's cache.
+//! while spool runs show up; `q` exits 0 (signals: `tui_signals_tmux.rs`); `--demo` leaves
+//! nothing behind in TMPDIR or the user's cache.
 
 mod common;
 
 use std::io::Write;
-use std::process::Command;
 
-use common::tmux::{Tmux, restored};
+use common::tmux::{Tmux, demo_copies, restored, run_demo};
 
 #[test]
 fn browse_search_open_view_quit() {
@@ -136,79 +135,6 @@ fn sessions_written_while_running_show_up() {
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
-}
-
-#[test]
-fn sigterm_restores_the_terminal() {
-    signal_restores_the_terminal("TERM", 143);
-}
-
-#[test]
-fn sighup_restores_the_terminal() {
-    signal_restores_the_terminal("HUP", 129);
-}
-
-#[test]
-fn sigint_restores_the_terminal() {
-    signal_restores_the_terminal("INT", 130);
-}
-
-#[test]
-fn sigquit_restores_the_terminal() {
-    signal_restores_the_terminal("QUIT", 131);
-}
-
-/// The `--demo` copies under `tmp` (the run's TMPDIR).
-fn demo_copies(tmp: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(tmp)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("spool-demo-"))
-        .collect()
-}
-
-/// Run `--demo` with a private TMPDIR and the cache at its default place under HOME.
-fn run_demo(t: &Tmux) -> std::path::PathBuf {
-    let tmp = t.dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    t.run_env(
-        &format!("-u XDG_CACHE_HOME TMPDIR={}", tmp.display()),
-        "--demo",
-    );
-    tmp
-}
-
-fn signal_restores_the_terminal(signal: &str, code: i32) {
-    let Some(t) = Tmux::new(&format!("sig{signal}")) else {
-        return;
-    };
-    let tmp = run_demo(&t);
-    t.wait_for("/ search");
-    assert_eq!(demo_copies(&tmp).len(), 1, "the demo copy is in TMPDIR");
-    // The pane's shell runs spool as its child: signal that process only (other tests run
-    // spool at the same time).
-    let shell = t.tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
-    let kids = Command::new("pgrep")
-        .args(["-P", shell.trim()])
-        .output()
-        .unwrap();
-    let kids = String::from_utf8_lossy(&kids.stdout).into_owned();
-    let spool = kids
-        .split_whitespace()
-        .find(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "spool")
-        })
-        .expect("spool runs in the pane");
-    Command::new("kill")
-        .args([&format!("-{signal}"), spool])
-        .status()
-        .unwrap();
-    let end = t.wait_for("STTY-DONE");
-    assert!(end.contains(&format!("EXIT={code}")), "{end}");
-    restored(&end);
-    // No litter: the temporary copy went with the process.
-    assert_eq!(demo_copies(&tmp), Vec::<String>::new());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use super::table::escape_json_text;
+use super::stream::{self, Sanitized};
 use super::{DeleteArgs, ExportArgs, ShowArgs, note, stdout_err};
 use crate::error::{Error, Result};
 use crate::export;
@@ -13,39 +13,37 @@ use crate::text;
 pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
     let s = stores.resolve(&a.reference)?;
     let store = stores.store_for(&s);
-    let body = if a.raw {
-        text::sanitize(&store.raw(&s.id)?)
+    // Written as it is produced, a piece at a time: a huge session's output is never held
+    // whole (nor its sanitised copy).
+    let mut out = Sanitized::new(std::io::BufWriter::with_capacity(1 << 16, out));
+    if a.raw {
+        out.put_lines(&store.raw(&s.id)?).map_err(stdout_err)?;
     } else if a.window {
         let w = store.window(&s.id)?;
         if a.json {
-            pretty_json(&w.to_json())
+            let tokens = Some(w.estimated_tokens());
+            stream::json(out.inner(), &w.summary, w.messages.iter(), tokens, None)
         } else {
-            text::sanitize(&export::window_markdown(&w))
+            export::window_pieces(&w, |p| out.put(p))
         }
+        .map_err(stdout_err)?;
     } else {
         let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
         let t = store.transcript(&s.id, span)?;
         if a.json {
-            let mut v = t.to_json();
-            if let Some(o) = v.as_object_mut() {
-                let lo = crate::model::left_off::LeftOff::from_transcript(&t);
-                o.insert("left_off".into(), lo.to_json());
-            }
-            pretty_json(&v)
+            // The "left off" card is built from the transcript already read.
+            let lo = crate::model::left_off::LeftOff::from_transcript(&t).to_json();
+            stream::json(out.inner(), &t.summary, t.messages(), None, Some(lo))
         } else {
             // The export banner warns about sharing a file; `show` writes none.
-            text::sanitize(&export::transcript_markdown(&t))
+            export::transcript_pieces(&t, false, |p| out.put(p))
         }
-    };
-    out.write_all(body.as_bytes()).map_err(stdout_err)?;
-    if !body.ends_with('\n') {
-        writeln!(out).map_err(stdout_err)?;
+        .map_err(stdout_err)?;
     }
-    Ok(())
-}
-
-fn pretty_json(v: &serde_json::Value) -> String {
-    escape_json_text(&serde_json::to_string_pretty(v).expect("JSON value"))
+    if !out.ends_with_newline {
+        out.put("\n").map_err(stdout_err)?;
+    }
+    out.inner().flush().map_err(stdout_err)
 }
 
 pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {

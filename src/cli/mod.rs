@@ -19,6 +19,7 @@ use crate::store::{Store, Stores};
 use crate::text;
 
 mod actions;
+mod stream;
 mod table;
 
 use actions::{delete, export_cmd, show};

@@ -151,3 +151,74 @@ pub fn restored(screen: &str) {
     assert!(words.contains(&"icanon"), "icanon not restored:\n{screen}");
     assert!(words.contains(&"echo"), "echo not restored:\n{screen}");
 }
+
+impl Tmux {
+    /// The pid of the `spool` the pane's shell runs (other tests run spool at the same
+    /// time: signal this one only).
+    pub fn spool_pid(&self) -> i32 {
+        let shell = self.tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"]);
+        let kids = Command::new("pgrep")
+            .args(["-P", shell.trim()])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&kids.stdout)
+            .split_whitespace()
+            .find(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim() == "spool")
+            })
+            .and_then(|pid| pid.parse().ok())
+            .expect("spool runs in the pane")
+    }
+
+    /// The pane's terminal modes as tmux tracks them: alternate screen, cursor shown, mouse
+    /// reporting (any kind) and bracketed paste, as `name=value` words.
+    pub fn modes(&self) -> String {
+        self.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "t",
+            "alternate_on=#{alternate_on} cursor_flag=#{cursor_flag} \
+             mouse_any_flag=#{mouse_any_flag} mouse_button_flag=#{mouse_button_flag} \
+             mouse_standard_flag=#{mouse_standard_flag} mouse_sgr_flag=#{mouse_sgr_flag}",
+        ])
+    }
+
+    /// Every mode spool turns on is off again: the main screen, the cursor shown, no mouse
+    /// reporting.
+    pub fn modes_restored(&self) {
+        let m = self.modes();
+        for want in [
+            "alternate_on=0",
+            "cursor_flag=1",
+            "mouse_any_flag=0",
+            "mouse_button_flag=0",
+            "mouse_standard_flag=0",
+            "mouse_sgr_flag=0",
+        ] {
+            assert!(m.split_whitespace().any(|w| w == want), "{want}: {m}");
+        }
+    }
+}
+
+/// The `--demo` copies under `tmp` (the run's TMPDIR).
+pub fn demo_copies(tmp: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("spool-demo-"))
+        .collect()
+}
+
+/// Run `--demo` with a private TMPDIR and the cache at its default place under HOME.
+pub fn run_demo(t: &Tmux) -> std::path::PathBuf {
+    let tmp = t.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    t.run_env(
+        &format!("-u XDG_CACHE_HOME TMPDIR={}", tmp.display()),
+        "--demo",
+    );
+    tmp
+}

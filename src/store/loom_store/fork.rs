@@ -84,6 +84,44 @@ fn write_new_log(sessions: &Path, lines: &[Vec<u8>]) -> Result<String> {
     Ok(new_id)
 }
 
+/// How old a fork temp must be before `tidy` removes it: a fork writes its temp in well
+/// under a second, so one this old belongs to a fork that was killed.
+pub const STALE_FORK_TEMP: Duration = Duration::from_secs(60 * 60);
+
+/// Whether `name` is a temp file `write_new_log` writes: `.fork-<16 hex>.jsonl.tmp`.
+fn is_fork_temp(name: &str) -> bool {
+    name.strip_prefix(".fork-")
+        .and_then(|r| r.strip_suffix(".jsonl.tmp"))
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Remove the temps of killed forks: only regular files (never a symlink) with exactly
+/// spool's name and older than `STALE_FORK_TEMP`. Best effort; returns how many went.
+pub fn remove_stale_temps(sessions: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(sessions) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for e in rd.flatten() {
+        let stale = e
+            .metadata()
+            .ok()
+            .filter(|m| m.file_type().is_file())
+            .and_then(|m| {
+                let age = now.duration_since(m.modified().ok()?).ok()?;
+                Some(age > STALE_FORK_TEMP)
+            });
+        if stale == Some(true)
+            && is_fork_temp(&e.file_name().to_string_lossy())
+            && std::fs::remove_file(e.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// `link(tmp, sessions/<id>.jsonl)` for the base id, then `-1` to `-99`: atomic, and a taken
 /// name fails with EEXIST instead of being replaced.
 fn publish(sessions: &Path, tmp: &Path) -> Result<String> {

@@ -67,6 +67,9 @@ pub struct Facts {
     pub reply_after_marker: bool,
     /// The end of the log so far, for `ended`.
     pub tail: super::ended::Tail,
+    /// Where each user message's record starts, with the count of messages before it: the
+    /// rounds, so the last ones can be read from there without keeping the rest.
+    pub user_starts: Vec<(u64, u64)>,
 }
 
 /// A whole log: its events (when kept) and its facts.
@@ -168,6 +171,7 @@ impl Facts {
         self.tail.message(m);
         match m.role.as_str() {
             "user" => {
+                self.user_starts.push((start, self.messages));
                 if self.first_user.is_none() {
                     self.first_user = Some(m.content.clone());
                 }

@@ -89,6 +89,32 @@ impl LoomStore {
         Ok((log, summary))
     }
 
+    /// The last `n` rounds holding only them (`None`: they are the whole session, read it
+    /// whole): a pass that keeps only the row's facts and where each round starts, then the
+    /// records from the first kept round's user message on.
+    fn last_rounds(&self, id: &str, n: usize) -> Result<Option<Transcript>> {
+        use std::io::{Seek, SeekFrom};
+        let path = self.log_path(id)?;
+        let io = |e: std::io::Error| Error::io("reading", &path, e);
+        let (whole, summary) = self.load(id, &path, false).map_err(io)?;
+        let total = whole.facts.user_starts.len();
+        if n == 0 || n >= total {
+            return Ok(None);
+        }
+        let first = total - n;
+        let (offset, index) = whole.facts.user_starts[first];
+        let mut file = log::open(&path).map_err(io)?;
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let tail = log::read_from(file, None, true).map_err(io)?;
+        Ok(Some(view::tail_transcript(
+            &tail,
+            &whole,
+            summary,
+            index as usize,
+            (first, total),
+        )))
+    }
+
     fn load_id(&self, id: &str) -> Result<(log::Log, SessionSummary)> {
         let path = self.log_path(id)?;
         self.load(id, &path, true)
@@ -131,6 +157,11 @@ impl Store for LoomStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        if let Span::LastRounds(n) = span
+            && let Some(t) = self.last_rounds(id, n)?
+        {
+            return Ok(t);
+        }
         let (log, summary) = self.load_id(id)?;
         Ok(view::transcript(&log, summary, span))
     }
@@ -184,6 +215,7 @@ impl Store for LoomStore {
 
     fn tidy(&self) {
         trash::purge_expired(&self.sessions);
+        fork::remove_stale_temps(&self.sessions);
     }
 
     fn undo_delete(&self, id: &str) -> Result<()> {

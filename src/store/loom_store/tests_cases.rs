@@ -353,3 +353,41 @@ fn raw_pretty_prints_json_lines() {
     assert!(raw.starts_with("{\n  \"kind\": \"meta\",\n"));
     assert!(raw.ends_with("}\ngarbage {"));
 }
+
+#[test]
+fn last_rounds_read_from_their_start_equal_the_whole_read_cut() {
+    // Rounds with tool calls and results, a bad line, a compaction and a system record
+    // between them, and an assistant reply before the first user message.
+    let log = [
+        META,
+        &msg("assistant", "before any user"),
+        &msg("user", "one"),
+        CALL2,
+        &msg("tool", "r1"),
+        &msg("tool", "r2"),
+        "not json",
+        &msg("user", "two"),
+        r#"{"kind":"compact","time":"2026-03-14T09:18:00+01:00","summary":"s"}"#,
+        r#"{"kind":"system","time":"2026-03-14T09:18:00+01:00","message":{"role":"system","content":"sys"}}"#,
+        &msg("assistant", "ok"),
+        &msg("user", "three"),
+        CALL2,
+        &msg("tool", "r3"),
+        "{\"kind\":\"message\",\"mess",
+    ]
+    .join("\n");
+    let (_d, s) = one(&log);
+    let path = s.log_path(ID).unwrap();
+    let whole = log::read(&path, None, true).unwrap();
+    for n in 0..5 {
+        let summary = s.transcript(ID, Span::All).unwrap().summary;
+        let want = view::transcript(&whole, summary, Span::LastRounds(n));
+        let got = s.transcript(ID, Span::LastRounds(n)).unwrap();
+        assert_eq!(got.entries, want.entries, "last {n}");
+        assert_eq!(
+            (got.total_rounds, got.first_round, &got.warnings),
+            (want.total_rounds, want.first_round, &want.warnings),
+            "last {n}"
+        );
+    }
+}

@@ -463,3 +463,39 @@ fn a_dangling_spool_lock_link_creates_nothing_outside() {
     assert!(e.contains(".lock") && e.contains("symlink"), "{e}");
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn tidy_removes_only_spools_own_stale_fork_temps() {
+    let (d, s) = a_home();
+    let dir = sessions(&d);
+    let old = std::time::SystemTime::now() - fork::STALE_FORK_TEMP * 2;
+    let put = |name: &str, stale: bool| {
+        let p = dir.join(name);
+        let f = std::fs::File::create(&p).unwrap();
+        if stale {
+            f.set_modified(old).unwrap();
+        }
+    };
+    put(".fork-0123456789abcdef.jsonl.tmp", true); // a killed fork's: goes
+    put(".fork-fedcba9876543210.jsonl.tmp", false); // a fork under way: stays
+    put(".fork-notours.jsonl.tmp", true); // not spool's name: stays
+    put("notes.jsonl.tmp", true);
+    // A stale-looking link to a file elsewhere is never followed nor removed.
+    let outside = d.path().join("outside.txt");
+    std::fs::write(&outside, "keep").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join(".fork-aaaaaaaaaaaaaaaa.jsonl.tmp")).unwrap();
+    s.tidy();
+    let mut left = atomic::temp_files_in(&dir);
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ".fork-aaaaaaaaaaaaaaaa.jsonl.tmp",
+            ".fork-fedcba9876543210.jsonl.tmp",
+            ".fork-notours.jsonl.tmp",
+            "notes.jsonl.tmp"
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+    assert!(s.list().iter().any(|r| r.id == A_ID));
+}

@@ -50,9 +50,43 @@ pub fn warnings(log: &Log) -> Vec<String> {
 
 /// Every parseable record in file order, tool results paired by position.
 pub fn transcript(log: &Log, summary: SessionSummary, span: Span) -> Transcript {
+    let entries = entries(log, 0);
+    // The whole file was parsed: keep its last rounds.
+    let (entries, total_rounds, first_round) = crate::store::last_rounds(entries, span);
+    Transcript {
+        summary,
+        entries,
+        total_rounds,
+        first_round,
+        warnings: warnings(log),
+    }
+}
+
+/// The last rounds of a log read from the user message that starts round `first_round`
+/// (whose stored index is `first_index`) on; `whole` is the pass over the whole file that
+/// found it, for the warnings.
+pub fn tail_transcript(
+    tail: &Log,
+    whole: &Log,
+    summary: SessionSummary,
+    first_index: usize,
+    (first_round, total_rounds): (usize, usize),
+) -> Transcript {
+    Transcript {
+        summary,
+        entries: entries(tail, first_index),
+        total_rounds,
+        first_round,
+        warnings: warnings(whole),
+    }
+}
+
+/// The entries of `log`'s events, messages numbered from `first_index`. Tool results pair
+/// by position within a round, so a log read from a round's start pairs as the whole does.
+fn entries(log: &Log, first_index: usize) -> Vec<Entry> {
     let mut entries = Vec::new();
     let mut bad_run = 0u64;
-    let mut index = 0usize;
+    let mut index = first_index;
     for e in &log.events {
         if !matches!(e.kind, EventKind::Bad) && bad_run > 0 {
             entries.push(Entry::Notice(unreadable(bad_run)));
@@ -100,15 +134,7 @@ pub fn transcript(log: &Log, summary: SessionSummary, span: Span) -> Transcript 
         Entry::Message(m) => Some(m.as_mut()),
         _ => None,
     }));
-    // loom has no index, so the whole file was parsed anyway.
-    let (entries, total_rounds, first_round) = crate::store::last_rounds(entries, span);
-    Transcript {
-        summary,
-        entries,
-        total_rounds,
-        first_round,
-        warnings: warnings(log),
-    }
+    entries
 }
 
 pub const SYSTEM_LOGGED: &str = "last logged system prompt (loom regenerates this on resume)";
