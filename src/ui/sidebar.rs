@@ -169,10 +169,11 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     extra.extend(s.badges.iter().map(|b| one_line(b)));
     // What stays when the row is narrow, most telling first: the store, the ending, the
     // badges (a subagent count, unreadable lines), then the project, then the summary
-    // (at least a few columns of it). The project yields to the badges, not the reverse:
-    // it is in the pane's header anyway, and the ending's word would otherwise squeeze a
-    // badge out of the row entirely.
-    let fixed = store.width() + 1 + mark_w + 10;
+    // (ten columns of it, or two beside an ending, which already says how it stands). The
+    // project yields to the badges, not the reverse: it is in the pane's header anyway,
+    // and the ending's word would otherwise squeeze a badge out of the row entirely.
+    let summary_min = if mark.is_some() { 2 } else { 10 };
+    let fixed = store.width() + 1 + mark_w + summary_min;
     let extra = if extra.is_empty() {
         String::new()
     } else {
