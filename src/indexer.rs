@@ -138,13 +138,13 @@ fn index_thread(
     };
     let (g, tx) = (generation.clone(), events.clone());
     ix.set_hooks(Hooks {
-        // Each batch committed: the searcher reloads before its next answer. The last one
-        // ends the pass for the browser (merges may still run): an open search asks again.
+        // Each batch committed: the searcher reloads before its next answer, and an open
+        // search asks again (its answer may have come from before this batch, or from
+        // before the first pass began: the list settles long before a niced pass commits).
+        // The last one ends the pass for the browser (merges may still run).
         committed: Some(Box::new(move |done, total| {
             g.fetch_add(1, Ordering::SeqCst);
-            if done == total {
-                let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
-            }
+            let _ = tx.send(Event::Action(Action::IndexCommitted { done, total }));
         })),
         gone: Some(Box::new(move || {
             gone.lock()
@@ -156,8 +156,9 @@ fn index_thread(
     lower_priority();
     for job in jobs {
         let tx = events.clone();
+        // The end is reported by the last commit, once it is searchable.
         let progress = move |done: usize, total: usize| {
-            if done.is_multiple_of(PROGRESS_EVERY) || done == total {
+            if done.is_multiple_of(PROGRESS_EVERY) && done < total {
                 let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
             }
         };
@@ -166,15 +167,19 @@ fn index_thread(
             Job::Some(rows) => ix.update_some(rows, &stores, &progress),
             Job::Gone => ix.remove(&[], &stores),
         };
-        if let Ok(Freshness::Updated { indexed, .. }) = r {
-            // Clear the progress line even when a pass ended early.
-            let done = Action::IndexProgress {
-                done: indexed,
-                total: indexed,
-            };
-            let _ = events.send(Event::Action(done));
-        }
+        // Before the message below: a search it prompts reloads what this job committed.
         generation.fetch_add(1, Ordering::SeqCst);
+        // Clear the progress line even when a pass ended early or failed part-way (its
+        // committed batches are searchable).
+        let indexed = match r {
+            Ok(Freshness::Updated { indexed, .. }) => indexed,
+            _ => 0,
+        };
+        let done = Action::IndexProgress {
+            done: indexed,
+            total: indexed,
+        };
+        let _ = events.send(Event::Action(done));
     }
 }
 
@@ -206,9 +211,14 @@ fn search_thread(
         let (token, query, filter) = q;
         let now = generation.load(Ordering::SeqCst);
         if let Some(ix) = ix.as_mut().filter(|_| now != seen) {
-            ix.refresh();
+            // A reload that failed (a merge removed a segment under it) is tried again at
+            // the next query rather than leaving the searcher on an old view.
+            if ix.refresh() {
+                seen = now;
+            }
+        } else {
+            seen = now;
         }
-        seen = now;
         let hits = ix
             .as_ref()
             .and_then(|ix| {

@@ -345,3 +345,35 @@ fn a_refreshed_answer_leaves_the_pane_being_read_alone() {
     assert_eq!(a.focus, Focus::Pane);
     assert_eq!(a.pane.find.terms, ["wall"]);
 }
+
+/// A search answered before the index held anything ("no session says that") is asked again
+/// as soon as a batch of the first pass is committed, not only when the pass ends.
+#[test]
+fn a_search_answered_by_an_unbuilt_index_is_asked_again_at_each_commit() {
+    let mut a = loaded_app();
+    let tokens = text_search(&mut a, "wall");
+    a.update(Action::TextResults {
+        token: *tokens.last().unwrap(),
+        hits: Vec::new(),
+    });
+    let fx = a.update(Action::IndexCommitted {
+        done: 40,
+        total: 100,
+    });
+    let token = query_tokens(&fx)[0];
+    assert!(token > *tokens.last().unwrap());
+    a.update(Action::TextResults {
+        token,
+        hits: results(),
+    });
+    assert_eq!(a.text.as_ref().unwrap().hits.len(), 2);
+    // With the search closed, a commit asks nothing.
+    a.update(Action::Back);
+    a.update(Action::Back);
+    assert!(a.text.is_none());
+    let fx = a.update(Action::IndexCommitted {
+        done: 100,
+        total: 100,
+    });
+    assert!(query_tokens(&fx).is_empty());
+}

@@ -139,9 +139,22 @@ pub enum Action {
     TextResults { token: u64, hits: Vec<Hit> },
     /// Background indexing: `done` of `total` sessions (re)indexed.
     IndexProgress { done: usize, total: usize },
+    /// A batch of an indexing pass was committed (`done` of `total` sessions now
+    /// searchable): an open text search is asked again, as its answer may predate them.
+    IndexCommitted { done: usize, total: usize },
 }
 
 impl Action {
+    /// From the background index: its progress, its commits and its answers.
+    pub fn is_index_news(&self) -> bool {
+        matches!(
+            self,
+            Action::TextResults { .. }
+                | Action::IndexProgress { .. }
+                | Action::IndexCommitted { .. }
+        )
+    }
+
     /// Whether the user caused this (a key, the mouse, a paste), as opposed to the run loop
     /// and the loaders. A user action clears the last status message.
     pub fn is_input(&self) -> bool {
@@ -157,6 +170,7 @@ impl Action {
                 | Action::Tick
                 | Action::TextResults { .. }
                 | Action::IndexProgress { .. }
+                | Action::IndexCommitted { .. }
         )
     }
 }

@@ -127,6 +127,11 @@ pub struct Binding {
 }
 
 /// Named commands, their help text and default keys in the browse context.
+/// Each description fits on one line of a help column at 140x40 (`HELP_DESC_MAX` columns):
+/// a wrapped one makes the browse column taller than the screen, and the help scrolls.
+/// The widest browse description that stays on one line in a third of a 140-column help.
+pub const HELP_DESC_MAX: usize = 29;
+
 pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("down", "move down / scroll down", &["j", "down"]),
     ("up", "move up / scroll up", &["k", "up"]),
@@ -140,14 +145,14 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("focus", "switch list / pane", &["tab"]),
     ("back", "back / close / clear search", &["esc"]),
     ("view", "transcript / window / raw", &["v"]),
-    ("expand", "expand / collapse the block in view", &["o"]),
+    ("expand", "expand / collapse this block", &["o"]),
     ("expand-all", "expand / collapse every block", &["O"]),
     ("sidebar-narrower", "narrower sidebar", &["<"]),
     ("sidebar-wider", "wider sidebar", &[">"]),
     ("help", "this help", &["?"]),
     ("messages", "the last 50 messages in full", &["m"]),
     ("quit", "quit", &["q", "ctrl-c"]),
-    ("search", "search titles / find in the pane", &["/"]),
+    ("search", "search titles / find in pane", &["/"]),
     ("text-search", "search the text of every session", &["s"]),
     ("find-next", "next match in the pane", &["n"]),
     ("find-prev", "previous match in the pane", &["N"]),
@@ -155,12 +160,8 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("empty", "show empty sessions on/off", &["E"]),
     ("cwd", "this project only / all", &["c"]),
     ("store", "store: all/loop/loom/harness", &["F"]),
-    (
-        "inbox",
-        "inbox (waiting, errored, interrupted) / all",
-        &["i"],
-    ),
-    ("left-off", "left-off card: full / one line", &["l"]),
+    ("inbox", "inbox: what needs you / all", &["i"]),
+    ("left-off", "left-off card: full / brief", &["l"]),
     ("resume", "resume the session", &["r"]),
     ("fork", "fork the session", &["f"]),
     ("pin", "pin / unpin", &["p"]),
@@ -484,6 +485,14 @@ mod tests {
                 assert!(Chord::parse(key).is_some(), "{key}");
             }
             assert!(k.bindings.iter().any(|b| b.name == *name), "{name} unbound");
+        }
+    }
+
+    #[test]
+    fn browse_descriptions_fit_one_help_line() {
+        use unicode_width::UnicodeWidthStr;
+        for (name, desc, _) in COMMANDS {
+            assert!(desc.width() <= HELP_DESC_MAX, "{name}: {desc}");
         }
     }
 

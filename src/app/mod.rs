@@ -247,7 +247,10 @@ impl App {
         let status_before = self.status.clone();
         match action {
             // The text search and the find have their own query boxes and answers.
-            a if self.dialog.is_none() && self.search_takes(&a) => self.search_action(a, &mut fx),
+            // The index's news is taken under a dialog too: an open search dropped it.
+            a if (self.dialog.is_none() || a.is_index_news()) && self.search_takes(&a) => {
+                self.search_action(a, &mut fx)
+            }
             Action::Quit => {
                 self.quit = true;
                 fx.push(Effect::Quit);
@@ -420,7 +423,8 @@ impl App {
             | Action::FindNext
             | Action::FindPrev
             | Action::TextResults { .. }
-            | Action::IndexProgress { .. } => {}
+            | Action::IndexProgress { .. }
+            | Action::IndexCommitted { .. } => {}
         }
         if self.pane.find.pending.is_some() {
             self.layout();

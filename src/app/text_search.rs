@@ -67,7 +67,7 @@ impl App {
                 | Action::Paste(_)
                 | Action::Back
         );
-        if matches!(a, Action::TextResults { .. } | Action::IndexProgress { .. }) {
+        if a.is_index_news() {
             return true;
         }
         match self.focus {
@@ -155,6 +155,16 @@ impl App {
                         .unwrap_or(0);
                     t.offset = t.offset.min(t.cursor);
                     t.searching = false;
+                }
+            }
+            Action::IndexCommitted { done, total } => {
+                if done >= total {
+                    self.indexing = None;
+                }
+                // Whatever the open search was answered from (an index still being built, or
+                // one whose first pass had not started), more is searchable now.
+                if self.text.is_some() {
+                    self.text_changed(fx);
                 }
             }
             Action::IndexProgress { done, total } => {

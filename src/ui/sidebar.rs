@@ -154,13 +154,6 @@ fn title_line<'a>(
 /// (cut first), badges, project and store on the right (kept).
 fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'static>> {
     let store = format!("[{}]", s.store);
-    let project = fit(&one_line(s.project()), (w / 3).max(8));
-    let mut right_w = store.width()
-        + if project.is_empty() {
-            0
-        } else {
-            project.width() + 1
-        };
     // The ending comes first on the left, where the summary would start.
     let mark = s
         .ended
@@ -174,18 +167,36 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
         extra.push("archived".into());
     }
     extra.extend(s.badges.iter().map(|b| one_line(b)));
-    // Badges get what is left after the project, store and a short summary.
+    // What stays when the row is narrow, most telling first: the store, the ending, the
+    // badges (a subagent count, unreadable lines), then the project, then the summary
+    // (ten columns of it, or two beside an ending, which already says how it stands). The
+    // project yields to the badges, not the reverse: it is in the pane's header anyway,
+    // and the ending's word would otherwise squeeze a badge out of the row entirely.
+    let summary_min = if mark.is_some() { 2 } else { 10 };
+    let fixed = store.width() + 1 + mark_w + summary_min;
     let extra = if extra.is_empty() {
         String::new()
     } else {
-        fit(
-            &extra.join(", "),
-            w.saturating_sub(right_w + 1 + 10 + mark_w),
-        )
+        fit(&extra.join(", "), w.saturating_sub(fixed))
     };
-    if !extra.is_empty() {
-        right_w += extra.width() + 1;
-    }
+    let extra_w = if extra.is_empty() {
+        0
+    } else {
+        extra.width() + 1
+    };
+    let project_room = w.saturating_sub(fixed + extra_w + 1);
+    let project = if project_room < 4 {
+        String::new()
+    } else {
+        fit(&one_line(s.project()), (w / 3).max(8).min(project_room))
+    };
+    let right_w = store.width()
+        + extra_w
+        + if project.is_empty() {
+            0
+        } else {
+            project.width() + 1
+        };
     let mut left_w = w.saturating_sub(right_w + 1);
     let mut spans = Vec::new();
     if let Some((e, m)) = mark.filter(|_| left_w > mark_w) {

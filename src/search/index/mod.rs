@@ -208,10 +208,12 @@ impl TextIndex {
         self.apply(changed, seen, stores, progress)
     }
 
-    /// Re-read what other processes committed (a read-only process after their update).
-    pub fn refresh(&mut self) {
-        let _ = self.reader.reload();
+    /// Re-read what other processes committed (a read-only process after their update);
+    /// false when the reader could not reload.
+    pub fn refresh(&mut self) -> bool {
+        let ok = self.reader.reload().is_ok();
         self.sessions = table::read(&self.dir.join(SESSIONS_FILE));
+        ok
     }
 }
 
