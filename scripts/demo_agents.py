@@ -1,9 +1,12 @@
-"""Claude Code and pi sessions for spool's demo store (see make_demo.py), rendered from the
+"""Claude Code, pi and Codex CLI sessions for spool's demo store (see make_demo.py), rendered from the
 same store-neutral specs as the other stores. Both agents' stores are read-only for spool.
 
   assets/demo/claude/projects/<encoded cwd>/<uuid>.jsonl   Claude Code transcripts
                                     .../<uuid>/subagents/agent-<hex>.jsonl  a subagent
   assets/demo/pi/--<encoded cwd>--/<time>_<uuid>.jsonl    pi entry trees (header + entries)
+  assets/demo/codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl   Codex rollouts
+  assets/demo/codex/archived_sessions/rollout-<time>-<uuid>.jsonl     an archived thread
+  assets/demo/codex/session_index.jsonl                             thread names
 
 pi's messages are pi-ai AgentMessages, the shape Loop stores, so make_demo.loop_history
 builds them; Claude's records are converted from the same messages. Paths in pi's
@@ -266,18 +269,229 @@ def render_pi(M, spec, built, sessions):
     M.write(os.path.join(M.ROOT, "pi", rel), text)
 
 
+# ---------------------------------------------------------------- Codex CLI
+
+
+def codex_tool(name, args, cwd):
+    """A neutral tool call as Codex makes it: shell commands through exec_command, edits as an
+    apply_patch custom tool call (free-form patch text)."""
+    if name in ("edit", "write"):
+        if name == "edit":
+            body = "*** Update File: %s\n@@\n%s\n%s\n" % (
+                args["path"], "\n".join("-" + l for l in args["oldText"].split("\n")),
+                "\n".join("+" + l for l in args["newText"].split("\n")))
+        else:
+            body = "*** Add File: %s\n%s\n" % (args["path"], "\n".join("+" + l for l in args["content"].split("\n")))
+        return "custom", "apply_patch", "*** Begin Patch\n" + body + "*** End Patch\n"
+    if name == "read":
+        cmd = "sed -n '1,200p' %s" % args["path"]
+    elif name == "grep":
+        cmd = "rg -n '%s' %s" % (args["pattern"], args["path"])
+    else:
+        cmd = args["command"]
+    return "function", "exec_command", json.dumps({"cmd": cmd, "workdir": cwd})
+
+
+def codex_records(M, spec, sid, msgs, compactions, model):
+    """Codex rollout lines (after the session_meta) for pi-ai messages: per user turn a
+    turn_context, task_started, the injected context on the first turn, the prompt as a user
+    response item plus its user_message event, reasoning / assistant / tool-call response items
+    with their outputs, a token_count and task_complete; a compacted record (summary and
+    replacement_history) where the spec compacts."""
+    cwd, key, out = spec["cwd"], spec["key"], []
+    at = {c["historyMessageCount"]: c for c in compactions}
+    kinds, turn, last_text, total = {}, None, None, 0
+
+    def rec(t, kind, payload):
+        out.append({"timestamp": M.iso_ms(t), "type": kind, "payload": payload})
+
+    def close(t):
+        if turn:
+            rec(t, "event_msg", {"type": "token_count", "info": {
+                "total_token_usage": {"input_tokens": total, "cached_input_tokens": total * 3 // 4,
+                                      "output_tokens": total // 40, "reasoning_output_tokens": total // 80,
+                                      "total_tokens": total + total // 40},
+                "last_token_usage": {"input_tokens": total, "cached_input_tokens": total * 3 // 4,
+                                     "output_tokens": total // 40, "reasoning_output_tokens": total // 80,
+                                     "total_tokens": total + total // 40},
+                "model_context_window": 258400}, "rate_limits": None})
+            rec(t + timedelta(milliseconds=1), "event_msg",
+                {"type": "task_complete", "turn_id": turn, "last_agent_message": last_text})
+
+    users = []
+    for i, m in enumerate(msgs):
+        t = from_ms(m["timestamp"])
+        if i in at:
+            c = at[i]
+            tc = t - timedelta(seconds=2)
+            rec(tc, "compacted", {"message": c["summary"], "replacement_history": [
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": u}]}
+                for u in users[-1:]]})
+            rec(tc + timedelta(milliseconds=1), "event_msg", {"type": "context_compacted"})
+        if m["role"] == "user":
+            close(t - timedelta(milliseconds=50))
+            turn = agent_uuid("codex-turn", "%s/%d" % (key, i))
+            rec(t - timedelta(milliseconds=20), "turn_context", {
+                "turn_id": turn, "cwd": cwd, "approval_policy": "on-request",
+                "sandbox_policy": {"type": "workspace-write", "writable_roots": [], "network_access": False,
+                                   "exclude_tmpdir_env_var": False, "exclude_slash_tmp": False},
+                "model": model["id"], "effort": model.get("effort", "medium"), "summary": "auto"})
+            rec(t - timedelta(milliseconds=19), "event_msg",
+                {"type": "task_started", "turn_id": turn, "model_context_window": 258400})
+            if i == 0:
+                rec(t - timedelta(milliseconds=18), "response_item", {"type": "message", "role": "developer", "content": [
+                    {"type": "input_text", "text": "<permissions instructions>\nFilesystem sandboxing: "
+                     "workspace-write. Approvals: on-request.\n</permissions instructions>"}]})
+                rec(t - timedelta(milliseconds=17), "response_item", {"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "<environment_context>\n  <cwd>%s</cwd>\n  <shell>bash</shell>\n"
+                     "</environment_context>" % cwd}]})
+            text = m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+            users.append(text)
+            rec(t, "response_item", {"type": "message", "role": "user",
+                                     "content": [{"type": "input_text", "text": text}]})
+            rec(t + timedelta(milliseconds=1), "event_msg", {"type": "user_message", "message": text, "images": [],
+                                                             "local_images": [], "text_elements": []})
+        elif m["role"] == "assistant":
+            total = m["usage"]["input"] * 4
+            for j, b in enumerate(m["content"]):
+                tb = t + timedelta(milliseconds=j)
+                if b["type"] == "thinking":
+                    rec(tb, "response_item", {"type": "reasoning", "summary": [
+                        {"type": "summary_text", "text": "**" + b["thinking"] + "**"}], "content": None,
+                        "encrypted_content": "gAAAAABdemo" + short_id(key, 2000 + i)})
+                elif b["type"] == "text":
+                    last_text = b["text"]
+                    rec(tb, "response_item", {"type": "message", "role": "assistant",
+                                              "content": [{"type": "output_text", "text": b["text"]}]})
+                    rec(tb, "event_msg", {"type": "agent_message", "message": b["text"]})
+                elif b["type"] == "toolCall":
+                    kind, name, arg = codex_tool(b["name"], b["arguments"], cwd)
+                    kinds[b["id"]] = kind
+                    if kind == "custom":
+                        rec(tb, "response_item", {"type": "custom_tool_call", "status": "completed",
+                                                  "call_id": b["id"], "name": name, "input": arg})
+                    else:
+                        rec(tb, "response_item", {"type": "function_call", "name": name, "arguments": arg,
+                                                  "call_id": b["id"]})
+        elif m["role"] == "toolResult":
+            text = "".join(b.get("text", "") for b in m["content"])
+            if kinds.get(m["toolCallId"]) == "custom":
+                rec(t, "response_item", {"type": "custom_tool_call_output", "call_id": m["toolCallId"],
+                                         "output": json.dumps({"output": "Success. Updated the following files:\n"
+                                                               "M %s\n" % text.split(" ")[-1].rstrip("."),
+                                                               "metadata": {"exit_code": 0, "duration_seconds": 0.0}})})
+            else:
+                code = 1 if m["isError"] else 0
+                rec(t, "response_item", {"type": "function_call_output", "call_id": m["toolCallId"],
+                                         "output": "Process exited with code %d\nOutput:\n%s" % (code, text)})
+    close(from_ms(msgs[-1]["timestamp"]) + timedelta(milliseconds=5))
+    return out
+
+
+def codex_meta(M, spec, sid, t, **extra):
+    meta = {"id": sid, "timestamp": M.iso_ms(t), "cwd": spec["cwd"], "originator": "codex_cli_rs",
+            "cli_version": "0.147.0", "source": "cli", "model_provider": "openai"}
+    meta.update(extra)
+    meta["git"] = {"commit_hash": hashlib.sha256(spec["key"].encode()).hexdigest()[:8], "branch": "main"}
+    return {"timestamp": M.iso_ms(t + timedelta(milliseconds=12)), "type": "session_meta", "payload": meta}
+
+
+def codex_path(M, spec, sid, start):
+    name = "rollout-%s-%s.jsonl" % (start.strftime("%Y-%m-%dT%H-%M-%S"), sid)
+    if spec.get("archived"):
+        return os.path.join(M.ROOT, "codex", "archived_sessions", name)
+    return os.path.join(M.ROOT, "codex", "sessions", start.strftime("%Y/%m/%d"), name)
+
+
+def render_codex(M, spec, built, sessions):
+    """One Codex rollout (the demo machine runs on UTC, so the file name's local time is UTC);
+    a fork starts with its own meta and a re-stamped copy of its parent's rollout; a subagent
+    is a second rollout whose meta names the parent thread."""
+    rng = random.Random(spec["key"])
+    sid = agent_uuid("codex", spec["key"])
+    spec["id"] = sid
+    msgs, compactions, model = M.loop_history(spec, rng)
+    start = M.utc(spec["start"])
+    recs = codex_records(M, spec, sid, msgs, compactions, model)
+    head = [codex_meta(M, spec, sid, start)]
+    if spec.get("fork_of"):
+        parent = next(s for s in sessions if s["key"] == spec["fork_of"])
+        head[0]["payload"]["forked_from_id"] = parent["id"]
+        stamp = M.iso_ms(start + timedelta(milliseconds=13))
+        head += [dict(r, timestamp=stamp) for r in built[parent["key"]]["records"]]
+    if spec.get("subagent"):
+        nick, prompt, answer = spec["subagent"]
+        child = agent_uuid("codex-sub", spec["key"])
+        t = parse_iso(recs[-1]["timestamp"]) + timedelta(seconds=2)
+        call = "call_demoSpawn" + short_id(spec["key"], 3000)
+        turn = recs[0]["payload"]["turn_id"]
+        done = recs[-1]
+        recs = recs[:-1] + [
+            {"timestamp": M.iso_ms(t), "type": "response_item", "payload": {
+                "type": "function_call", "name": "spawn_agent", "call_id": call,
+                "arguments": json.dumps({"message": prompt, "agent_type": "explorer"})}},
+            {"timestamp": M.iso_ms(t + timedelta(milliseconds=300)), "type": "response_item", "payload": {
+                "type": "function_call_output", "call_id": call,
+                "output": json.dumps({"agent_id": child, "nickname": nick})}},
+            {"timestamp": M.iso_ms(t + timedelta(milliseconds=301)), "type": "event_msg", "payload": {
+                "type": "sub_agent_activity", "kind": "spawned", "event_id": call, "agent_thread_id": child}},
+            {"timestamp": M.iso_ms(t + timedelta(seconds=14)), "type": "response_item", "payload": {
+                "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]}},
+            dict(done, timestamp=M.iso_ms(t + timedelta(seconds=14, milliseconds=1)),
+                 payload=dict(done["payload"], last_agent_message=answer))]
+        ct = t + timedelta(milliseconds=100)
+        cturn = agent_uuid("codex-turn", spec["key"] + "/sub")
+        sub_spec = dict(spec, key=spec["key"] + "/sub")
+        spawn = {"parent_thread_id": sid, "depth": 1, "agent_path": "/root/" + nick.lower(),
+                 "agent_nickname": nick, "agent_role": "explorer"}
+        lines = [codex_meta(M, sub_spec, child, ct, source={"subagent": {"thread_spawn": spawn}},
+                            thread_source="subagent", parent_thread_id=sid, agent_nickname=nick,
+                            agent_role="explorer", agent_path=spawn["agent_path"])]
+        ev = [("turn_context", {"turn_id": cturn, "cwd": spec["cwd"], "approval_policy": "never",
+                                "sandbox_policy": {"type": "read-only"}, "model": model["id"], "effort": "low",
+                                "summary": "auto"}),
+              ("event_msg", {"type": "task_started", "turn_id": cturn, "model_context_window": 258400}),
+              ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
+              ("event_msg", {"type": "user_message", "message": prompt, "images": [], "local_images": [],
+                             "text_elements": []}),
+              ("response_item", {"type": "function_call", "name": "exec_command", "call_id": call + "x",
+                                 "arguments": json.dumps({"cmd": "rg -n 'fn walk' src/gc.rs", "workdir": spec["cwd"]})}),
+              ("response_item", {"type": "function_call_output", "call_id": call + "x",
+                                 "output": "Process exited with code 0\nOutput:\nsrc/gc.rs:31:fn walk_tags(repo: &Repo)"}),
+              ("response_item", {"type": "message", "role": "assistant",
+                                 "content": [{"type": "output_text", "text": answer}]}),
+              ("event_msg", {"type": "task_complete", "turn_id": cturn, "last_agent_message": answer})]
+        for k, (kind, payload) in enumerate(ev):
+            lines.append({"timestamp": M.iso_ms(ct + timedelta(seconds=k + 1)), "type": kind, "payload": payload})
+        M.write(codex_path(M, sub_spec, child, ct), "".join(M.js_line(r) + "\n" for r in lines))
+    built[spec["key"]] = {"records": head + recs}
+    text = "".join(M.js_line(r) + "\n" for r in head + recs)
+    if spec.get("broken"):
+        # A crash: a garbage line mid-file and a record cut off mid-write at the end.
+        cut = text.split("\n")
+        cut.insert(5, '{"timestamp":"2026-11-28T11:30:0')
+        text = "\n".join(cut[:-2]) + "\n" + cut[-2][: len(cut[-2]) // 2]
+    M.write(codex_path(M, spec, sid, start), text)
+    if spec.get("name"):
+        index = os.path.join(M.ROOT, "codex", "session_index.jsonl")
+        old = open(index, encoding="utf-8").read() if os.path.exists(index) else ""
+        M.write(index, old + M.js_line({"id": sid, "thread_name": spec["name"],
+                                        "updated_at": recs[-1]["timestamp"][:19] + "Z"}) + "\n")
+
+
 def verify(M, problems, expected_broken):
     """Each Claude and pi file parses line by line (broken ones excepted); counts them."""
-    n = {"claude": 0, "pi": 0}
-    for store, top in (("claude", os.path.join(M.ROOT, "claude", "projects")), ("pi", os.path.join(M.ROOT, "pi"))):
+    n = {"claude": 0, "pi": 0, "codex": 0}
+    for store, top in (("claude", os.path.join(M.ROOT, "claude", "projects")), ("pi", os.path.join(M.ROOT, "pi")),
+                       ("codex", os.path.join(M.ROOT, "codex"))):
         for d, _, fs in os.walk(top):
             for f in fs:
-                if not f.endswith(".jsonl"):
+                if not f.endswith(".jsonl") or f == "session_index.jsonl":
                     continue
                 p = os.path.join(d, f)
                 if "subagents" not in d:
                     n[store] += 1
-                sid = f[:-6].split("_")[-1]
+                sid = f[:-6].split("_")[-1][-36:]
                 try:
                     for line in open(p, encoding="utf-8").read().split("\n"):
                         if line:

@@ -2,6 +2,7 @@
 form as demo_content.py. Rendered by demo_agents.py. Extra keys: fork_of (a session of the
 same store, listed earlier), subagent (prompt, answer: Claude), branch (prompt, reply,
 summary: an abandoned branch in a pi tree), name / label (pi), title (Claude /rename),
+archived (Codex),
 broken (a damaged file: a garbage line and a torn last line).
 """
 
@@ -131,8 +132,82 @@ PI_SESSIONS = [
          ]),
 ]
 
-# Codex sessions (another store spool only reads) go here: CODEX_SESSIONS, rendered by a
-# render_codex beside render_claude and render_pi.
-CODEX_SESSIONS = []
+# Codex CLI rollouts, rendered by demo_agents.render_codex. Extra keys: name (a thread name in
+# session_index.jsonl), subagent (nickname, prompt, answer: a spawned child thread),
+# archived (the rollout sits in archived_sessions/).
+CODEX_SESSIONS = [
+    dict(store="codex", key="codex-cors", cwd=TINYHTTP, start="2026-11-29T08:05:00", model="gpt",
+         features="shell + apply_patch, thread name (session_index.jsonl)", name="CORS preflight",
+         rounds=[
+             ("preflight requests from the dashboard get a 405, why?",
+              T(G("OPTIONS", ".", "router.go:64:\tif r.Method == \"OPTIONS\" && !rt.cors {"),
+                think="OPTIONS only answered when CORS is on; the dashboard app never enables it."),
+              A("The router answers OPTIONS only when `rt.cors` is set, and the dashboard's router never "
+                "enables it, so the preflight falls through to 405 Method Not Allowed.")),
+             ("add a CORS middleware that answers preflights",
+              T(E("cors.go", "package tinyhttp", "package tinyhttp\n\nfunc CORS(origins ...string) Middleware { ... }"),
+                B("go test -run TestCORS ./...", "ok  \ttinyhttp\t0.014s")),
+              A("CORS(origins...) answers OPTIONS with 204 and the Allow-* headers, and adds "
+                "Access-Control-Allow-Origin to matching requests.")),
+         ]),
+    dict(store="codex", key="codex-cors-fork", cwd=TINYHTTP, start="2026-11-29T09:12:00", model="gpt",
+         features="fork (forked_from_id, copied parent prefix)", fork_of="codex-cors",
+         rounds=[
+             ("allow credentials too, but never with a wildcard origin",
+              T(E("cors.go", "func CORS(origins ...string) Middleware { ... }",
+                  "func CORS(origins []string, credentials bool) Middleware { ... }"),
+                B("go test -run TestCORS ./...", "ok  \ttinyhttp\t0.016s")),
+              A("CORS now takes a credentials flag; with credentials it echoes the request origin and "
+                "refuses to start with \"*\" in the list.")),
+         ]),
+    dict(store="codex", key="codex-forecast-cache", cwd=WEATHER, start="2026-11-26T14:20:00", model="gpt",
+         features="compaction (compacted + replacement_history)",
+         rounds=[
+             ("the forecast endpoint takes 2 s on every request, profile it",
+              T(B("python -m cProfile -s cumtime api/forecast.py | head -5",
+                  "  1.912  api/forecast.py:40(load_grid)\n  0.031  api/forecast.py:77(interpolate)")),
+              A("load_grid() reads the 40 MB model grid from disk on every request: 1.9 of the 2 s.")),
+             ("cache the grid in memory",
+              T(E("api/forecast.py", "grid = load_grid(path)", "grid = cached_grid(path)")),
+              A("cached_grid() keeps the grid keyed by file mtime; a second request takes 35 ms.")),
+             ("compact", "Forecast latency: load_grid() re-read the 40 MB grid per request; cached_grid() "
+              "now memoises it by mtime (2 s -> 35 ms).", 1),
+             ("invalidate the cache when the nightly model run lands",
+              T(B("pytest tests/test_forecast.py -q", "6 passed in 0.41s")),
+              A("The cache reloads when the grid file's mtime changes, which the nightly run bumps; "
+                "a test swaps the file and checks the new values are served.")),
+         ]),
+    dict(store="codex", key="codex-harbor-gc", cwd=HARBOR, start="2026-11-27T16:40:00", model="gpt",
+         features="subagent (spawn_agent, a child thread under its parent)",
+         subagent=("Locke", "List the blobs harbor gc deletes that a manifest list still references.",
+                   "Two: multi-arch manifests list child manifests by digest, and gc only walks tags, "
+                   "so arm64 layers of alpine:3.20 and debian:12 are collected."),
+         rounds=[
+             ("harbor gc deleted layers that multi-arch images still use",
+              A("I'll have a subagent trace which blobs gc considers unreferenced, then fix the walk.")),
+         ]),
+    dict(store="codex", key="codex-docs-links", cwd=HANDBOOK, start="2026-11-21T10:00:00", model="gpt",
+         features="archived (archived_sessions/)", archived=True,
+         rounds=[
+             ("find broken internal links in the handbook",
+              T(B("lychee --offline docs/", "3 errors: onboarding.md -> ../setup.md, faq.md -> #vpn, "
+                  "tools.md -> git.md#hooks")),
+              A("Three broken links: a moved setup page, a removed #vpn anchor and a renamed hooks section.")),
+             ("fix them",
+              T(E("docs/onboarding.md", "../setup.md", "getting-started/setup.md")),
+              A("All three point at the current pages; lychee --offline now reports 0 errors.")),
+         ]),
+    dict(store="codex", key="codex-ledger-import", cwd=LEDGERLY, start="2026-11-28T11:30:00", model="gpt",
+         features="BROKEN: garbage line + torn last record", broken=True,
+         rounds=[
+             ("the bank CSV import puts amounts over 1,000 in the wrong column",
+              T(R("importers/bank_csv.py", "rows = line.split(\",\")"),
+                think="Thousands separators are commas too."),
+              A("The importer splits on every comma, so \"1,250.00\" becomes two fields.")),
+             ("use the csv module",
+              T(E("importers/bank_csv.py", "rows = line.split(\",\")", "rows = next(csv.reader([line]))")),
+              A("The importer now parses with csv.reader, which honours the quotes around amounts.")),
+         ]),
+]
 
 AGENT_SESSIONS = CLAUDE_SESSIONS + PI_SESSIONS + CODEX_SESSIONS

@@ -702,11 +702,14 @@ def shown_title(spec, built):
             users = [r[0] for r in next(s for s in C.SESSIONS if s["key"] == spec["fork_of"])["rounds"]] + users
         t = squash(users[0]) if users else "(empty session)"
         return t if len(t) <= 80 else t[:79] + "…"
-    if spec["store"] in ("claude", "pi"):
+    if spec["store"] in ("claude", "pi", "codex"):
         if spec.get("title") or spec.get("name"):
             return spec.get("title") or spec.get("name")
         if spec.get("fork_of"):
             users = [r[0] for r in next(s for s in C.SESSIONS if s["key"] == spec["fork_of"])["rounds"]] + users
+            if spec["store"] == "codex":
+                # Codex's preview is the copied first prompt; spool marks the fork.
+                return squash(users[0])[:100] + " (fork)"
         return squash(users[0])[:100]
     rec = built[spec["key"]]["record"]
     if rec.get("title", "").strip():
@@ -794,8 +797,8 @@ def verify():
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(ROOT) for f in fs)
     if size > 1_100_000:
         problems.append("demo is %d bytes, over budget" % size)
-    print("verified: %d loop, %d loom, %d harness, %d claude, %d pi sessions, %d bytes"
-          % (n["loop"], n["loom"], n["harness"], n["claude"], n["pi"], size))
+    print("verified: %d loop, %d loom, %d harness, %d claude, %d pi, %d codex rollouts, %d bytes"
+          % (n["loop"], n["loom"], n["harness"], n["claude"], n["pi"], n["codex"], size))
     return problems
 
 
@@ -899,6 +902,8 @@ def main():
                 demo_agents.render_claude(sys.modules[__name__], s, built, C.SESSIONS)
             elif s["store"] == "pi":
                 demo_agents.render_pi(sys.modules[__name__], s, built, C.SESSIONS)
+            elif s["store"] == "codex":
+                demo_agents.render_codex(sys.modules[__name__], s, built, C.SESSIONS)
             else:
                 render_harness(s, built)
         write_loop_archives(loop_specs)
@@ -910,6 +915,7 @@ def main():
             s["id"] = {"loop": lambda: loop_uuid(s["key"]), "harness": lambda: harness_id(s["key"]),
                        "claude": lambda: demo_agents.agent_uuid("claude", s["key"]),
                        "pi": lambda: demo_agents.agent_uuid("pi", s["key"]),
+                       "codex": lambda: demo_agents.agent_uuid("codex", s["key"]),
                        "loom": lambda: loom_id(utc(s["start"]) - timedelta(seconds=loom_boot(s)), taken)}[s["store"]]()
     EXPECTED_BROKEN.update(s["id"] for s in C.SESSIONS if s.get("broken") or s.get("layout") == "broken")
     problems = verify()

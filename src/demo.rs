@@ -80,7 +80,7 @@ impl DemoStore {
         // The read-only agents' files were "last written" an hour ago: settled (a damaged
         // file's torn tail reads as truncated, not still being written) and not live.
         let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        for store in ["claude", "pi"] {
+        for store in ["claude", "pi", "codex"] {
             settle(&dir.path().join(store), hour_ago);
         }
         if let Ok(mut live) = LIVE.lock() {
