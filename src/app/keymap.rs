@@ -159,7 +159,7 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("archived", "archived view on/off", &["."]),
     ("empty", "show empty sessions on/off", &["E"]),
     ("cwd", "this project only / all", &["c"]),
-    ("store", "store: all/loop/loom/harness", &["F"]),
+    ("store", "store: all, or one of six", &["F"]),
     ("inbox", "inbox: what needs you / all", &["i"]),
     ("left-off", "left-off card: full / brief", &["l"]),
     ("resume", "resume the session", &["r"]),
