@@ -24,7 +24,7 @@ pub fn lines(lo: &LeftOff, collapsed: bool) -> Vec<DocLine> {
         let mut parts = vec![
             lo.last_request
                 .as_deref()
-                .map(|r| one_line(r))
+                .map(one_line)
                 .unwrap_or_else(|| "no request".into()),
         ];
         if !lo.todos.is_empty() {
