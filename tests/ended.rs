@@ -13,9 +13,11 @@ use common::{Home, copy_tree, files_under, json_lines};
 use spool::model::{Ended, SessionSummary};
 use spool::store::Store;
 use spool::store::claude_store::ClaudeStore;
+use spool::store::codex_store::CodexStore;
 use spool::store::harness_store::HarnessStore;
 use spool::store::loom_store::LoomStore;
 use spool::store::loop_store::LoopStore;
+use spool::store::pi_store::PiStore;
 
 fn fixture(store: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -77,6 +79,22 @@ fn claude_fixtures_end_as_expected() {
     let state = tempfile::tempdir().unwrap();
     let rows = ClaudeStore::new(d.path(), state.path()).list();
     assert_eq!(endings(rows), expected("claude"));
+}
+
+#[test]
+fn codex_fixtures_end_as_expected() {
+    let d = settled_copy("codex");
+    let state = tempfile::tempdir().unwrap();
+    let rows = CodexStore::new(d.path(), state.path()).list();
+    assert_eq!(endings(rows), expected("codex"));
+}
+
+#[test]
+fn pi_fixtures_end_as_expected() {
+    let d = settled_copy("pi");
+    let state = tempfile::tempdir().unwrap();
+    let rows = PiStore::new(&d.path().join("sessions"), state.path()).list();
+    assert_eq!(endings(rows), expected("pi"));
 }
 
 #[test]

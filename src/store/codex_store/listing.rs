@@ -59,6 +59,9 @@ pub struct Facts {
     pub effort: Option<String>,
     pub tokens: Option<u64>,
     pub state: Option<TurnState>,
+    /// `last_agent_message` of the last `task_complete` (empty when it had none): the text
+    /// a finished turn's ending is judged by.
+    pub turn_reply: String,
     /// Child thread ids this thread spawned (`sub_agent_activity`, `spawn_agent` outputs).
     pub children: BTreeSet<String>,
     /// The first parseable record is not a `session_meta`.
@@ -221,6 +224,9 @@ fn event(f: &mut Facts, pl: &Value) {
         "task_started" | "turn_started" => f.state = Some(TurnState::MidTurn),
         "task_complete" | "turn_complete" => {
             f.state = Some(TurnState::Waiting);
+            r::s(pl, "last_agent_message")
+                .unwrap_or("")
+                .clone_into(&mut f.turn_reply);
             if let Some(a) = r::s(pl, "last_agent_message").filter(|a| !a.is_empty()) {
                 f.last_answer = Some(a.to_string());
             }

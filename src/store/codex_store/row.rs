@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 
 use super::listing::{self, Facts, Kind, TurnState};
 use super::read::Parsed;
-use crate::model::{SessionSummary, StoreKind};
+use crate::model::ended::LIVE_WINDOW;
+use crate::model::{Ended, SessionSummary, StoreKind};
 use crate::text::plural;
 
 /// What the row needs beyond the rollout itself.
@@ -61,7 +62,37 @@ pub fn summary(
     s.archived = cx.archived;
     s.read_only = true;
     s.badges = badges(p, f, cx);
+    s.ended = ended(p, f, cx);
     s
+}
+
+/// docs/stores.md "How each session ended": the last turn event decides. Codex persists no
+/// API-error event (codex.md 2.4), so a Codex row is never `errored`; a failed turn ends as
+/// `turn_aborted` or stays open.
+fn ended(p: &Parsed, f: &Facts, cx: &RowContext<'_>) -> Option<Ended> {
+    if f.is_empty() {
+        return None;
+    }
+    if p.truncated {
+        // A torn line still being written is the turn in progress.
+        return Some(if is_live(p, cx) {
+            Ended::Running
+        } else {
+            Ended::Interrupted
+        });
+    }
+    match f.state? {
+        TurnState::MidTurn if is_live(p, cx) => Some(Ended::Running),
+        TurnState::MidTurn | TurnState::Interrupted => Some(Ended::Interrupted),
+        TurnState::Waiting => Some(Ended::after_reply(&f.turn_reply)),
+    }
+}
+
+/// Written within the live window: the same clock the `live` badge and `running` use.
+fn is_live(p: &Parsed, cx: &RowContext<'_>) -> bool {
+    p.mtime
+        .and_then(|m| cx.now.duration_since(m).ok())
+        .is_some_and(|a| a < LIVE_WINDOW)
 }
 
 fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>) -> Vec<String> {
@@ -125,8 +156,7 @@ fn badges(p: &Parsed, f: &Facts, cx: &RowContext<'_>) -> Vec<String> {
         Some(TurnState::Interrupted) => b.push("interrupted".into()),
         _ => {}
     }
-    let age = p.mtime.and_then(|m| cx.now.duration_since(m).ok());
-    if age.is_some_and(|a| a.as_secs() < 120) && f.state == Some(TurnState::MidTurn) {
+    if is_live(p, cx) && f.state == Some(TurnState::MidTurn) {
         b.push("live".into());
     }
     if let Some(branch) = f.branch() {

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::read::{Ent, Header, LARGE, Parsed};
 use super::tree::Tree;
-use crate::model::{SessionSummary, StoreKind};
+use crate::model::ended::LIVE_WINDOW;
+use crate::model::{Ended, SessionSummary, StoreKind};
 use crate::text::plural;
 
 /// What one pass over a session derives.
@@ -40,6 +41,19 @@ pub struct Facts {
     pub leaf_waiting: bool,
     /// "ended with error" / "aborted" when the leaf is such an assistant message.
     pub leaf_status: Option<&'static str>,
+    /// How the active path's last message ends, before the clock is asked (`None`: no
+    /// message on the path).
+    pub leaf_end: Option<LeafEnd>,
+}
+
+/// The active path's last message, as `ended` needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeafEnd {
+    /// An assistant `stop`: its text.
+    Reply(String),
+    Errored,
+    /// Stopped inside a turn; `true` when pi would still be working on it (the `live` leaf).
+    Open(bool),
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
@@ -143,6 +157,13 @@ fn path_facts(f: &mut Facts, ents: &[Ent], t: &Tree) {
         }
     }
     f.summary = compaction.or(branch).unwrap_or_default();
+    f.leaf_end = t
+        .path
+        .iter()
+        .rev()
+        .map(|&i| &ents[i])
+        .find(|e| e.kind == "message")
+        .map(leaf_end);
     if let Some(&leaf) = t.path.last() {
         let e = &ents[leaf];
         if e.kind == "message" {
@@ -161,6 +182,37 @@ fn path_facts(f: &mut Facts, ents: &[Ent], t: &Tree) {
             }
         }
     }
+}
+
+fn leaf_end(e: &Ent) -> LeafEnd {
+    match (e.role.as_deref(), e.stop.as_deref()) {
+        (Some("assistant"), Some("stop")) => LeafEnd::Reply(e.reply.clone().unwrap_or_default()),
+        (Some("assistant"), Some("error")) => LeafEnd::Errored,
+        (Some("assistant"), Some("toolUse")) | (Some("user"), _) => LeafEnd::Open(true),
+        (Some("toolResult"), _) if e.is_error => LeafEnd::Errored,
+        // `aborted`, `length`, a tool result or a bash/custom message last.
+        _ => LeafEnd::Open(false),
+    }
+}
+
+/// docs/stores.md "How each session ended": the active leaf decides; `running` is the
+/// `live` badge's rule (written in the last 2 minutes with the leaf awaiting the assistant).
+fn ended(p: &Parsed, f: &Facts, live: bool) -> Option<Ended> {
+    if f.messages == 0 {
+        return None;
+    }
+    if p.pending {
+        return Some(Ended::Running);
+    }
+    if p.truncated {
+        return Some(Ended::Interrupted);
+    }
+    Some(match f.leaf_end.as_ref()? {
+        LeafEnd::Reply(text) => Ended::after_reply(text),
+        LeafEnd::Errored => Ended::Errored,
+        LeafEnd::Open(true) if live => Ended::Running,
+        LeafEnd::Open(_) => Ended::Interrupted,
+    })
 }
 
 /// The title without the spool state title (which `state::apply` puts on top).
@@ -292,9 +344,11 @@ pub fn summary(
         b.push(format!("cwd {c} is gone"));
     }
     let age = p.mtime.and_then(|m| now.duration_since(m).ok());
-    if age.is_some_and(|a| a.as_secs() < 120) && f.leaf_waiting {
+    let recent = age.is_some_and(|a| a < LIVE_WINDOW);
+    if recent && f.leaf_waiting {
         b.push("live".into());
     }
     s.badges = b;
+    s.ended = ended(p, f, recent);
     s
 }

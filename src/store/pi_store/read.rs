@@ -66,6 +66,11 @@ pub struct Ent {
     /// Assistant `provider/model`.
     pub model: Option<String>,
     pub stop: Option<String>,
+    /// A `toolResult` with `isError: true`.
+    pub is_error: bool,
+    /// An assistant message's text blocks, one per line: what `ended` judges a finished
+    /// turn by. `None` for every other role (tool output is not kept).
+    pub reply: Option<String>,
     pub tokens: u64,
     pub cost: f64,
     /// The whole line, or `Null` where a listing read skipped it.
@@ -119,6 +124,62 @@ struct SlimMsg {
     #[serde(rename = "stopReason")]
     stop: Option<String>,
     usage: Option<SlimUsage>,
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+    content: Option<SlimText>,
+}
+
+/// The text blocks of a message's `content` (a string, or blocks whose `text` blocks are
+/// joined by newlines); every other block is skipped unparsed.
+struct SlimText(String);
+
+#[derive(Deserialize)]
+struct SlimBlock {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for SlimText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SlimText;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SlimText, E> {
+                Ok(SlimText(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<SlimText, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = a.next_element::<SlimBlock>()? {
+                    if b.kind.as_deref() == Some("text") {
+                        out.extend(b.text);
+                    }
+                }
+                Ok(SlimText(out.join("\n")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The text blocks of an assistant message parsed whole, as `SlimText` reads them.
+fn reply_of(msg: &Value) -> String {
+    match msg.get("content") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| s(b, "type").as_deref() == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 #[derive(Deserialize)]
@@ -173,6 +234,13 @@ impl Ent {
                 .and_then(Value::as_f64)
                 .and_then(|t| from_millis(t as i64)),
             stop: msg.and_then(|m| s(m, "stopReason")),
+            is_error: msg
+                .and_then(|m| m.get("isError"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            reply: msg
+                .filter(|_| role.as_deref() == Some("assistant"))
+                .map(reply_of),
             role,
             model,
             tokens,
@@ -207,6 +275,11 @@ impl Ent {
                 (Some(p), Some(id)) => Some(format!("{p}/{id}")),
                 _ => None,
             }),
+            is_error: m.as_ref().and_then(|m| m.is_error).unwrap_or(false),
+            reply: m
+                .as_ref()
+                .filter(|m| m.role.as_deref() == Some("assistant"))
+                .map(|m| m.content.as_ref().map_or(String::new(), |c| c.0.clone())),
             stop: m.and_then(|m| m.stop),
             tokens,
             cost,
