@@ -50,13 +50,15 @@ pub fn remove_live() {
 
 /// Remove a demo copy. The browser's index thread may still be writing into the copy's
 /// cache: a file it creates mid-removal fails that pass (directory not empty), so try a
-/// few more times.
+/// few more times: up to 2 s, since on a loaded machine the index writer's threads (and the
+/// catalog) can keep creating files for longer than a few passes (a SIGVTALRM test left the
+/// copy behind after 200 ms of tries).
 fn remove_copy(dir: &Path) {
-    for _ in 0..20 {
+    for _ in 0..100 {
         if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
             return;
         }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

@@ -165,7 +165,7 @@ fn check_spots(
     }
 }
 
-/// `check_spots` over the stores under `dir` (`loop/`, `loom/`, `harness/`, `claude/`, `pi/`), searched with a
+/// `check_spots` over the stores under `dir` (`loop/`, `loom/`, `harness/`, `claude/`, `codex/`, `pi/`), searched with a
 /// HOME of `home`.
 fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static str)>) {
     let d = dir.to_string_lossy().into_owned();
@@ -174,7 +174,11 @@ fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static st
         format!("{d}/loom"),
         format!("{d}/harness"),
     );
-    let (cl, pi) = (format!("{d}/claude"), format!("{d}/pi"));
+    let (cl, cx, pi) = (
+        format!("{d}/claude"),
+        format!("{d}/codex"),
+        format!("{d}/pi"),
+    );
     let extra = [
         "--loop-dir",
         &lp,
@@ -184,6 +188,8 @@ fn check_stores_in(home: &Path, dir: &Path, found: &mut Vec<(String, &'static st
         &hn,
         "--claude-dir",
         &cl,
+        "--codex-dir",
+        &cx,
         "--pi-dir",
         &pi,
     ];

@@ -153,7 +153,7 @@ pub const COMMANDS: &[(&str, &str, &[&str])] = &[
     ("messages", "the last 50 messages in full", &["m"]),
     ("quit", "quit", &["q", "ctrl-c"]),
     ("search", "search titles / find in pane", &["/"]),
-    ("text-search", "search the text of every session", &["s"]),
+    ("text-search", "search every session's text", &["s"]),
     ("find-next", "next match in the pane", &["n"]),
     ("find-prev", "previous match in the pane", &["N"]),
     ("archived", "archived view on/off", &["."]),

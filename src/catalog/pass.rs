@@ -46,7 +46,7 @@ pub fn read(store: &dyn Store, c: &Candidate) -> Entry {
     let cwd_dir = cwd.as_deref().is_some_and(|d| Path::new(d).is_dir());
     let expires = row
         .as_ref()
-        .and_then(|r| store.summary_expires(r))
+        .and_then(|r| earliest(store.summary_expires(r), ending_expires(r)))
         .map(stamp::unix_secs);
     Entry {
         meta: Meta {
@@ -58,6 +58,29 @@ pub fn read(store: &dyn Store, c: &Candidate) -> Entry {
             expires,
         },
         row,
+    }
+}
+
+/// When a row's `ended` may change with the clock alone: a `running` row (a lease or an open
+/// handle can end without any file changing) is read again at the next pass, and a row
+/// written within `LIVE_WINDOW` (running or live by recency) once that window has passed.
+fn ending_expires(r: &crate::model::SessionSummary) -> Option<std::time::SystemTime> {
+    use crate::model::ended::{Ended, LIVE_WINDOW};
+    let now = std::time::SystemTime::now();
+    if r.ended == Some(Ended::Running) {
+        return Some(now);
+    }
+    let at: std::time::SystemTime = r.updated_at?.into();
+    (at + LIVE_WINDOW > now).then_some(at + LIVE_WINDOW)
+}
+
+fn earliest(
+    a: Option<std::time::SystemTime>,
+    b: Option<std::time::SystemTime>,
+) -> Option<std::time::SystemTime> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

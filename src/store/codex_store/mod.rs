@@ -226,6 +226,16 @@ impl Store for CodexStore {
         self.state.dir().join(format!("{id}.json"))
     }
 
+    /// The rollout and spool's state file, and `session_index.jsonl`: a thread renamed in
+    /// Codex changes only that file, and the catalog must see the new title.
+    fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
+        vec![
+            c.path.clone(),
+            self.state_file(&c.id),
+            self.root.join("session_index.jsonl"),
+        ]
+    }
+
     fn discover(&self) -> Vec<Candidate> {
         self.discover_entries()
             .iter()
