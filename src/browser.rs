@@ -45,6 +45,7 @@ impl OpsWorker {
                     let mut outcome = perform(op, &summary, input, &stores)
                         .unwrap_or_else(|e| Outcome::message(e.to_string()));
                     outcome.automatic = op.is_automatic();
+                    outcome.finished = Some(std::time::Instant::now());
                     let done = Event::OpFinished(Box::new(outcome));
                     if events.send(done).is_err() {
                         return;
@@ -407,7 +408,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             for a in &actions {
                 // Sessions re-read while spool runs: only these are indexed again.
                 match a {
-                    Action::Rows(rows) => effects.indexer.reindex(rows),
+                    Action::Rows(rows) | Action::Reread { rows, .. } => {
+                        effects.indexer.reindex(rows)
+                    }
                     Action::Removed(keys) => effects.indexer.remove(keys),
                     _ => {}
                 }

@@ -145,6 +145,7 @@ impl Loader {
         let _ = thread::Builder::new()
             .name("spool-refresh".into())
             .spawn(move || {
+                let since = Instant::now();
                 let c = Candidate {
                     id: s.id.clone(),
                     path: s.path.clone(),
@@ -154,7 +155,10 @@ impl Loader {
                 let row = store.summarize(&c);
                 let key = (s.store, s.id.clone());
                 let msg = match row {
-                    Some(r) => Action::Rows(vec![r]),
+                    Some(r) => Action::Reread {
+                        rows: vec![r],
+                        since,
+                    },
                     None => Action::Removed(vec![key.clone()]),
                 };
                 let _ = tx.send(Event::Action(msg));
@@ -504,6 +508,7 @@ fn rescan(
     fingerprints: bool,
     cat: &Cat,
 ) -> bool {
+    let since = Instant::now();
     let candidates: Vec<Candidate> = store.discover();
     let mut rows = Vec::new();
     let mut fresh = Vec::new();
@@ -556,7 +561,11 @@ fn rescan(
             return false;
         }
     }
-    if !rows.is_empty() && tx.send(Event::Action(Action::Rows(rows))).is_err() {
+    if !rows.is_empty()
+        && tx
+            .send(Event::Action(Action::Reread { rows, since }))
+            .is_err()
+    {
         return false;
     }
     for k in changed {

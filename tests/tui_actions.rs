@@ -450,3 +450,42 @@ fn a_second_action_waits_for_the_first_to_finish() {
     assert!(!a.op_pending);
     session_fx(&press(&mut a, KeyCode::Char('p')));
 }
+
+#[test]
+fn a_background_reread_begun_before_an_operation_does_not_undo_its_row() {
+    let mut a = loaded_app();
+    let k = a.selected().cloned().unwrap();
+    let before = a.list.get(&k).cloned().unwrap();
+    let was = before.pinned();
+    // A watcher pass starts reading now, before the toggle...
+    let since = std::time::Instant::now();
+    // ...the toggle finishes and its re-read row is shown...
+    let mut after = before.clone();
+    after.pinned_flag = !was;
+    after.pinned_at = None;
+    a.update(Action::Session(SessionOp::TogglePin));
+    a.update(Action::OpDone(Box::new(Outcome {
+        message: "toggled".into(),
+        rows: vec![after.clone()],
+        finished: Some(std::time::Instant::now()),
+        ..Outcome::default()
+    })));
+    assert_eq!(a.list.get(&k).unwrap().pinned(), !was);
+    // ...and the pass's older row arrives after it: dropped.
+    a.update(Action::Reread {
+        rows: vec![before.clone()],
+        since,
+    });
+    assert_eq!(
+        a.list.get(&k).unwrap().pinned(),
+        !was,
+        "a stale re-read undid the pin"
+    );
+    // A re-read begun after the operation is taken.
+    let since = std::time::Instant::now();
+    a.update(Action::Reread {
+        rows: vec![before],
+        since,
+    });
+    assert_eq!(a.list.get(&k).unwrap().pinned(), was);
+}

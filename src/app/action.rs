@@ -131,6 +131,13 @@ pub enum Action {
     Loaded { token: u64, content: Loaded },
     /// The session shown in the pane changed on disk.
     SessionChanged(Key),
+    /// Rows re-read in the background (a watcher or catalog pass, a refresh) by a read that
+    /// began at `since`: a row an operation of this process wrote after `since` is older
+    /// than the one on screen and is dropped.
+    Reread {
+        rows: Vec<SessionSummary>,
+        since: std::time::Instant,
+    },
     /// A session operation finished: its sentence for the status line and what changed.
     OpDone(Box<Outcome>),
     /// Tick the search matcher (once per frame).
@@ -162,6 +169,7 @@ impl Action {
             self,
             Action::Resize(..)
                 | Action::Rows(_)
+                | Action::Reread { .. }
                 | Action::Removed(_)
                 | Action::Progress { .. }
                 | Action::Loaded { .. }
@@ -333,6 +341,8 @@ pub struct Outcome {
     pub undoable: Option<SessionSummary>,
     /// The answer to an automatic operation (`SessionOp::is_automatic`).
     pub automatic: bool,
+    /// When the operation finished: background re-reads begun before it are stale.
+    pub finished: Option<std::time::Instant>,
 }
 
 impl Outcome {

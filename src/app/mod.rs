@@ -136,6 +136,9 @@ pub struct App {
     /// A session operation is running (its `OpDone` has not arrived): a second one would
     /// act on the row as it was before the first, so it waits.
     pub op_pending: bool,
+    /// When this process last wrote each session (an operation's re-read row): older
+    /// background re-reads of it are dropped (`Action::Reread`).
+    written: std::collections::HashMap<Key, std::time::Instant>,
     /// The last delete `U` can undo (loom keeps a trash).
     pub last_deleted: Option<crate::model::SessionSummary>,
     /// Mark a session read once the pane has shown its last message (config).
@@ -171,6 +174,7 @@ impl App {
             searched: o.searched,
             dialog: None,
             op_pending: false,
+            written: Default::default(),
             last_deleted: None,
             mark_read_on_open: o.mark_read_on_open,
             text: None,
@@ -368,13 +372,14 @@ impl App {
             Action::Scroll { col, row, lines } => self.wheel(col, row, lines, &mut fx),
             Action::Click { col, row } => self.click(col, row, &mut fx),
             Action::Resize(w, h) => self.size = (w, h),
-            Action::Rows(batch) => {
-                let updated = self.list.upsert(batch);
-                if let Some(k) = &self.pane.key
-                    && updated.contains(k)
-                {
-                    self.request(&mut fx, false);
-                }
+            Action::Rows(batch) => self.take_rows(batch, &mut fx),
+            Action::Reread { mut rows, since } => {
+                rows.retain(|r| {
+                    self.written
+                        .get(&(r.store, r.id.clone()))
+                        .is_none_or(|w| *w <= since)
+                });
+                self.take_rows(rows, &mut fx);
             }
             Action::Removed(keys) => self.list.remove(&keys),
             Action::Progress {
@@ -449,6 +454,19 @@ impl App {
             self.op_pending = true;
         }
         fx
+    }
+
+    /// New or re-read rows: the pane reloads when its session was among them.
+    fn take_rows(&mut self, batch: Vec<crate::model::SessionSummary>, fx: &mut Vec<Effect>) {
+        if batch.is_empty() {
+            return;
+        }
+        let updated = self.list.upsert(batch);
+        if let Some(k) = &self.pane.key
+            && updated.contains(k)
+        {
+            self.request(fx, false);
+        }
     }
 
     fn page(&self) -> usize {

@@ -153,8 +153,21 @@ impl App {
         }
     }
 
+    /// Remember when the operation's rows were read, so a background re-read begun before
+    /// it (and arriving after it) does not put the old row back.
+    fn note_written(&mut self, o: &Outcome) {
+        let at = o.finished.unwrap_or_else(std::time::Instant::now);
+        // Only the last few seconds matter: a re-read takes no longer than a pass.
+        self.written
+            .retain(|_, w| at.duration_since(*w) < std::time::Duration::from_secs(60));
+        for r in &o.rows {
+            self.written.insert((r.store, r.id.clone()), at);
+        }
+    }
+
     /// The run loop finished an operation.
     pub(super) fn op_done(&mut self, o: Outcome) {
+        self.note_written(&o);
         if o.automatic {
             if !o.message.is_empty() {
                 self.status = Some(o.message);

@@ -40,6 +40,7 @@ pub fn check_cached(
     old: &HashMap<String, Meta>,
 ) -> Option<HashMap<String, (PathBuf, u64)>> {
     let kind = store.kind();
+    let since = std::time::Instant::now();
     let candidates = store.discover();
     let checked = crate::catalog::check(store, old, &candidates);
     if !checked.gone.is_empty() {
@@ -53,7 +54,8 @@ pub fn check_cached(
         .map(|r| (kind, r.id.clone()))
         .collect();
     if !rows.is_empty() {
-        tx.send(Event::Action(Action::Rows(rows))).ok()?;
+        tx.send(Event::Action(Action::Reread { rows, since }))
+            .ok()?;
     }
     for k in changed {
         tx.send(Event::Action(Action::SessionChanged(k))).ok()?;
