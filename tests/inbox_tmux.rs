@@ -45,12 +45,26 @@ fn the_inbox_lists_what_needs_the_user_and_archiving_takes_it_out() {
         let title: String = r["title"].as_str().unwrap().chars().take(16).collect();
         assert!(side.contains(&title), "{title} missing:\n{screen}");
     }
+    // Each group sits under its heading, with its count, in this order.
+    let heads = [
+        format!("? waiting · {w}"),
+        format!("! errored · {e}"),
+        format!("~ interrupted · {i}"),
+    ];
+    let at: Vec<Option<usize>> = heads.iter().map(|h| side.find(h.as_str())).collect();
+    assert!(
+        at.iter().all(Option::is_some),
+        "{heads:?} not all shown:\n{screen}"
+    );
+    assert!(at.windows(2).all(|p| p[0] < p[1]), "{screen}");
     let marks = ["? waiting", "! errored", "~ interrupted"];
     let listed = side
         .lines()
         .filter(|l| {
             let l = l.trim_start_matches(['▌', ' ']);
-            marks.iter().any(|m| l.starts_with(m))
+            marks
+                .iter()
+                .any(|m| l.starts_with(m) && !l.starts_with(&format!("{m} ·")))
         })
         .count();
     // Rows whose badges fill the detail line may show no mark; none is outside the inbox.

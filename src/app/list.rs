@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{SessionSummary, StoreKind};
+use crate::model::{Ended, SessionSummary, StoreKind};
 use crate::search::{Key, Search};
 use crate::store::registry::{Filter, list_order};
 
@@ -33,6 +33,15 @@ pub struct List {
     pub inbox: bool,
     /// Rows have been on screen: from then on the selection holds still (`shown`).
     shown: bool,
+    /// The inbox's groups in view order: (first row, ending, rows in the group).
+    groups: Vec<(usize, Ended, usize)>,
+}
+
+/// One line pair of the sidebar: a session row, or in the inbox the heading of a group.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Heading(Ended, usize),
+    Row(usize, Key),
 }
 
 impl List {
@@ -50,6 +59,7 @@ impl List {
             want: None,
             inbox: false,
             shown: false,
+            groups: Vec::new(),
         }
     }
 
@@ -182,6 +192,16 @@ impl List {
         } else {
             v.sort_by(|a, b| list_order(a, b));
         }
+        self.groups.clear();
+        if self.inbox {
+            for (i, s) in v.iter().enumerate() {
+                match (self.groups.last_mut(), s.ended) {
+                    (Some(g), Some(e)) if g.1 == e => g.2 += 1,
+                    (_, Some(e)) => self.groups.push((i, e, 1)),
+                    _ => {}
+                }
+            }
+        }
         self.sorted = v.into_iter().map(|s| (s.store, s.id.clone())).collect();
         self.repin();
     }
@@ -295,8 +315,84 @@ impl List {
         self.selected = self.keys(self.cursor, 1).pop();
     }
 
+    /// Whether rows are drawn under group headings (the inbox, with no query: a query
+    /// orders by score, which groups would scatter).
+    fn headed(&self) -> bool {
+        self.inbox && !self.searching()
+    }
+
+    /// Where row `row` is drawn, counting heading slots above it.
+    fn slot_of(&self, row: usize) -> usize {
+        if !self.headed() {
+            return row;
+        }
+        row + self.groups.iter().filter(|g| g.0 <= row).count()
+    }
+
+    /// Rows plus headings.
+    fn slot_count(&self) -> usize {
+        self.len() + if self.headed() { self.groups.len() } else { 0 }
+    }
+
+    /// What slots `start..start+n` show.
+    pub fn slots(&self, start: usize, n: usize) -> Vec<Slot> {
+        if !self.headed() {
+            return (start..)
+                .zip(self.keys(start, n))
+                .map(|(i, k)| Slot::Row(i, k))
+                .collect();
+        }
+        let mut out = Vec::with_capacity(n);
+        let (mut slot, mut row) = (0usize, 0usize);
+        for &(first, ended, count) in &self.groups {
+            if slot >= start + n {
+                break;
+            }
+            if slot >= start {
+                out.push(Slot::Heading(ended, count));
+            }
+            slot += 1;
+            // The group's rows that fall inside the window.
+            let from = start.saturating_sub(slot).min(count);
+            let to = (start + n).saturating_sub(slot).min(count);
+            if from < to {
+                let keys = self.keys(first + from, to - from);
+                out.extend((first + from..).zip(keys).map(|(i, k)| Slot::Row(i, k)));
+            }
+            slot += count;
+            row = first + count;
+        }
+        debug_assert!(row <= self.len());
+        out
+    }
+
+    /// The row drawn in slot `slot`, if it is a row (not a heading).
+    pub fn row_at_slot(&self, slot: usize) -> Option<usize> {
+        match self.slots(slot, 1).pop() {
+            Some(Slot::Row(i, _)) => Some(i),
+            _ => None,
+        }
+    }
+
     /// Scroll so the cursor is inside a window of `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
+        if self.headed() {
+            let h = height.max(1);
+            let c = self.slot_of(self.cursor);
+            // The first row of a group brings its heading into view with it.
+            let top = if self.groups.iter().any(|g| g.0 == self.cursor) {
+                c.saturating_sub(1)
+            } else {
+                c
+            };
+            if top < self.offset {
+                self.offset = top;
+            } else if c >= self.offset + h {
+                self.offset = c + 1 - h;
+            }
+            self.offset = self.offset.min(self.slot_count().saturating_sub(h));
+            return;
+        }
         let h = height.max(1);
         if self.cursor < self.offset {
             self.offset = self.cursor;

@@ -32,6 +32,7 @@ pub use keymap::{Ctx, Keymap};
 pub use layout::Areas;
 pub use line_input::LineInput;
 use list::List;
+pub use list::Slot;
 pub use overlay::Overlay;
 use pane::Pane;
 pub use timefmt::TimeFmt;

@@ -38,8 +38,9 @@ impl App {
             }
             self.focus = Focus::Text;
         } else if a.list.contains(p) {
-            let r = ((row - a.list.y) / ROW_H) as usize + self.list.offset;
-            if r < self.list.len() {
+            let slot = ((row - a.list.y) / ROW_H) as usize + self.list.offset;
+            // A click on an inbox heading selects nothing.
+            if let Some(r) = self.list.row_at_slot(slot) {
                 self.list.select_row(r);
                 self.focus = Focus::List;
             }

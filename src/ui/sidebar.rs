@@ -5,15 +5,16 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use super::dialog::field;
 use super::{Theme, highlighted};
+use crate::app::Slot;
 use crate::app::{App, Focus, ROW_H, age};
-use crate::model::SessionSummary;
+use crate::model::{Ended, SessionSummary};
 use crate::search::line_matches;
 use crate::text::{fit, one_line};
 
@@ -85,13 +86,20 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
-    let keys = app.list.keys(app.list.offset, rows);
+    let slots = app.list.slots(app.list.offset, rows);
     let w = area.width as usize;
-    for (i, key) in keys.iter().enumerate() {
-        let Some(s) = app.list.get(key).cloned() else {
+    for (i, slot) in slots.into_iter().enumerate() {
+        let (row, key) = match slot {
+            Slot::Row(row, key) => (row, key),
+            Slot::Heading(e, n) => {
+                draw_heading(frame, theme, area, i, e, n);
+                continue;
+            }
+        };
+        let Some(s) = app.list.get(&key).cloned() else {
             continue;
         };
-        let selected = app.list.offset + i == app.list.cursor;
+        let selected = row == app.list.cursor;
         let (row_area, bg, bar) = row_marks(app, theme, area, i, selected);
         let l1 = title_line(app, theme, &s, bar.clone(), w);
         let mut l2 = vec![bar, Span::raw("   ")];
@@ -106,6 +114,23 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
         let para = Paragraph::new(vec![Line::from(l1), Line::from(l2)]).style(bg);
         frame.render_widget(para, row_area);
     }
+}
+
+/// An inbox group's heading in a row's place: the ending with its glyph and count, over a
+/// rule that separates it from the rows under it.
+fn draw_heading(frame: &mut Frame, theme: &Theme, area: Rect, slot: usize, e: Ended, n: usize) {
+    let row_area = slot_area(area, slot);
+    let w = area.width as usize;
+    let head = fit(&format!(" {} {} · {n}", e.glyph(), e.as_str()), w);
+    let rule = "─".repeat(w.saturating_sub(2));
+    let lines = vec![
+        Line::from(Span::styled(
+            head,
+            ended_style(theme, e).add_modifier(Modifier::BOLD),
+        )),
+        Line::from(Span::styled(format!(" {rule}"), theme.dim)),
+    ];
+    frame.render_widget(Paragraph::new(lines), row_area);
 }
 
 fn title_line<'a>(
@@ -345,8 +370,7 @@ pub(super) fn row_marks(
     slot: usize,
     selected: bool,
 ) -> (Rect, Style, Span<'static>) {
-    let y = area.y + (slot as u16) * ROW_H;
-    let row_area = Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y));
+    let row_area = slot_area(area, slot);
     let bg = match (selected, app.focus) {
         (false, _) => Style::new(),
         (true, Focus::Pane) => theme.selected_idle,
@@ -358,4 +382,10 @@ pub(super) fn row_marks(
         Span::raw(" ")
     };
     (row_area, bg, bar)
+}
+
+/// The area of slot `slot` (a row or a heading) in the list `area`.
+fn slot_area(area: Rect, slot: usize) -> Rect {
+    let y = area.y + (slot as u16) * ROW_H;
+    Rect::new(area.x, y, area.width, ROW_H.min(area.y + area.height - y))
 }
