@@ -512,6 +512,7 @@ mod tests {
             total_rounds: 1,
             first_round: 0,
             warnings: vec![],
+            todos: None,
         }
     }
 

@@ -563,3 +563,17 @@ fn a_closed_pipe_is_a_quiet_success() {
     // stderr is the same closed pipe: no panic (101) writing the error either.
     assert_eq!(into_closed_pipe(args, true).0, 0);
 }
+
+#[test]
+fn show_json_left_off_takes_the_harness_state_todos() {
+    let h = Home::with_fixtures();
+    let out = h.ok(&["show", "--json", "harness:r7-PqLs_04VmYe2K"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // `state.todos` holds one done and one in-progress item: only the open one is shown.
+    assert_eq!(
+        v["left_off"]["todos"],
+        serde_json::json!([{"text": "Update cli.py callers", "status": "in_progress"}]),
+        "{}",
+        v["left_off"]
+    );
+}

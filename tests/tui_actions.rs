@@ -248,6 +248,7 @@ fn three_rounds(s: &spool::model::SessionSummary) -> Transcript {
         total_rounds: 3,
         first_round: 0,
         warnings: vec![],
+        todos: None,
     }
 }
 

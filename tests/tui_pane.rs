@@ -150,6 +150,7 @@ fn tools(s: &spool::model::SessionSummary) -> Transcript {
         total_rounds: 1,
         first_round: 0,
         warnings: vec![],
+        todos: None,
     }
 }
 

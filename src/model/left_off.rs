@@ -233,8 +233,19 @@ impl LeftOff {
                 lo.files.push(f);
             }
         }
+        // The store's own record of the list (harness `state.todos`, which its todo tool
+        // keeps) is the list; tool calls only show what was passed to it.
+        if let Some(todos) = &t.todos {
+            lo.todos = todos.clone();
+        }
         lo.context(t, &msgs);
         lo
+    }
+
+    /// The open todos of a stored todo list (`[{content, status}, …]`, as the harness keeps
+    /// in `state.todos`): closed ones left out.
+    pub fn stored_todos(list: &Value) -> Vec<Todo> {
+        open_todos(&serde_json::json!({ "todos": list })).unwrap_or_default()
     }
 
     /// The recorded usage of the last reply that has one, else bytes/4 of what is loaded.
@@ -320,6 +331,7 @@ mod tests {
             total_rounds: 1,
             first_round: 0,
             warnings: Vec::new(),
+            todos: None,
         };
         let lo = LeftOff::from_transcript(&t);
         assert_eq!(

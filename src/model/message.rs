@@ -192,6 +192,9 @@ pub struct Transcript {
     pub first_round: usize,
     /// Problems found while reading that do not stop display.
     pub warnings: Vec<String>,
+    /// The open todos a store records beside the messages (agent-harness `state.todos`),
+    /// for the "left off" card; `None` where the store keeps none.
+    pub todos: Option<Vec<super::left_off::Todo>>,
 }
 
 impl Transcript {

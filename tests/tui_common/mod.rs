@@ -164,6 +164,7 @@ pub fn transcript(s: &SessionSummary) -> Transcript {
         total_rounds: 3,
         first_round: 2,
         warnings: vec![],
+        todos: None,
     }
 }
 

@@ -10,6 +10,7 @@ fn transcript(entries: Vec<Entry>) -> Transcript {
         total_rounds: 2,
         first_round: 0,
         warnings: Vec::new(),
+        todos: None,
     }
 }
 

@@ -309,6 +309,7 @@ impl Store for ClaudeStore {
             total_rounds,
             first_round,
             warnings,
+            todos: None,
         })
     }
 

@@ -324,6 +324,7 @@ impl Store for CodexStore {
             total_rounds,
             first_round,
             warnings,
+            todos: None,
         })
     }
 

@@ -175,12 +175,21 @@ impl Store for HarnessStore {
             Span::All => render::last_rounds(all, usize::MAX),
             Span::LastRounds(n) => render::last_rounds(all, n),
         };
+        // `state` is saved apart from `messages` and may lag them after a crash (the
+        // contract calls it advisory): the card shows it as the recorded list all the same.
+        let todos = parsed
+            .map
+            .get("state")
+            .and_then(|s| s.get("todos"))
+            .filter(|t| t.is_array())
+            .map(crate::model::left_off::LeftOff::stored_todos);
         Ok(Transcript {
             summary,
             entries,
             total_rounds,
             first_round,
             warnings,
+            todos,
         })
     }
 

@@ -59,6 +59,7 @@ pub fn transcript(log: &Log, summary: SessionSummary, span: Span) -> Transcript 
         total_rounds,
         first_round,
         warnings: warnings(log),
+        todos: None,
     }
 }
 
@@ -78,6 +79,7 @@ pub fn tail_transcript(
         total_rounds,
         first_round,
         warnings: warnings(whole),
+        todos: None,
     }
 }
 

@@ -348,6 +348,7 @@ fn build(
         total_rounds,
         first_round,
         warnings,
+        todos: None,
     }
 }
 

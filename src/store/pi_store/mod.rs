@@ -356,6 +356,7 @@ impl Store for PiStore {
             total_rounds,
             first_round,
             warnings,
+            todos: None,
         })
     }
 
