@@ -84,3 +84,34 @@ fn the_inbox_lists_what_needs_the_user_and_archiving_takes_it_out() {
     t.keys(&["q"]);
     t.wait_for("STTY-DONE");
 }
+
+#[test]
+fn the_left_off_card_shows_the_harness_todos_and_folds_with_l() {
+    let Some(t) = Tmux::new("card") else { return };
+    let fx =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harness/sessions");
+    common::copy_tree(&fx, &t.home().join(".agent-harness/memory/sessions"));
+    t.run("");
+    t.wait_listed();
+    // The session with a todo list in `state` (archived in the fixture: `.` lists it).
+    t.keys(&["."]);
+    t.keys(&["/"]);
+    t.type_text("pydantic");
+    t.keys(&["Enter"]);
+    let s = t.wait_stable("the card", |s| s.contains("▾ left off"));
+    // The open todo from `state.todos`, not the done one.
+    assert!(s.contains("[in_progress] Update cli.py callers"), "{s}");
+    assert!(!s.contains("Define Settings model"), "{s}");
+    assert!(
+        s.contains("tokens ("),
+        "the context size and its method:\n{s}"
+    );
+    t.keys(&["l"]);
+    let s = t.wait_stable("the folded card", |s| s.contains("▸ left off"));
+    // The one line: the last request, then the counts (cut to the pane).
+    assert!(s.contains("▸ left off Now update cli.py"), "{s}");
+    assert!(!s.contains("[in_progress] Update cli.py callers"), "{s}");
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+}

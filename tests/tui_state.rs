@@ -203,7 +203,7 @@ fn paging_in_the_list_and_in_the_pane() {
     assert!(total > 4, "{total}");
     a.update(Action::PageUp);
     assert!(!a.pane.follow);
-    let fx = (0..20)
+    let fx = (0..200)
         .map(|_| a.update(Action::PageUp))
         .find(|fx| !fx.is_empty())
         .unwrap_or_default();

@@ -1,7 +1,7 @@
 //! The "left off" card drawn at the top of the transcript: `LeftOff` as sanitised display
 //! lines, full or collapsed to one line (`l`).
 
-use super::doc::{Doc, DocLine, Tone};
+use super::doc::{DocLine, Tone};
 use crate::model::left_off::LeftOff;
 use crate::text::{one_line, sanitize};
 
@@ -91,22 +91,4 @@ pub fn lines(lo: &LeftOff, collapsed: bool) -> Vec<DocLine> {
     block("context", &ctx, Tone::Dim);
     out.push(Vec::new());
     out
-}
-
-/// Put `card` above the document, moving every line reference down.
-pub fn prepend(d: &mut Doc, card: Vec<DocLine>) {
-    let n = card.len();
-    for r in &mut d.rounds {
-        r.0 += n;
-    }
-    for f in &mut d.folds {
-        f.start += n;
-        f.end += n;
-    }
-    for m in &mut d.messages {
-        m.0 += n;
-    }
-    let mut lines = card;
-    lines.append(&mut d.lines);
-    d.lines = lines;
 }

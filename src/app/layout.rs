@@ -16,6 +16,8 @@ pub struct Areas {
     /// The column between sidebar and pane.
     pub divider: Rect,
     pub header: Rect,
+    /// The "left off" card, between the header and the transcript (at most half the pane).
+    pub card: Rect,
     pub body: Rect,
     pub status: Rect,
 }
@@ -58,13 +60,23 @@ impl App {
         );
         let hh = HEADER_H.min(pane.height);
         let header = Rect::new(pane.x, pane.y, pane.width, hh);
-        let body = Rect::new(pane.x, pane.y + hh, pane.width, pane.height - hh);
+        let rest = pane.height - hh;
+        // The card never takes more than half of what is under the header (one line at
+        // least while there is room), so the transcript stays readable under it.
+        let card_h = if self.pane.key.is_some() && rest > 2 {
+            (self.pane.card.len() as u16).min((rest / 2).max(1))
+        } else {
+            0
+        };
+        let card = Rect::new(pane.x, pane.y + hh, pane.width, card_h);
+        let body = Rect::new(pane.x, pane.y + hh + card_h, pane.width, rest - card_h);
         Areas {
             search,
             inbox,
             list,
             divider,
             header,
+            card,
             body,
             status,
         }

@@ -16,7 +16,7 @@ impl App {
             self.move_hits(lines as isize);
         } else if a.list.contains(p) {
             self.list.move_by(lines as isize);
-        } else if a.body.contains(p) || a.header.contains(p) {
+        } else if a.body.contains(p) || a.header.contains(p) || a.card.contains(p) {
             let h = self.body_height();
             self.pane.scroll_by(lines as isize, h);
             self.maybe_more(fx);
@@ -46,7 +46,9 @@ impl App {
             }
         } else if a.search.contains(p) {
             self.focus = Focus::Search;
-        } else if (a.body.contains(p) || a.header.contains(p)) && self.pane.key.is_some() {
+        } else if (a.body.contains(p) || a.header.contains(p) || a.card.contains(p))
+            && self.pane.key.is_some()
+        {
             self.focus = Focus::Pane;
         }
         let _ = fx;

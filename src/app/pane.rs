@@ -72,6 +72,9 @@ pub struct Pane {
     dirty: bool,
     /// The "left off" card is folded to one line (`l`).
     pub card_folded: bool,
+    /// The card's lines, drawn above the transcript and not scrolled with it: it is what a
+    /// person needs first, and the transcript opens at its end.
+    pub card: Vec<DocLine>,
 }
 
 impl Pane {
@@ -94,6 +97,7 @@ impl Pane {
         self.marked_read_at = None;
         self.find.clear();
         self.lines.clear();
+        self.card.clear();
         self.round_starts.clear();
         self.folds.clear();
         self.row_starts.clear();
@@ -142,13 +146,13 @@ impl Pane {
         matches!(&self.content, Content::Transcript(t) if t.first_round > 0)
     }
 
-    /// `O`: open every block, or close them all.
     /// Fold the "left off" card to one line, or open it.
     pub fn toggle_card(&mut self) {
         self.card_folded = !self.card_folded;
         self.dirty = true;
     }
 
+    /// `O`: open every block, or close them all.
     pub fn toggle_all(&mut self) {
         self.open.toggle_all();
         self.dirty = true;
@@ -206,18 +210,13 @@ impl Pane {
             } else {
                 &self.open
             };
+            self.card.clear();
             let d = match &self.content {
                 Content::Empty => doc::Doc::default(),
                 Content::Transcript(t) => {
-                    let mut d = doc::transcript(t, open, self.time);
-                    // A find counts and jumps through the transcript itself, not the card's
-                    // copies of its last messages.
-                    if !self.find.is_active() {
-                        let lo = crate::model::left_off::LeftOff::from_transcript(t);
-                        let card = super::card::lines(&lo, self.card_folded);
-                        super::card::prepend(&mut d, card);
-                    }
-                    d
+                    let lo = crate::model::left_off::LeftOff::from_transcript(t);
+                    self.card = super::card::lines(&lo, self.card_folded);
+                    doc::transcript(t, open, self.time)
                 }
                 Content::Window(w) => doc::window(w, open, self.time),
                 Content::Raw(r) => doc::Doc {

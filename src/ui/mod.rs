@@ -44,7 +44,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, theme: &Theme) {
             a.divider,
         );
     }
-    pane::draw(frame, app, theme, a.header, a.body);
+    pane::draw(frame, app, theme, &a);
     status::draw(frame, app, theme, a.status);
     dialog::draw(frame, app, theme, size, &a);
     if let Some(o) = app.overlay {

@@ -12,11 +12,13 @@ use crate::app::pane::Content;
 use crate::app::{App, Focus, View};
 use crate::text::{fit, one_line, plural};
 
-pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rect) {
+pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, a: &crate::app::Areas) {
+    let (header, body) = (a.header, a.body);
     if header.width == 0 {
         return;
     }
     draw_header(frame, app, theme, header);
+    draw_card(frame, app, theme, a.card);
     if body.height == 0 {
         return;
     }
@@ -41,6 +43,43 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, header: Rect, body: Rec
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The "left off" card, each line cut to the width; a card taller than its area ends in a
+/// line that says how to fold it.
+fn draw_card(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let w = area.width as usize;
+    let card = &app.pane.card;
+    let h = area.height as usize;
+    let cut = card.len() > h;
+    let shown = if cut { h - 1 } else { h };
+    let mut lines: Vec<Line> = card
+        .iter()
+        .take(shown)
+        .map(|l| {
+            let mut left = w;
+            let spans: Vec<Span> = l
+                .iter()
+                .map(|(t, s)| {
+                    let piece = fit(s, left);
+                    left = left.saturating_sub(piece.width());
+                    Span::styled(piece, theme.tone(*t))
+                })
+                .collect();
+            Line::from(spans)
+        })
+        .collect();
+    if cut {
+        let more = card.len() - shown;
+        lines.push(Line::styled(
+            fit(&format!("  … {more} more lines (l folds the card)"), w),
+            theme.dim,
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
