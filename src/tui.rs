@@ -87,9 +87,9 @@ pub fn with_child_in_foreground<R>(f: impl FnOnce() -> R) -> R {
 /// SIGPIPE, which Rust's runtime ignores (a closed pipe is an `EPIPE` error, it ends
 /// nothing); SIGKILL and SIGSTOP, which cannot be caught; and the faults (SIGSEGV, SIGBUS,
 /// SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS), raised by the faulting instruction itself,
-/// where a handler that returns would only fault again. The real-time signals are left
-/// alone too: catching them broke the background text index (the deep-hit tmux test found
-/// nothing), cause not yet known.
+/// where a handler that returns would only fault again. The real-time signals the C library
+/// hands out (`SIGRTMIN()..=SIGRTMAX()`, above the two glibc keeps for its threads) end the
+/// process by default too, so they are caught like the rest.
 fn exit_signals() -> Vec<libc::c_int> {
     use libc::{
         SIGALRM, SIGHUP, SIGINT, SIGIO, SIGPROF, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGVTALRM,
@@ -103,6 +103,7 @@ fn exit_signals() -> Vec<libc::c_int> {
     #[cfg(target_os = "linux")]
     {
         v.extend([libc::SIGPWR, libc::SIGSTKFLT]);
+        v.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
     }
     v
 }

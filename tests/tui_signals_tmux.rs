@@ -50,6 +50,9 @@ signal_tests! {
     sigio_restores_the_terminal: libc::SIGIO;
     sigpwr_restores_the_terminal: libc::SIGPWR;
     sigstkflt_restores_the_terminal: libc::SIGSTKFLT;
+    sigrtmin_restores_the_terminal: libc::SIGRTMIN();
+    sigrtmin_plus_5_restores_the_terminal: libc::SIGRTMIN() + 5;
+    sigrtmax_restores_the_terminal: libc::SIGRTMAX();
 }
 
 #[test]
