@@ -9,6 +9,7 @@ use spool::error::Error;
 use spool::store::{Roots, Stores};
 
 fn main() {
+    one_malloc_arena();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => std::process::exit(code),
@@ -18,6 +19,19 @@ fn main() {
             spool::cli::note(&format!("spool: {e}"));
             std::process::exit(e.exit_code());
         }
+    }
+}
+
+/// glibc gives each thread that allocates its own arena (up to 8 per core), and memory freed
+/// in one arena is never reused by another: the loader, index and stat-pass threads each
+/// kept a partly empty arena, and a warm browser at 10k sessions peaked at 138 MB instead of
+/// 84 MB. spool's allocations are small and its hot path is one thread, so one arena costs
+/// nothing measurable.
+fn one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tuning value; it runs before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
 }
 

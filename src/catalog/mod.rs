@@ -9,7 +9,8 @@
 //!
 //! Format: `SPOOLCAT`, a version, a schema fingerprint (the field names of `SessionSummary`,
 //! so a new field rebuilds old catalogs without a catalog change), the body's length and a
-//! checksum, then the body in postcard (compact serde, no field names, reads in a few ms).
+//! checksum, then the body in postcard (compact serde, no field names, reads in a few ms;
+//! an entry's meta repeats none of its row's fields, see `wire`).
 //! Anything that does not match is ignored and rebuilt, never a crash. Writes go through
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
@@ -20,6 +21,7 @@ pub mod stamp;
 #[cfg(test)]
 mod tests;
 pub mod warm;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -33,7 +35,7 @@ use crate::store::{atomic, regular};
 pub use pass::{Checked, check, list};
 
 /// Bumped by hand when the layout changes in a way the fingerprint cannot see.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"SPOOLCAT";
 const HEADER: usize = 8 + 4 + 8 + 8 + 8;
 /// Refuse a catalog larger than this (a million rows fit).
@@ -57,7 +59,8 @@ pub struct Meta {
 }
 
 /// One cached session: `row` is `None` for a candidate the store skips (not a session).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Its file form is in `wire` (the meta's copies of the row's fields are left out).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     pub meta: Meta,
     pub row: Option<SessionSummary>,
@@ -148,16 +151,21 @@ fn checksum(body: &[u8]) -> u64 {
     h
 }
 
-/// The file's bytes for `cat`.
+/// The file's bytes for `cat`: the header, then the body serialized straight after it (one
+/// buffer, not a body copied behind a header: at 100k sessions each copy is tens of MB).
 pub fn encode(cat: &Catalog) -> Option<Vec<u8>> {
-    let body = postcard::to_stdvec(cat).ok()?;
-    let mut out = Vec::with_capacity(HEADER + body.len());
+    let mut out = Vec::with_capacity(HEADER + 4096);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&schema().to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&body).to_le_bytes());
-    out.extend_from_slice(&body);
+    out.extend_from_slice(&[0; 16]);
+    let mut out = postcard::to_extend(cat, out).ok()?;
+    let (len, sum) = {
+        let body = &out[HEADER..];
+        (body.len() as u64, checksum(body))
+    };
+    out[20..28].copy_from_slice(&len.to_le_bytes());
+    out[28..36].copy_from_slice(&sum.to_le_bytes());
     Some(out)
 }
 

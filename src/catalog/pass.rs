@@ -3,8 +3,8 @@
 //! whole (one session's summary), not from the last offset: the `Store` trait summarizes a
 //! session in one call, and a row read from an offset would need every store's partial state.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::{Catalog, Entry, Meta, Section, stamp};
@@ -91,28 +91,41 @@ fn still_valid(store: &dyn Store, c: &Candidate, m: &Meta, memo: &mut CwdMemo, n
         && stamp::key(&store.summary_inputs(c)) == m.key
 }
 
-/// The pass over `candidates` against `old`, split over the machine's cores.
-pub fn check(store: &dyn Store, old: &HashMap<String, Meta>, candidates: &[Candidate]) -> Checked {
+/// The core of a pass, split over the machine's cores: for each candidate (in order), `None`
+/// when the meta `old` finds for its id still holds, else its entry read again. `old` is a
+/// lookup rather than a map of owned metas, so a pass over the catalog's own entries copies
+/// nothing (at 100k sessions, a copy of every meta is tens of MB).
+fn reread<'a>(
+    store: &dyn Store,
+    old: &(dyn Fn(&str) -> Option<&'a Meta> + Sync),
+    candidates: &[Candidate],
+) -> Vec<Option<Box<Entry>>> {
     let now = stamp::unix_secs(SystemTime::now());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let chunk = candidates.len().div_ceil(threads).max(256);
-    let results: Vec<Result<Meta, Box<Entry>>> =
-        crate::store::gather_parallel(candidates.chunks(chunk), |part| {
-            let mut memo = CwdMemo::default();
-            part.iter()
-                .map(|c| match old.get(&c.id) {
-                    Some(m) if still_valid(store, c, m, &mut memo, now) => Ok(m.clone()),
-                    _ => Err(Box::new(read(store, c))),
-                })
-                .collect()
-        });
+    crate::store::gather_parallel(candidates.chunks(chunk), |part| {
+        let mut memo = CwdMemo::default();
+        part.iter()
+            .map(|c| match old(&c.id) {
+                Some(m) if still_valid(store, c, m, &mut memo, now) => None,
+                _ => Some(Box::new(read(store, c))),
+            })
+            .collect()
+    })
+}
+
+/// The pass over `candidates` against `old`.
+pub fn check(store: &dyn Store, old: &HashMap<String, Meta>, candidates: &[Candidate]) -> Checked {
+    let news = reread(store, &|id| old.get(id), candidates);
     let mut out = Checked::default();
-    for r in results {
-        match r {
-            Ok(m) => {
-                out.metas.insert(m.id.clone(), m);
+    for (c, n) in candidates.iter().zip(news) {
+        match n {
+            None => {
+                if let Some(m) = old.get(&c.id) {
+                    out.metas.insert(c.id.clone(), m.clone());
+                }
             }
-            Err(e) => {
+            Some(e) => {
                 out.metas.insert(e.meta.id.clone(), e.meta.clone());
                 out.fresh.push(*e);
             }
@@ -128,21 +141,38 @@ pub fn check(store: &dyn Store, old: &HashMap<String, Meta>, candidates: &[Candi
 
 /// Bring one store's section up to date: the section that results and whether it changed.
 pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
-    let old = old.unwrap_or_else(|| Section {
+    let mut s = old.unwrap_or_else(|| Section {
         kind: store.kind(),
         dir: store.sessions_dir().to_path_buf(),
         entries: Vec::new(),
     });
-    let metas: HashMap<String, Meta> = old
-        .entries
-        .iter()
-        .map(|e| (e.meta.id.clone(), e.meta.clone()))
-        .collect();
-    let checked = check(store, &metas, &store.discover());
-    let changed = !checked.fresh.is_empty() || !checked.gone.is_empty();
-    let mut s = old;
+    let candidates = store.discover();
+    let (fresh, gone) = {
+        let index: HashMap<&str, &Meta> = s
+            .entries
+            .iter()
+            .map(|e| (e.meta.id.as_str(), &e.meta))
+            .collect();
+        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates)
+            .into_iter()
+            .flatten()
+            .map(|e| *e)
+            .collect();
+        let found: HashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
+        let gone: HashSet<String> = s
+            .entries
+            .iter()
+            .filter(|e| !found.contains(e.meta.id.as_str()))
+            .map(|e| e.meta.id.clone())
+            .collect();
+        (fresh, gone)
+    };
+    let changed = !fresh.is_empty() || !gone.is_empty();
     if changed {
-        super::apply(&mut s, &checked.fresh, &checked.gone);
+        let drop: HashSet<&str> = fresh.iter().map(|e| e.meta.id.as_str()).collect();
+        s.entries
+            .retain(|e| !gone.contains(&e.meta.id) && !drop.contains(e.meta.id.as_str()));
+        s.entries.extend(fresh);
     }
     (s, changed)
 }
@@ -163,19 +193,31 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         .collect();
     let done = crate::store::gather_parallel(parts, |(store, old)| vec![refresh(store, old)]);
     let changed = done.iter().any(|(_, c)| *c);
-    let mut rows = Vec::new();
-    for (s, _) in &done {
-        rows.extend(s.entries.iter().filter_map(|e| e.row.clone()));
-    }
+    let mut rows = Vec::with_capacity(done.iter().map(|(s, _)| s.entries.len()).sum());
+    // The rows are moved out of the sections, never copied (after the save, if any).
     if changed {
+        let keys: Vec<(StoreKind, PathBuf)> =
+            done.iter().map(|(s, _)| (s.kind, s.dir.clone())).collect();
         for (s, _) in done {
             cat.put(s);
         }
         // As in `patch`: stores that are gone leave with their rows.
         cat.sections.retain(|s| s.dir.is_dir());
-        let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = super::save(cache, &cat);
+        {
+            let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = super::save(cache, &cat);
+        }
+        for (k, d) in keys {
+            if let Some(s) = cat.take(k, &d) {
+                rows.extend(s.entries.into_iter().filter_map(|e| e.row));
+            }
+        }
+    } else {
+        for (s, _) in done {
+            rows.extend(s.entries.into_iter().filter_map(|e| e.row));
+        }
     }
+    drop(cat);
     rows.sort_by(list_order);
     rows
 }

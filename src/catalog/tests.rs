@@ -58,3 +58,34 @@ fn damaged_truncated_and_foreign_catalogs_are_refused() {
     s[12..20].copy_from_slice(&(schema() ^ 1).to_le_bytes());
     assert_eq!(decode(&s), None);
 }
+
+#[test]
+fn entries_keep_a_meta_that_differs_from_their_row_and_rows_that_are_skipped() {
+    let mut cat = sample();
+    let s = &mut cat.sections[0];
+    // A store may list a session under another id or path than its row says (an id
+    // mismatch), or skip a candidate (no row): those metas are written out in full.
+    let mut odd = s.entries[0].clone();
+    odd.meta.id = "other".into();
+    odd.meta.path = "/s/other.jsonl".into();
+    odd.meta.cwd = None;
+    let skipped = Entry {
+        meta: Meta {
+            id: "not-a-session".into(),
+            path: "/s/not-a-session.txt".into(),
+            key: 9,
+            cwd: Some("/w".into()),
+            cwd_dir: true,
+            expires: None,
+        },
+        row: None,
+    };
+    s.entries.push(odd);
+    s.entries.push(skipped);
+    let bytes = encode(&cat).unwrap();
+    assert_eq!(decode(&bytes), Some(cat.clone()));
+    // The common entry's meta costs a few bytes beyond its row, not a second id and path.
+    let one = postcard::to_stdvec(&cat.sections[0].entries[0]).unwrap();
+    let row = postcard::to_stdvec(cat.sections[0].entries[0].row.as_ref().unwrap()).unwrap();
+    assert!(one.len() < row.len() + 16, "{} vs {}", one.len(), row.len());
+}

@@ -47,9 +47,10 @@ pub fn haystack(s: &SessionSummary) -> String {
 struct Item {
     key: Key,
     title: Utf32String,
-    /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart.
-    text: Box<str>,
-    /// `text` lower-cased, for terms without capitals.
+    /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart;
+    /// `None` when it is already all lower case (then `lower` is the text: one copy, not two).
+    text: Option<Box<str>>,
+    /// The text lower-cased, for terms without capitals.
     lower: Box<str>,
     /// Seconds of last activity (ties go to the more recent session).
     recency: i64,
@@ -63,21 +64,21 @@ impl Item {
             truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
             one_line(s.project())
         );
+        let lower = text.to_lowercase();
         Item {
             key: (s.store, s.id.clone()),
             title: Utf32String::from(one_line(&s.title).as_str()),
-            lower: text.to_lowercase().into(),
-            text: text.into(),
+            text: (lower != text).then(|| text.into()),
+            lower: lower.into(),
             recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
         }
     }
 
     /// Summary and prompt, each in the case the term asks for.
     fn fields(&self, case_sensitive: bool) -> (&str, [&str; 2]) {
-        let t: &str = if case_sensitive {
-            &self.text
-        } else {
-            &self.lower
+        let t: &str = match &self.text {
+            Some(text) if case_sensitive => text,
+            _ => &self.lower,
         };
         let (a, b) = t.split_once('\n').unwrap_or((t, ""));
         (t, [a, b])

@@ -35,8 +35,12 @@ const VERSION_FILE: &str = "spool-schema";
 /// The session table (`table`): number, fingerprint and listing fields of each session.
 const SESSIONS_FILE: &str = "sessions.tsv";
 /// The writer's whole memory budget, set explicitly: tantivy flushes a segment when a
-/// thread's share fills, so this bounds memory while building (the issue's peak is 200 MB).
-const WRITER_BUDGET: usize = 50 << 20;
+/// thread's share fills, so this bounds memory while building. It counts in the browser's
+/// peak RSS (issue 10: ≤ 30 MB at 10k sessions), so it is one thread at tantivy's minimum
+/// (15 MB a thread): more, smaller segments, which the merges fold together later.
+const WRITER_BUDGET: usize = 16 << 20;
+/// tantivy's indexing threads: one, so the budget above is not split below its minimum.
+const WRITER_THREADS: usize = 1;
 /// Indexing threads (tantivy's) and reading threads (ours): the machines are shared.
 const THREADS: usize = 2;
 

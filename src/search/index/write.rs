@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use tantivy::{IndexWriter, TantivyError, Term};
 
 use super::fresh::Print;
-use super::{Freshness, SESSIONS_FILE, THREADS, TextIndex, WRITER_BUDGET, index_err, table};
+use super::{Freshness, SESSIONS_FILE, THREADS, TextIndex, WRITER_BUDGET, WRITER_THREADS};
+use super::{index_err, table};
 use super::{session_docs, to_doc};
 use crate::error::Result;
 use crate::model::SessionSummary;
@@ -75,12 +76,14 @@ impl TextIndex {
                 removed: 0,
             });
         }
-        let mut writer: IndexWriter =
-            match self.index.writer_with_num_threads(THREADS, WRITER_BUDGET) {
-                Ok(w) => w,
-                Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
-                Err(e) => return Err(index_err(&self.dir, e)),
-            };
+        let mut writer: IndexWriter = match self
+            .index
+            .writer_with_num_threads(WRITER_THREADS, WRITER_BUDGET)
+        {
+            Ok(w) => w,
+            Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
+            Err(e) => return Err(index_err(&self.dir, e)),
+        };
         let total = changed.len();
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);

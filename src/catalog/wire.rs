@@ -1,0 +1,84 @@
+//! An entry's form in the catalog file: the meta's id, path and cwd are written only where
+//! they differ from the row's (almost never), so each is stored once, not twice. That makes
+//! the file about a third smaller, and decoding (the warm start's first paint, `spool list`)
+//! faster by as much.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Entry, Meta};
+use crate::model::SessionSummary;
+
+/// What is written (borrowed from the entry: encoding copies nothing).
+#[derive(Serialize)]
+struct Out<'a> {
+    key: u64,
+    cwd_dir: bool,
+    expires: Option<i64>,
+    row: Option<&'a SessionSummary>,
+    id: Option<&'a str>,
+    path: Option<&'a [u8]>,
+    cwd: Option<Option<&'a str>>,
+}
+
+/// What is read: the same fields, owned.
+#[derive(Deserialize)]
+struct In {
+    key: u64,
+    cwd_dir: bool,
+    expires: Option<i64>,
+    row: Option<SessionSummary>,
+    id: Option<String>,
+    path: Option<Vec<u8>>,
+    cwd: Option<Option<String>>,
+}
+
+impl Serialize for Entry {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use std::os::unix::ffi::OsStrExt;
+        let m = &self.meta;
+        let r = self.row.as_ref();
+        let path = m.path.as_os_str().as_bytes();
+        Out {
+            key: m.key,
+            cwd_dir: m.cwd_dir,
+            expires: m.expires,
+            row: r,
+            id: (r.map(|r| r.id.as_str()) != Some(m.id.as_str())).then_some(m.id.as_str()),
+            path: (r.map(|r| r.path.as_os_str().as_bytes()) != Some(path)).then_some(path),
+            cwd: (r.is_none_or(|r| r.cwd != m.cwd)).then_some(m.cwd.as_deref()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        use std::os::unix::ffi::OsStringExt;
+        let w = In::deserialize(d)?;
+        let r = w.row.as_ref();
+        let missing = || serde::de::Error::custom("an entry without a row names no session");
+        let id = match w.id {
+            Some(id) => id,
+            None => r.ok_or_else(missing)?.id.clone(),
+        };
+        let path = match w.path {
+            Some(p) => std::ffi::OsString::from_vec(p).into(),
+            None => r.ok_or_else(missing)?.path.clone(),
+        };
+        let cwd = match w.cwd {
+            Some(c) => c,
+            None => r.ok_or_else(missing)?.cwd.clone(),
+        };
+        Ok(Entry {
+            meta: Meta {
+                id,
+                path,
+                key: w.key,
+                cwd,
+                cwd_dir: w.cwd_dir,
+                expires: w.expires,
+            },
+            row: w.row,
+        })
+    }
+}
