@@ -35,7 +35,8 @@ pub fn send_whole(t: Transcript, sink: &mut dyn EntrySink) -> io::Result<()> {
 
 /// One piece of a streamed transcript.
 pub enum Piece {
-    Head(Transcript),
+    // Boxed: entries, not the one head, fill the channel.
+    Head(Box<Transcript>),
     Entry(Entry),
 }
 
@@ -45,7 +46,7 @@ pub struct ChannelSink(pub SyncSender<Piece>);
 
 impl EntrySink for ChannelSink {
     fn head(&mut self, head: Transcript) -> io::Result<()> {
-        self.0.send(Piece::Head(head)).map_err(gone)
+        self.0.send(Piece::Head(Box::new(head))).map_err(gone)
     }
     fn entry(&mut self, entry: Entry) -> io::Result<()> {
         self.0.send(Piece::Entry(entry)).map_err(gone)

@@ -155,71 +155,6 @@ pub fn truthy(v: &Value) -> bool {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn non_finite_literals_read_as_null_outside_strings_only() {
-        let p = parse_record(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity"}"#)
-            .unwrap();
-        assert!(p.non_finite);
-        assert_eq!(p.map["a"], Value::Null);
-        assert_eq!(p.map["b"], serde_json::json!([null, null]));
-        assert_eq!(p.map["c"], "NaN Infinity");
-        let q = parse_record(br#"{"c": "say \"NaN\""}"#).unwrap();
-        assert!(!q.non_finite);
-    }
-
-    #[test]
-    fn bom_and_non_objects_are_rejected() {
-        assert!(parse_record(b"\xEF\xBB\xBF{}").unwrap_err().contains("BOM"));
-        assert_eq!(parse_record(b"[1]").unwrap_err(), "not a JSON object");
-        assert!(parse_record(b"{").unwrap_err().starts_with("invalid JSON"));
-    }
-
-    #[test]
-    fn duplicate_keys_last_wins_at_first_position() {
-        let p = parse_record(br#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
-        assert_eq!(
-            py_dump(&Value::Object(p.map)),
-            "{\n  \"a\": 3,\n  \"b\": 2\n}\n"
-        );
-    }
-
-    #[test]
-    fn dump_matches_python_byte_style() {
-        let p = parse_record(
-            "{\"x\": [], \"y\": {}, \"n\": [0.0, 1e-05, 12345678901234567890123, -0.5], \
-             \"s\": \"é\\u0001\\u007f\\n\\t\\b\\f\\r\\\"\\\\/\"}"
-                .as_bytes(),
-        )
-        .unwrap();
-        let want = "{\n  \"x\": [],\n  \"y\": {},\n  \"n\": [\n    0.0,\n    1e-05,\n    \
-                    12345678901234567890123,\n    -0.5\n  ],\n  \"s\": \"é\\u0001\u{7f}\\n\\t\\b\\f\\r\\\"\\\\/\"\n}\n";
-        assert_eq!(py_dump(&Value::Object(p.map)), want);
-    }
-
-    #[test]
-    fn python_truthiness() {
-        for (v, t) in [
-            ("null", false),
-            ("0", false),
-            ("-0.0", false),
-            ("\"\"", false),
-            ("[]", false),
-            ("{}", false),
-            ("false", false),
-            ("2", true),
-            ("\"no\"", true),
-            ("[0]", true),
-        ] {
-            let val: Value = serde_json::from_str(v).unwrap();
-            assert_eq!(truthy(&val), t, "{v}");
-        }
-    }
-}
-
 /// Parse a record object straight from `r` (never held as text), keeping the top-level
 /// array `skip` only as its shape: an empty array. `None` when that fast path does not apply
 /// (not an object, `skip` not an array, NaN literals, a BOM, invalid JSON): the caller reads
@@ -283,5 +218,70 @@ impl<'de> serde::de::Visitor<'de> for SkippedArray {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self, A::Error> {
         while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
         Ok(SkippedArray)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_literals_read_as_null_outside_strings_only() {
+        let p = parse_record(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN Infinity"}"#)
+            .unwrap();
+        assert!(p.non_finite);
+        assert_eq!(p.map["a"], Value::Null);
+        assert_eq!(p.map["b"], serde_json::json!([null, null]));
+        assert_eq!(p.map["c"], "NaN Infinity");
+        let q = parse_record(br#"{"c": "say \"NaN\""}"#).unwrap();
+        assert!(!q.non_finite);
+    }
+
+    #[test]
+    fn bom_and_non_objects_are_rejected() {
+        assert!(parse_record(b"\xEF\xBB\xBF{}").unwrap_err().contains("BOM"));
+        assert_eq!(parse_record(b"[1]").unwrap_err(), "not a JSON object");
+        assert!(parse_record(b"{").unwrap_err().starts_with("invalid JSON"));
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_at_first_position() {
+        let p = parse_record(br#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
+        assert_eq!(
+            py_dump(&Value::Object(p.map)),
+            "{\n  \"a\": 3,\n  \"b\": 2\n}\n"
+        );
+    }
+
+    #[test]
+    fn dump_matches_python_byte_style() {
+        let p = parse_record(
+            "{\"x\": [], \"y\": {}, \"n\": [0.0, 1e-05, 12345678901234567890123, -0.5], \
+             \"s\": \"é\\u0001\\u007f\\n\\t\\b\\f\\r\\\"\\\\/\"}"
+                .as_bytes(),
+        )
+        .unwrap();
+        let want = "{\n  \"x\": [],\n  \"y\": {},\n  \"n\": [\n    0.0,\n    1e-05,\n    \
+                    12345678901234567890123,\n    -0.5\n  ],\n  \"s\": \"é\\u0001\u{7f}\\n\\t\\b\\f\\r\\\"\\\\/\"\n}\n";
+        assert_eq!(py_dump(&Value::Object(p.map)), want);
+    }
+
+    #[test]
+    fn python_truthiness() {
+        for (v, t) in [
+            ("null", false),
+            ("0", false),
+            ("-0.0", false),
+            ("\"\"", false),
+            ("[]", false),
+            ("{}", false),
+            ("false", false),
+            ("2", true),
+            ("\"no\"", true),
+            ("[0]", true),
+        ] {
+            let val: Value = serde_json::from_str(v).unwrap();
+            assert_eq!(truthy(&val), t, "{v}");
+        }
     }
 }

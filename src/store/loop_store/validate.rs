@@ -95,12 +95,15 @@ pub(crate) fn check_messages(first: usize, msgs: &[Value]) -> Vec<String> {
     c.finish()
 }
 
+/// An assistant's index, its `(id, name)` calls, and how often each id was answered.
+type Open = (usize, Vec<(String, String)>, HashMap<String, usize>);
+
 /// `check_messages` one message at a time (a history streamed past, issue 11): an
 /// assistant's calls are judged when the run of tool results after it ends.
 #[derive(Default)]
 pub(crate) struct Checker {
     /// The assistant whose results are being counted: its index, calls, and ids seen.
-    open: Option<(usize, Vec<(String, String)>, HashMap<String, usize>)>,
+    open: Option<Open>,
     warnings: Vec<(usize, String)>,
 }
 
