@@ -72,6 +72,17 @@ fn transcript_body(t: &Transcript, banner: bool) -> String {
 pub fn transcript_pieces(
     t: &Transcript,
     banner: bool,
+    emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    streamed_pieces(t, t.entries.iter(), banner, emit)
+}
+
+/// `transcript_pieces` of a transcript whose entries come one at a time after its `head`
+/// (a transcript without entries): `show` of a huge session.
+pub fn streamed_pieces<E: std::borrow::Borrow<Entry>>(
+    t: &Transcript,
+    entries: impl Iterator<Item = E>,
+    banner: bool,
     mut emit: impl FnMut(&str) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut out = header_markdown(&t.summary);
@@ -91,9 +102,9 @@ pub fn transcript_pieces(
         let _ = writeln!(out, "> warning: {w}\n");
     }
     emit(&out)?;
-    for e in &t.entries {
+    for e in entries {
         out.clear();
-        entry_markdown(&mut out, e);
+        entry_markdown(&mut out, e.borrow());
         emit(&out)?;
     }
     Ok(())

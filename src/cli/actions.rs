@@ -1,13 +1,18 @@
 //! `show`, `export` and `delete`: the subcommands that print a session or ask before acting.
 
+use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::mpsc::Receiver;
 
 use super::stream::{self, Sanitized};
 use super::{DeleteArgs, ExportArgs, ShowArgs, note, stdout_err};
 use crate::error::{Error, Result};
 use crate::export;
+use crate::model::Entry;
 use crate::model::SessionSummary;
-use crate::store::{Span, Stores};
+use crate::model::left_off::Builder;
+use crate::store::sink::{self, Piece};
+use crate::store::{Span, Store, Stores};
 use crate::text;
 
 pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Result<()> {
@@ -17,33 +22,84 @@ pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Resul
     // whole (nor its sanitised copy).
     let mut out = Sanitized::new(std::io::BufWriter::with_capacity(1 << 16, out));
     if a.raw {
-        out.put_lines(&store.raw(&s.id)?).map_err(stdout_err)?;
+        store.raw_to(&s.id, &mut |p| out.put_lines(p))?;
     } else if a.window {
         let w = store.window(&s.id)?;
         if a.json {
             let tokens = Some(w.estimated_tokens());
-            stream::json(out.inner(), &w.summary, w.messages.iter(), tokens, None)
+            stream::json(out.inner(), &w.summary, w.messages.iter(), tokens, || None)
         } else {
             export::window_pieces(&w, |p| out.put(p))
         }
         .map_err(stdout_err)?;
     } else {
         let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
-        let t = store.transcript(&s.id, span)?;
-        if a.json {
-            // The "left off" card is built from the transcript already read.
-            let lo = crate::model::left_off::LeftOff::from_transcript(&t).to_json();
-            stream::json(out.inner(), &t.summary, t.messages(), None, Some(lo))
-        } else {
-            // The export banner warns about sharing a file; `show` writes none.
-            export::transcript_pieces(&t, false, |p| out.put(p))
-        }
-        .map_err(stdout_err)?;
+        transcript(&mut out, store, &s.id, span, a.json)?;
     }
     if !out.ends_with_newline {
         out.put("\n").map_err(stdout_err)?;
     }
     out.inner().flush().map_err(stdout_err)
+}
+
+/// `show`'s transcript as the store reads it: the store sends its pieces from a thread of
+/// its own, a few ahead of the writer, so neither side holds the session (issue 11).
+fn transcript<W: Write>(
+    out: &mut Sanitized<W>,
+    store: &dyn Store,
+    id: &str,
+    span: Span,
+    json: bool,
+) -> Result<()> {
+    let (mut sink, pieces) = sink::channel();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || store.transcript_to(id, span, &mut sink));
+        let written = write_transcript(out, &pieces, json);
+        // A failed write ends the reader: its next send finds the channel closed.
+        drop(pieces);
+        let read = reader
+            .join()
+            .unwrap_or_else(|_| Err(Error::Refused("reading the session failed".into())));
+        // The reader's own error explains a missing head; a write error comes after it.
+        read?;
+        written.map_err(stdout_err)
+    })
+}
+
+fn write_transcript<W: Write>(
+    out: &mut Sanitized<W>,
+    pieces: &Receiver<Piece>,
+    json: bool,
+) -> std::io::Result<()> {
+    let Ok(Piece::Head(head)) = pieces.recv() else {
+        // The reader failed before its first piece; it says why.
+        return Ok(());
+    };
+    let entries = pieces.iter().filter_map(|p| match p {
+        Piece::Entry(e) => Some(e),
+        Piece::Head(_) => None,
+    });
+    if json {
+        // The "left off" card is folded from the messages as they go out.
+        let mut b = Builder::default();
+        b.stored(head.todos.clone());
+        let card = RefCell::new(b);
+        let messages = entries.filter_map(|e| match e {
+            Entry::Message(m) => {
+                card.borrow_mut().push(&m);
+                Some(*m)
+            }
+            _ => None,
+        });
+        let left_off = || {
+            let b = std::mem::take(&mut *card.borrow_mut());
+            Some(b.finish(head.first_round, head.total_rounds).to_json())
+        };
+        stream::json(out.inner(), &head.summary, messages, None, left_off)
+    } else {
+        // The export banner warns about sharing a file; `show` writes none.
+        export::streamed_pieces(&head, entries, false, |p| out.put(p))
+    }
 }
 
 pub(super) fn export_cmd(out: &mut impl Write, stores: &Stores, a: &ExportArgs) -> Result<()> {

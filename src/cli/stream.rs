@@ -2,6 +2,7 @@
 //! document serialised message by message through a writer that escapes what a terminal
 //! could act on. Neither holds the whole output (issue 11, bounded memory).
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
 use std::io::{self, Write};
 
@@ -81,23 +82,24 @@ impl<W: Write> Write for Escaping<W> {
 }
 
 /// The messages of a `show --json` document, serialised one at a time.
-struct Messages<'a, I: Iterator<Item = &'a Message>>(RefCell<Option<I>>);
+struct Messages<I>(RefCell<Option<I>>);
 
-impl<'a, I: Iterator<Item = &'a Message>> Serialize for Messages<'a, I> {
+impl<M: Borrow<Message>, I: Iterator<Item = M>> Serialize for Messages<I> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let it = self.0.borrow_mut().take();
-        s.collect_seq(it.into_iter().flatten().map(Message::to_json))
+        s.collect_seq(it.into_iter().flatten().map(|m| m.borrow().to_json()))
     }
 }
 
 /// Write `{"session": …, "messages": [...], "estimated_tokens": …}` (the last key only for a
 /// window), pretty and escaped, exactly as the whole `Value` would print, then a newline.
-pub fn json<'a>(
+/// `left_off` is asked for after the messages went out (it may be folded from them).
+pub fn json<M: Borrow<Message>>(
     out: impl Write,
     summary: &SessionSummary,
-    messages: impl Iterator<Item = &'a Message>,
+    messages: impl Iterator<Item = M>,
     estimated_tokens: Option<u64>,
-    left_off: Option<Value>,
+    left_off: impl FnOnce() -> Option<Value>,
 ) -> io::Result<()> {
     let mut w = Escaping {
         out,
@@ -113,7 +115,7 @@ pub fn json<'a>(
     if let Some(t) = estimated_tokens {
         map.serialize_entry("estimated_tokens", &t).map_err(err)?;
     }
-    if let Some(lo) = &left_off {
+    if let Some(lo) = &left_off() {
         map.serialize_entry("left_off", lo).map_err(err)?;
     }
     map.end().map_err(err)?;

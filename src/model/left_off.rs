@@ -159,111 +159,135 @@ fn open_todos(args: &Value) -> Option<Vec<Todo>> {
     )
 }
 
-impl LeftOff {
-    pub fn from_transcript(t: &Transcript) -> LeftOff {
-        let msgs: Vec<&Message> = t.messages().collect();
-        let mut lo = LeftOff::default();
-        // Command slots by call id (or, for formats without ids, in call order).
-        let mut by_id: HashMap<String, usize> = HashMap::new();
-        let mut unpaired: Vec<usize> = Vec::new();
-        let mut files: Vec<String> = Vec::new();
-        for m in &msgs {
-            match m.role {
-                Role::User if !m.is_virtual => {
-                    if let Some(t) = first_lines(&m.text) {
-                        lo.last_request = Some(t);
-                    }
-                }
-                Role::Assistant => {
-                    if let Some(t) = first_lines(&m.text) {
-                        lo.last_reply = Some(t);
-                    }
-                    if m.is_error {
-                        lo.last_error = first_lines(m.note.as_deref().unwrap_or(&m.text));
-                    }
-                    unpaired.clear();
-                    for c in &m.tool_calls {
-                        if is_todo_tool(&c.name)
-                            && let Some(todos) = open_todos(&c.arguments)
-                        {
-                            lo.todos = todos;
-                        } else if is_edit_tool(&c.name) {
-                            files.extend(edited_paths(&c.arguments));
-                        } else if is_shell_tool(&c.name)
-                            && let Some(cmd) = command_text(&c.arguments)
-                        {
-                            lo.commands.push(Command {
-                                command: crate::text::truncate_chars(&cmd, MAX_CHARS),
-                                exit: None,
-                                failed: None,
-                            });
-                            let slot = lo.commands.len() - 1;
-                            if c.id.is_empty() {
-                                unpaired.push(slot);
-                            } else {
-                                by_id.insert(c.id.clone(), slot);
-                            }
-                        }
-                    }
-                }
-                Role::Tool => {
-                    if m.is_error {
-                        let name = m.tool_name.as_deref().unwrap_or("tool");
-                        lo.last_error = first_lines(&m.text).map(|t| format!("{name}: {t}"));
-                    }
-                    let slot = match &m.tool_call_id {
-                        Some(id) => by_id.remove(id),
-                        None if m.tool_name.as_deref().is_some_and(is_shell_tool) => {
-                            (!unpaired.is_empty()).then(|| unpaired.remove(0))
-                        }
-                        None => None,
-                    };
-                    if let Some(c) = slot.and_then(|i| lo.commands.get_mut(i)) {
-                        c.exit = exit_status(&m.text);
-                        c.failed = Some(m.is_error || c.exit.is_some_and(|e| e != 0));
-                    }
-                }
-                _ => {}
-            }
+/// The card folded one message at a time, so a transcript streamed past (`show --json` of a
+/// huge session) gives the same card as one held whole.
+#[derive(Default)]
+pub struct Builder {
+    lo: LeftOff,
+    by_id: HashMap<String, usize>,
+    unpaired: Vec<usize>,
+    files: Vec<String>,
+    last_usage: Option<u64>,
+    estimated: u64,
+    stored_todos: Option<Vec<Todo>>,
+}
+
+impl Builder {
+    /// The todo list the store records beside the messages (`Transcript::todos`).
+    pub fn stored(&mut self, todos: Option<Vec<Todo>>) {
+        self.stored_todos = todos;
+    }
+
+    pub fn push(&mut self, m: &Message) {
+        let lo = &mut self.lo;
+        if m.usage_tokens.is_some() {
+            self.last_usage = m.usage_tokens;
         }
+        self.estimated += m.estimated_tokens();
+        match m.role {
+            Role::User if !m.is_virtual => {
+                if let Some(t) = first_lines(&m.text) {
+                    lo.last_request = Some(t);
+                }
+            }
+            Role::Assistant => {
+                if let Some(t) = first_lines(&m.text) {
+                    lo.last_reply = Some(t);
+                }
+                if m.is_error {
+                    lo.last_error = first_lines(m.note.as_deref().unwrap_or(&m.text));
+                }
+                self.unpaired.clear();
+                for c in &m.tool_calls {
+                    if is_todo_tool(&c.name)
+                        && let Some(todos) = open_todos(&c.arguments)
+                    {
+                        lo.todos = todos;
+                    } else if is_edit_tool(&c.name) {
+                        self.files.extend(edited_paths(&c.arguments));
+                    } else if is_shell_tool(&c.name)
+                        && let Some(cmd) = command_text(&c.arguments)
+                    {
+                        lo.commands.push(Command {
+                            command: crate::text::truncate_chars(&cmd, MAX_CHARS),
+                            exit: None,
+                            failed: None,
+                        });
+                        let slot = lo.commands.len() - 1;
+                        if c.id.is_empty() {
+                            self.unpaired.push(slot);
+                        } else {
+                            self.by_id.insert(c.id.clone(), slot);
+                        }
+                    }
+                }
+            }
+            Role::Tool => {
+                if m.is_error {
+                    let name = m.tool_name.as_deref().unwrap_or("tool");
+                    lo.last_error = first_lines(&m.text).map(|t| format!("{name}: {t}"));
+                }
+                let slot = match &m.tool_call_id {
+                    Some(id) => self.by_id.remove(id),
+                    None if m.tool_name.as_deref().is_some_and(is_shell_tool) => {
+                        (!self.unpaired.is_empty()).then(|| self.unpaired.remove(0))
+                    }
+                    None => None,
+                };
+                if let Some(c) = slot.and_then(|i| lo.commands.get_mut(i)) {
+                    c.exit = exit_status(&m.text);
+                    c.failed = Some(m.is_error || c.exit.is_some_and(|e| e != 0));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The card, for a transcript that held rounds `first_round..total_rounds`.
+    pub fn finish(self, first_round: usize, total_rounds: usize) -> LeftOff {
+        let mut lo = self.lo;
         let skip = lo.commands.len().saturating_sub(MAX_COMMANDS);
         lo.commands.drain(..skip);
-        for f in files.into_iter().rev() {
+        for f in self.files.into_iter().rev() {
             if !lo.files.contains(&f) && lo.files.len() < MAX_FILES {
                 lo.files.push(f);
             }
         }
         // The store's own record of the list (harness `state.todos`, which its todo tool
         // keeps) is the list; tool calls only show what was passed to it.
-        if let Some(todos) = &t.todos {
-            lo.todos = todos.clone();
+        if let Some(todos) = self.stored_todos {
+            lo.todos = todos;
         }
-        lo.context(t, &msgs);
+        if let Some(n) = self.last_usage {
+            lo.context_tokens = n;
+            lo.context_method = "recorded usage of the last reply".into();
+            return lo;
+        }
+        lo.context_tokens = self.estimated;
+        lo.context_method = if first_round > 0 {
+            format!(
+                "bytes/4 of the last {} rounds loaded",
+                total_rounds - first_round
+            )
+        } else {
+            "bytes/4 of the transcript".into()
+        };
         lo
     }
+}
 
+impl LeftOff {
     /// The open todos of a stored todo list (`[{content, status}, …]`, as the harness keeps
     /// in `state.todos`): closed ones left out.
     pub fn stored_todos(list: &Value) -> Vec<Todo> {
         open_todos(&serde_json::json!({ "todos": list })).unwrap_or_default()
     }
 
-    /// The recorded usage of the last reply that has one, else bytes/4 of what is loaded.
-    fn context(&mut self, t: &Transcript, msgs: &[&Message]) {
-        if let Some(n) = msgs.iter().rev().find_map(|m| m.usage_tokens) {
-            self.context_tokens = n;
-            self.context_method = "recorded usage of the last reply".into();
-            return;
-        }
-        self.context_tokens = msgs.iter().map(|m| m.estimated_tokens()).sum();
-        self.context_method = if t.first_round > 0 {
-            format!(
-                "bytes/4 of the last {} rounds loaded",
-                t.total_rounds - t.first_round
-            )
-        } else {
-            "bytes/4 of the transcript".into()
-        };
+    pub fn from_transcript(t: &Transcript) -> LeftOff {
+        let mut b = Builder::default();
+        b.stored(t.todos.clone());
+        t.messages().for_each(|m| b.push(m));
+        b.finish(t.first_round, t.total_rounds)
     }
 
     pub fn to_json(&self) -> Value {

@@ -15,6 +15,7 @@ pub mod pi_store;
 pub mod registry;
 pub mod regular;
 pub mod sidecar;
+pub mod sink;
 pub mod state;
 
 use std::path::{Path, PathBuf};
@@ -55,6 +56,11 @@ pub fn rounds_from_end(
         }
         bytes = bytes.saturating_mul(2);
     }
+}
+
+/// A sink's failure (its writer stopped) as a store error.
+pub fn sink_error(e: std::io::Error) -> crate::error::Error {
+    crate::error::Error::io("writing", "stdout", e)
 }
 
 /// A session found by discovery, before anything inside it was read.
@@ -165,11 +171,26 @@ pub trait Store: Send + Sync {
     /// Read the stored history (validated per contract).
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript>;
 
+    /// `transcript(id, span)` sent to `sink` piece by piece (`show`). By default it is read
+    /// whole first; the writable stores, whose sessions can be huge, read one record at a
+    /// time and hold only the row (issue 11).
+    fn transcript_to(&self, id: &str, span: Span, sink: &mut dyn sink::EntrySink) -> Result<()> {
+        let t = self.transcript(id, span)?;
+        sink::send_whole(t, sink).map_err(sink_error)
+    }
+
     /// Replay the context window the agent would resume with.
     fn window(&self, id: &str) -> Result<Window>;
 
     /// The stored records, pretty-printed where they are JSON.
     fn raw(&self, id: &str) -> Result<String>;
+
+    /// `raw(id)` handed to `out` a piece at a time (`show --raw`). By default it is built
+    /// whole first; the stores of huge logs pretty-print one record at a time (issue 11).
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
+        let text = self.raw(id)?;
+        out(&text).map_err(sink_error)
+    }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()>;
     /// Mark read (`false`) or unread (`true`).

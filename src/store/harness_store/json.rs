@@ -155,6 +155,72 @@ pub fn truthy(v: &Value) -> bool {
     }
 }
 
+/// Parse a record object straight from `r` (never held as text), keeping the top-level
+/// array `skip` only as its shape: an empty array. `None` when that fast path does not apply
+/// (not an object, `skip` not an array, NaN literals, a BOM, invalid JSON): the caller reads
+/// the file the careful way, which also words the error (issue 11, bounded memory).
+pub fn parse_without(r: impl std::io::Read, skip: &str) -> Option<Map<String, Value>> {
+    use serde::de::DeserializeSeed;
+    let r = std::io::BufReader::with_capacity(1 << 16, r);
+    let mut de = serde_json::Deserializer::from_reader(r);
+    let map = TopLevel { skip }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(map)
+}
+
+/// The record object with one key's array skipped; later duplicate keys win, as in
+/// `parse_record`.
+struct TopLevel<'a> {
+    skip: &'a str,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for TopLevel<'_> {
+    type Value = Map<String, Value>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for TopLevel<'_> {
+    type Value = Map<String, Value>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = a.next_key::<String>()? {
+            let v = if key == self.skip {
+                a.next_value::<SkippedArray>()?;
+                Value::Array(Vec::new())
+            } else {
+                a.next_value::<Value>()?
+            };
+            map.insert(key, v);
+        }
+        Ok(map)
+    }
+}
+
+/// An array whose items are read past, not kept.
+struct SkippedArray;
+
+impl<'de> serde::Deserialize<'de> for SkippedArray {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(SkippedArray)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for SkippedArray {
+    type Value = SkippedArray;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self, A::Error> {
+        while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(SkippedArray)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

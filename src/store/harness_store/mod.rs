@@ -80,7 +80,31 @@ impl HarnessStore {
     /// whose `messages`/`transcript` are not arrays are refused (the raw view still works).
     fn open(&self, id: &str) -> Result<(SessionSummary, json::Parsed)> {
         let (path, loaded) = self.load_existing(id)?;
-        let summary = record::summarize(&self.sessions, id, &path, &loaded);
+        self.checked(id, &path, loaded)
+    }
+
+    /// `open` for the transcript, which shows `transcript` and not the working context
+    /// (`messages`): that array is skipped while parsing when the record has a transcript.
+    fn open_transcript(&self, id: &str) -> Result<(SessionSummary, json::Parsed)> {
+        let path = self.record_path(id)?;
+        if let Ok(Some(loaded)) = record::load_lean(&path, "messages")
+            && loaded
+                .parsed
+                .as_ref()
+                .is_ok_and(|p| p.map.contains_key("transcript"))
+        {
+            return self.checked(id, &path, loaded);
+        }
+        self.open(id)
+    }
+
+    fn checked(
+        &self,
+        id: &str,
+        path: &std::path::Path,
+        loaded: record::Loaded,
+    ) -> Result<(SessionSummary, json::Parsed)> {
+        let summary = record::summarize(&self.sessions, id, path, &loaded);
         let parsed = loaded.parsed.map_err(|why| {
             Error::Corrupt(format!(
                 "harness session {id} is an unreadable record: {why}"
@@ -168,13 +192,8 @@ impl Store for HarnessStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let (summary, parsed) = self.open(id)?;
+        let (summary, parsed) = self.open_transcript(id)?;
         let warnings = self.warnings(id, &summary, &parsed);
-        let all = render::entries(&parsed.map);
-        let (entries, first_round, total_rounds) = match span {
-            Span::All => render::last_rounds(all, usize::MAX),
-            Span::LastRounds(n) => render::last_rounds(all, n),
-        };
         // `state` is saved apart from `messages` and may lag them after a crash (the
         // contract calls it advisory): the card shows it as the recorded list all the same.
         let todos = parsed
@@ -183,6 +202,11 @@ impl Store for HarnessStore {
             .and_then(|s| s.get("todos"))
             .filter(|t| t.is_array())
             .map(crate::model::left_off::LeftOff::stored_todos);
+        let all = render::entries(parsed.map);
+        let (entries, first_round, total_rounds) = match span {
+            Span::All => render::last_rounds(all, usize::MAX),
+            Span::LastRounds(n) => render::last_rounds(all, n),
+        };
         Ok(Transcript {
             summary,
             entries,

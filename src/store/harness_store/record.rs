@@ -45,6 +45,27 @@ pub fn load(path: &Path) -> Result<Loaded, std::io::Error> {
     Ok(Loaded { bytes, parsed })
 }
 
+/// `load` for a view that never shows the top-level array `skip`: parsed from the file as
+/// it is read, that array skipped (`json::parse_without`). `None` when that does not apply;
+/// `load` then reads the record as usual.
+pub fn load_lean(path: &Path, skip: &str) -> Result<Option<Loaded>, std::io::Error> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() || meta.len() > MAX_RECORD_BYTES {
+        return Ok(None);
+    }
+    Ok(json::parse_without(f, skip).map(|map| Loaded {
+        bytes: Vec::new(),
+        parsed: Ok(Parsed {
+            map,
+            non_finite: false,
+        }),
+    }))
+}
+
 /// A string field (absent or another type → `None`).
 pub fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     map.get(key).and_then(Value::as_str)

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::record::{content_text, history, role, str_field, unwrap_tool, unwrap_user};
+use super::record::{content_text, role, str_field, unwrap_tool, unwrap_user};
 use crate::model::{Entry, Message, Role, ToolCall, parse_time};
 
 /// The notice `recover()` records for every call without a result.
@@ -123,9 +123,19 @@ fn compaction(entry: &Value) -> Entry {
 /// The transcript (fallback messages) in display order, with a compaction marker placed once
 /// `transcript_length` entries have been shown (the history length when it ran), or at the
 /// end when that position is missing or beyond the history.
-pub fn entries(map: &Map<String, Value>) -> Vec<Entry> {
-    let hist: &[Value] = history(map).map(Vec::as_slice).unwrap_or(&[]);
-    let calls = call_names(hist);
+/// The record is consumed: each stored entry is dropped once converted, so the history is
+/// never held twice (issue 11).
+pub fn entries(mut map: Map<String, Value>) -> Vec<Entry> {
+    let key = if map.contains_key("transcript") {
+        "transcript"
+    } else {
+        "messages"
+    };
+    let hist = match map.remove(key) {
+        Some(Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    let calls = call_names(&hist);
     let mut markers: Vec<(usize, Entry)> = map
         .get("compactions")
         .and_then(Value::as_array)
@@ -145,11 +155,11 @@ pub fn entries(map: &Map<String, Value>) -> Vec<Entry> {
     markers.sort_by_key(|(at, _)| *at); // stable: same position keeps stored order
     let mut markers = markers.into_iter().peekable();
     let mut out = Vec::with_capacity(hist.len());
-    for (i, e) in hist.iter().enumerate() {
+    for (i, e) in hist.into_iter().enumerate() {
         while let Some((_, m)) = markers.next_if(|(at, _)| *at <= i) {
             out.push(m);
         }
-        out.push(Entry::Message(Box::new(message(i, e, &calls))));
+        out.push(Entry::Message(Box::new(message(i, &e, &calls))));
     }
     out.extend(markers.map(|(_, m)| m));
     out

@@ -101,20 +101,10 @@ pub fn read_from(r: impl io::Read, read_marker: Option<u64>, keep: bool) -> io::
         let start = line.start();
         let end = line.end();
         let terminated = line.terminated();
-        let kind = match line {
-            RawLine::TooLong { .. } => Some(EventKind::TooLong),
-            RawLine::Line { bytes, .. } => {
-                let (parsed, lossy) = scan::parse_line(bytes);
-                if lossy {
-                    log.facts.lossy_lines += 1;
-                }
-                match parsed {
-                    Parsed::Blank => None,
-                    Parsed::Bad => Some(EventKind::Bad),
-                    Parsed::Record(r) => Some(EventKind::Record(r)),
-                }
-            }
-        };
+        let (kind, lossy) = event_of(line);
+        if lossy {
+            log.facts.lossy_lines += 1;
+        }
         let f = &mut log.facts;
         f.size = end;
         if let Some(kind) = kind {
@@ -129,6 +119,22 @@ pub fn read_from(r: impl io::Read, read_marker: Option<u64>, keep: bool) -> io::
         }
     })?;
     Ok(log)
+}
+
+/// What one line is: an event (`None` for a blank line), and whether it held invalid UTF-8.
+pub fn event_of(line: RawLine<'_>) -> (Option<EventKind>, bool) {
+    match line {
+        RawLine::TooLong { .. } => (Some(EventKind::TooLong), false),
+        RawLine::Line { bytes, .. } => {
+            let (parsed, lossy) = scan::parse_line(bytes);
+            let kind = match parsed {
+                Parsed::Blank => None,
+                Parsed::Bad => Some(EventKind::Bad),
+                Parsed::Record(r) => Some(EventKind::Record(r)),
+            };
+            (kind, lossy)
+        }
+    }
 }
 
 impl Facts {

@@ -26,7 +26,8 @@ mod tests_write;
 
 use std::path::{Path, PathBuf};
 
-use super::{Candidate, Span, Store};
+use super::sink::{EntrySink, send_whole};
+use super::{Candidate, Span, Store, sink_error};
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 
@@ -166,6 +167,39 @@ impl Store for LoomStore {
         Ok(view::transcript(&log, summary, span))
     }
 
+    /// One pass for the row, the warnings and where the rounds start, then the records from
+    /// the first shown round on, one line at a time: nothing but the row is held.
+    fn transcript_to(&self, id: &str, span: Span, sink: &mut dyn EntrySink) -> Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        if span == Span::LastRounds(0) {
+            let t = self.transcript(id, span)?;
+            return send_whole(t, sink).map_err(sink_error);
+        }
+        let path = self.log_path(id)?;
+        let io = |e: std::io::Error| Error::io("reading", &path, e);
+        let (whole, summary) = self.load(id, &path, false).map_err(io)?;
+        let starts = &whole.facts.user_starts;
+        let total = starts.len();
+        let (first, (offset, index)) = match span {
+            Span::LastRounds(n) if n < total => (total - n, starts[total - n]),
+            _ => (0, (0, 0)),
+        };
+        sink.head(Transcript {
+            summary,
+            entries: Vec::new(),
+            total_rounds: total,
+            first_round: first,
+            warnings: view::warnings(&whole),
+            todos: None,
+        })
+        .map_err(sink_error)?;
+        let mut file = log::open(&path).map_err(io)?;
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        // What the first pass read, not what loom appended since.
+        let rest = file.take(whole.facts.size.saturating_sub(offset));
+        view::send_entries(rest, index as usize, sink, &path)
+    }
+
     fn window(&self, id: &str) -> Result<Window> {
         let (log, summary) = self.load_id(id)?;
         Ok(view::window(&log, id, summary))
@@ -176,6 +210,27 @@ impl Store for LoomStore {
         log::open(&path)
             .and_then(view::raw)
             .map_err(|e| Error::io("reading", &path, e))
+    }
+
+    /// A record at a time: the log is never held whole, nor its pretty form.
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
+        let path = self.log_path(id)?;
+        let file = log::open(&path).map_err(|e| Error::io("reading", &path, e))?;
+        let mut failed = None;
+        let mut first = true;
+        let read = view::raw_each(file, |t| {
+            if failed.is_some() {
+                return;
+            }
+            let sep = if std::mem::take(&mut first) { "" } else { "\n" };
+            if let Err(e) = out(sep).and_then(|()| out(&t)) {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(sink_error(e));
+        }
+        read.map_err(|e| Error::io("reading", &path, e))
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {

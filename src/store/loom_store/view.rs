@@ -1,7 +1,9 @@
 //! The read views of one session: the transcript (section 4), the replayed window
 //! (section 5) and the raw records.
 
+use std::cell::Cell;
 use std::io::Read;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -9,8 +11,10 @@ use super::convert::{pair_by_position, timestamp, to_message};
 use super::log::{EventKind, Log};
 use super::replay::{self, Slot};
 use super::scan::{self, RawLine};
+use crate::error::{Error, Result};
 use crate::model::{Entry, Message, Role, SessionSummary, Transcript, Window};
 use crate::store::Span;
+use crate::store::sink::EntrySink;
 
 const LONG_LINE_NOTICE: &str =
     "a line longer than 16 MiB was skipped; loom cannot resume this session";
@@ -87,26 +91,50 @@ pub fn tail_transcript(
 /// by position within a round, so a log read from a round's start pairs as the whole does.
 fn entries(log: &Log, first_index: usize) -> Vec<Entry> {
     let mut entries = Vec::new();
-    let mut bad_run = 0u64;
-    let mut index = first_index;
+    let mut conv = ToEntries::new(first_index);
     for e in &log.events {
-        if !matches!(e.kind, EventKind::Bad) && bad_run > 0 {
-            entries.push(Entry::Notice(unreadable(bad_run)));
-            bad_run = 0;
+        conv.push(&e.kind, &mut |x| entries.push(x));
+    }
+    conv.finish(&mut |x| entries.push(x));
+    entries
+}
+
+/// Events turned into entries one at a time (`show` streams a log through this): runs of
+/// unreadable lines become one notice, messages are numbered, and tool results are paired
+/// with the calls before them by position (as `pair_by_position`).
+pub struct ToEntries {
+    bad_run: u64,
+    index: usize,
+    /// The call ids of the last assistant, and which one the next tool result answers.
+    pending: Vec<String>,
+    next: usize,
+}
+
+impl ToEntries {
+    pub fn new(first_index: usize) -> ToEntries {
+        ToEntries {
+            bad_run: 0,
+            index: first_index,
+            pending: Vec::new(),
+            next: 0,
         }
-        let r = match &e.kind {
+    }
+
+    pub fn push(&mut self, kind: &EventKind, out: &mut impl FnMut(Entry)) {
+        if !matches!(kind, EventKind::Bad) && self.bad_run > 0 {
+            out(Entry::Notice(unreadable(self.bad_run)));
+            self.bad_run = 0;
+        }
+        let r = match kind {
             EventKind::Bad => {
-                bad_run += 1;
-                continue;
+                self.bad_run += 1;
+                return;
             }
-            EventKind::TooLong => {
-                entries.push(Entry::Notice(LONG_LINE_NOTICE.to_string()));
-                continue;
-            }
+            EventKind::TooLong => return out(Entry::Notice(LONG_LINE_NOTICE.to_string())),
             EventKind::Record(r) => r,
         };
         match r.kind.as_str() {
-            "system" => entries.push(Entry::SystemPrompt {
+            "system" => out(Entry::SystemPrompt {
                 text: r
                     .message
                     .as_ref()
@@ -114,29 +142,44 @@ fn entries(log: &Log, first_index: usize) -> Vec<Entry> {
                     .unwrap_or_default(),
                 timestamp: timestamp(&r.time),
             }),
-            "compact" => entries.push(Entry::Compaction {
+            "compact" => out(Entry::Compaction {
                 summary: r.summary.clone(),
                 timestamp: timestamp(&r.time),
             }),
             "message" => {
                 if let Some(m) = &r.message {
-                    let msg = to_message(m, Some(index), &r.time, false);
-                    entries.push(Entry::Message(Box::new(msg)));
-                    index += 1;
+                    let mut msg = to_message(m, Some(self.index), &r.time, false);
+                    self.index += 1;
+                    self.pair(&mut msg);
+                    out(Entry::Message(Box::new(msg)));
                 }
             }
             // meta is the header (the summary); unknown kinds are ignored.
             _ => {}
         }
     }
-    if bad_run > 0 {
-        entries.push(Entry::Notice(unreadable(bad_run)));
+
+    /// The notice of a run of unreadable lines at the end.
+    pub fn finish(&mut self, out: &mut impl FnMut(Entry)) {
+        if self.bad_run > 0 {
+            out(Entry::Notice(unreadable(self.bad_run)));
+            self.bad_run = 0;
+        }
     }
-    pair_by_position(entries.iter_mut().filter_map(|e| match e {
-        Entry::Message(m) => Some(m.as_mut()),
-        _ => None,
-    }));
-    entries
+
+    fn pair(&mut self, m: &mut Message) {
+        if m.role == Role::Tool {
+            m.tool_call_id = self.pending.get(self.next).cloned();
+            self.next += 1;
+            return;
+        }
+        self.pending = if m.role == Role::Assistant {
+            m.tool_calls.iter().map(|c| c.id.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        self.next = 0;
+    }
 }
 
 pub const SYSTEM_LOGGED: &str = "last logged system prompt (loom regenerates this on resume)";
@@ -193,8 +236,14 @@ fn mark_orphans(msgs: &mut [Message]) {
 /// Every line pretty-printed when it is JSON, as-is otherwise (the UI sanitises it).
 pub fn raw(r: impl Read) -> std::io::Result<String> {
     let mut out = Vec::new();
+    raw_each(r, |t| out.push(t))?;
+    Ok(out.join("\n"))
+}
+
+/// `raw`'s records one at a time, each pretty-printed (joined by newlines they are `raw`).
+pub fn raw_each(r: impl Read, mut f: impl FnMut(String)) -> std::io::Result<()> {
     scan::for_each_line(r, |line| match line {
-        RawLine::TooLong { len, .. } => out.push(format!(
+        RawLine::TooLong { len, .. } => f(format!(
             "[line of {len} bytes, longer than 16 MiB, not shown]"
         )),
         RawLine::Line { bytes, .. } => {
@@ -203,10 +252,57 @@ pub fn raw(r: impl Read) -> std::io::Result<String> {
                 return;
             }
             match serde_json::from_str::<Value>(&text) {
-                Ok(v) => out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
-                Err(_) => out.push(text.into_owned()),
+                Ok(v) => f(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
+                Err(_) => f(text.into_owned()),
             }
         }
-    })?;
-    Ok(out.join("\n"))
+    })
+}
+
+/// Send the entries of the log lines `r` to `sink` as they are read, messages numbered from
+/// `first_index`: `show` of a log holds one line at a time (issue 11).
+pub fn send_entries(
+    r: impl Read,
+    first_index: usize,
+    sink: &mut dyn EntrySink,
+    path: &Path,
+) -> Result<()> {
+    let stop = Cell::new(false);
+    let reader = Stoppable { r, stop: &stop };
+    let mut conv = ToEntries::new(first_index);
+    let mut failed: Option<std::io::Error> = None;
+    let mut send = |e: Entry, failed: &mut Option<std::io::Error>| {
+        if failed.is_none()
+            && let Err(x) = sink.entry(e)
+        {
+            *failed = Some(x);
+            // The writer is gone: read no further.
+            stop.set(true);
+        }
+    };
+    let read = scan::for_each_line(reader, |line| {
+        if let (Some(kind), _) = super::log::event_of(line) {
+            conv.push(&kind, &mut |e| send(e, &mut failed));
+        }
+    });
+    conv.finish(&mut |e| send(e, &mut failed));
+    if let Some(e) = failed {
+        return Err(crate::store::sink_error(e));
+    }
+    read.map_err(|e| Error::io("reading", path, e))
+}
+
+/// A reader that ends early once `stop` is set.
+struct Stoppable<'a, R> {
+    r: R,
+    stop: &'a Cell<bool>,
+}
+
+impl<R: Read> Read for Stoppable<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stop.get() {
+            return Ok(0);
+        }
+        self.r.read(buf)
+    }
 }

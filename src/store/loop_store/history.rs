@@ -38,13 +38,13 @@ pub(crate) fn sha256_hex(b: &[u8]) -> String {
         .collect()
 }
 
-fn corrupt(loc: &Loc, why: impl std::fmt::Display) -> Error {
+pub(super) fn corrupt(loc: &Loc, why: impl std::fmt::Display) -> Error {
     Error::Corrupt(format!("Loop session {} is corrupt: {why}", loc.id))
 }
 
 /// Open `messages.jsonl` after checking it holds the committed range (`None`: missing and
 /// empty, which is allowed).
-fn open_messages(loc: &Loc, r: &Range) -> Result<Option<File>> {
+pub(super) fn open_messages(loc: &Loc, r: &Range) -> Result<Option<File>> {
     let path = loc.messages_path();
     let f = match regular::open(&path, regular::Links::Refuse) {
         Ok(f) => f,
@@ -206,17 +206,29 @@ fn line_start(f: &File, r: &Range, off: u64) -> bool {
     off == 0 || (f.read_exact_at(&mut b, r.start + off - 1).is_ok() && b[0] == b'\n')
 }
 
-/// Rebuild the round index in memory by scanning the committed range.
+/// Rebuild the round index in memory by scanning the committed range a line at a time
+/// (`show --last 1` of a huge session without `index.json` holds one line, issue 11).
 fn rebuild_index(loc: &Loc, r: &Range, f: &mut File) -> Result<Vec<(usize, u64)>> {
-    let bytes = read_at(loc, f, r.start, r.bytes)?;
-    let mut out = Vec::new();
-    let mut pos = 0u64;
-    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+    use std::io::BufRead;
+    let io = |e| Error::io("reading", loc.messages_path(), e);
+    f.seek(SeekFrom::Start(r.start)).map_err(io)?;
+    let mut lines = std::io::BufReader::with_capacity(1 << 16, (&*f).take(r.bytes));
+    let (mut out, mut line, mut pos, mut i) = (Vec::new(), Vec::new(), 0u64, 0usize);
+    loop {
+        line.clear();
+        let n = lines.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            break;
+        }
         let maybe_user = line.windows(6).any(|w| w == b"\"user\"");
-        if maybe_user && serde_json::from_slice::<Value>(line).is_ok_and(|v| role(&v) == "user") {
+        if maybe_user && serde_json::from_slice::<Value>(&line).is_ok_and(|v| role(&v) == "user") {
             out.push((i, pos));
         }
-        pos += line.len() as u64;
+        pos += n as u64;
+        i += 1;
+    }
+    if pos < r.bytes {
+        return Err(corrupt(loc, "committed bytes missing"));
     }
     Ok(out)
 }
@@ -296,51 +308,11 @@ fn build(
             .and_then(|k| msgs.get(k))
             .map(|m| role(m) == "user")
     };
-    let comps = validate::compactions(
-        &head.header,
-        head.check.compactions_ok,
-        head.range.count,
-        is_user,
-        &mut warnings,
-    );
-    let mut entries = Vec::with_capacity(msgs.len() + comps.len() + 1);
-    // Loop renders its system prompt live and keeps only checkpoints of it; the other
-    // stores show theirs at the top of the history, so Loop's (reconstructed as the context
-    // window does) goes there too when the page starts at the beginning.
-    if first == 0 {
-        let cps = validate::checkpoints(
-            &head.header,
-            head.check.checkpoints_ok,
-            head.range.count,
-            &mut warnings,
-        );
-        if let Some(text) = super::replay::system_prompt(&cps) {
-            let timestamp = cps
-                .first()
-                .and_then(|c| c.get("timestamp"))
-                .and_then(Value::as_i64)
-                .and_then(from_millis);
-            entries.push(Entry::SystemPrompt { text, timestamp });
-        }
-    }
+    let marks = Marks::new(head, first, is_user, &mut warnings);
+    let mut entries = Vec::with_capacity(msgs.len() + marks.comps.len() + 1);
+    entries.extend(marks.system.clone());
     for (k, m) in msgs.iter().enumerate() {
-        let gi = first + k;
-        for c in &comps {
-            if safe_uint(c.get("firstKeptMessageIndex")) == Some(gi as u64) {
-                entries.push(Entry::Compaction {
-                    summary: c
-                        .get("summary")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    timestamp: c
-                        .get("timestamp")
-                        .and_then(Value::as_i64)
-                        .and_then(from_millis),
-                });
-            }
-        }
-        entries.push(Entry::Message(Box::new(to_message(Some(gi), m))));
+        marks.message(first + k, m, &mut |e| entries.push(e));
     }
     Transcript {
         summary: summary_from_head(loc, head),
@@ -349,6 +321,81 @@ fn build(
         first_round,
         warnings,
         todos: None,
+    }
+}
+
+/// What a transcript shows besides its messages: the system prompt at the top (a page from
+/// the beginning) and a marker before each compaction's first kept message.
+pub(super) struct Marks {
+    pub system: Option<Entry>,
+    /// `(firstKeptMessageIndex, summary, timestamp)` of each valid compaction.
+    comps: Vec<(Option<u64>, String, Option<chrono::DateTime<chrono::Utc>>)>,
+}
+
+impl Marks {
+    /// `is_user(i)`: whether stored message `i` is a user message (`None`: not known).
+    pub fn new(
+        head: &Head,
+        first: usize,
+        is_user: impl Fn(usize) -> Option<bool>,
+        warnings: &mut Vec<String>,
+    ) -> Marks {
+        let comps = validate::compactions(
+            &head.header,
+            head.check.compactions_ok,
+            head.range.count,
+            is_user,
+            warnings,
+        );
+        let comps = comps
+            .iter()
+            .map(|c| {
+                (
+                    safe_uint(c.get("firstKeptMessageIndex")),
+                    c.get("summary")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    c.get("timestamp")
+                        .and_then(Value::as_i64)
+                        .and_then(from_millis),
+                )
+            })
+            .collect();
+        // Loop renders its system prompt live and keeps only checkpoints of it; the other
+        // stores show theirs at the top of the history, so Loop's (reconstructed as the
+        // context window does) goes there too when the page starts at the beginning.
+        let mut system = None;
+        if first == 0 {
+            let cps = validate::checkpoints(
+                &head.header,
+                head.check.checkpoints_ok,
+                head.range.count,
+                warnings,
+            );
+            if let Some(text) = super::replay::system_prompt(&cps) {
+                let timestamp = cps
+                    .first()
+                    .and_then(|c| c.get("timestamp"))
+                    .and_then(Value::as_i64)
+                    .and_then(from_millis);
+                system = Some(Entry::SystemPrompt { text, timestamp });
+            }
+        }
+        Marks { system, comps }
+    }
+
+    /// The entries of stored message `gi`: its compaction markers, then itself.
+    pub fn message(&self, gi: usize, m: &Value, out: &mut impl FnMut(Entry)) {
+        for (kept, summary, timestamp) in &self.comps {
+            if *kept == Some(gi as u64) {
+                out(Entry::Compaction {
+                    summary: summary.clone(),
+                    timestamp: *timestamp,
+                });
+            }
+        }
+        out(Entry::Message(Box::new(to_message(Some(gi), m))));
     }
 }
 
@@ -382,7 +429,7 @@ pub(crate) fn transcript(loc: &Loc, span: Span) -> Result<Transcript> {
     ))
 }
 
-fn pretty(line: &[u8]) -> String {
+pub(super) fn pretty(line: &[u8]) -> String {
     match serde_json::from_slice::<Value>(line) {
         Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_default(),
         Err(_) => String::from_utf8_lossy(line).trim_end().to_string(),

@@ -16,6 +16,7 @@ mod header;
 mod history;
 mod listing;
 mod replay;
+mod stream;
 mod validate;
 mod write;
 
@@ -222,11 +223,22 @@ impl Store for LoopStore {
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
         history::transcript(&self.locate(id)?, span)
     }
+    fn transcript_to(
+        &self,
+        id: &str,
+        span: Span,
+        sink: &mut dyn super::sink::EntrySink,
+    ) -> Result<()> {
+        stream::transcript_to(&self.locate(id)?, span, sink)
+    }
     fn window(&self, id: &str) -> Result<Window> {
         replay::window(&self.locate(id)?)
     }
     fn raw(&self, id: &str) -> Result<String> {
         history::raw(&self.locate(id)?)
+    }
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
+        stream::raw_to(&self.locate(id)?, out)
     }
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
         write::set_pinned(&self.locate(id)?, pinned)

@@ -6,12 +6,13 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::Loc;
 use super::convert::to_message;
+use super::envelope::Head;
 use super::header::safe_uint;
 use super::history::read_full;
 use super::listing::summary_from_head;
 use super::validate::{self, is_failed_assistant, role, tool_calls};
+use super::{Layout, Loc, stream};
 use crate::error::Result;
 use crate::model::{Message, Role, Window};
 
@@ -35,72 +36,85 @@ fn repair(id: &str, name: &str, source: usize) -> Projected {
     }
 }
 
-/// Step 2: drop failed assistants, insert repairs for calls left unanswered when a user
-/// message or a new assistant message arrives (pi-ai `transformMessages`).
-fn normalize(msgs: &[Value], warnings: &mut Vec<String>) -> Vec<Projected> {
-    let mut out = Vec::with_capacity(msgs.len());
-    let mut pending: Vec<(String, String, usize)> = Vec::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    let flush = |out: &mut Vec<Projected>,
-                 pending: &mut Vec<(String, String, usize)>,
-                 answered: &mut HashSet<String>| {
-        for (id, name, src) in pending.drain(..) {
-            if !answered.contains(&id) {
-                out.push(repair(&id, &name, src));
+/// Step 2, one message at a time: drop failed assistants, insert repairs for calls left
+/// unanswered when a user message or a new assistant message arrives (pi-ai
+/// `transformMessages`).
+#[derive(Default)]
+struct Normalizer {
+    pending: Vec<(String, String, usize)>,
+    answered: HashSet<String>,
+}
+
+impl Normalizer {
+    fn flush(&mut self, out: &mut impl FnMut(Projected)) {
+        for (id, name, src) in self.pending.drain(..) {
+            if !self.answered.contains(&id) {
+                out(repair(&id, &name, src));
             }
         }
-        answered.clear();
-    };
-    for (i, m) in msgs.iter().enumerate() {
-        match role(m) {
+        self.answered.clear();
+    }
+
+    fn push(
+        &mut self,
+        i: usize,
+        m: Value,
+        warnings: &mut Vec<String>,
+        out: &mut impl FnMut(Projected),
+    ) {
+        match role(&m) {
             "assistant" => {
-                flush(&mut out, &mut pending, &mut answered);
-                if is_failed_assistant(m) {
-                    continue;
+                self.flush(out);
+                if is_failed_assistant(&m) {
+                    return;
                 }
-                pending = tool_calls(m)
+                self.pending = tool_calls(&m)
                     .into_iter()
                     .map(|(id, name)| (id, name, i))
                     .collect();
             }
             "toolResult" => {
                 let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-                answered.insert(id.to_string());
+                self.answered.insert(id.to_string());
             }
-            "user" => flush(&mut out, &mut pending, &mut answered),
+            "user" => self.flush(out),
             _ => {
                 warnings.push(format!("message {i}: unknown role left out of the window"));
-                continue;
+                return;
             }
         }
-        out.push(Projected {
-            value: m.clone(),
+        out(Projected {
+            value: m,
             source: i,
             stored: true,
             note: None,
         });
     }
-    out
 }
 
-/// Step 3: runtime context snapshots, keyed by user ordinal.
-fn place_runtime_contexts(out: Vec<Projected>, rcs: &[&Value]) -> Vec<Projected> {
-    let mut result = Vec::with_capacity(out.len() + rcs.len());
-    let mut ordinal = 0u64;
-    for mut p in out {
+/// Step 3, one projected message at a time: runtime context snapshots, keyed by user
+/// ordinal.
+struct Placer<'a> {
+    rcs: &'a [&'a Value],
+    ordinal: u64,
+}
+
+impl Placer<'_> {
+    fn push(&mut self, mut p: Projected, out: &mut impl FnMut(Projected)) {
         let is_user = p.stored && role(&p.value) == "user";
+        let ordinal = self.ordinal;
         let rc = if is_user {
-            rcs.iter()
+            self.rcs
+                .iter()
                 .find(|r| safe_uint(r.get("userTurn")) == Some(ordinal))
         } else {
             None
         };
         if is_user {
-            ordinal += 1;
+            self.ordinal += 1;
         }
         let Some(rc) = rc else {
-            result.push(p);
-            continue;
+            return out(p);
         };
         let content = rc.get("content").and_then(Value::as_str).unwrap_or("");
         if rc.get("placement").and_then(Value::as_str) == Some("user") {
@@ -110,11 +124,11 @@ fn place_runtime_contexts(out: Vec<Projected>, rcs: &[&Value]) -> Vec<Projected>
                 _ => {}
             }
             p.note = Some("runtime context prepended");
-            result.push(p);
+            out(p);
         } else {
             let source = p.source;
-            result.push(p);
-            result.push(Projected {
+            out(p);
+            out(Projected {
                 value: json!({"role": "user", "content": content,
                     "timestamp": rc.get("timestamp").cloned().unwrap_or(Value::Null)}),
                 source,
@@ -123,7 +137,6 @@ fn place_runtime_contexts(out: Vec<Projected>, rcs: &[&Value]) -> Vec<Projected>
             });
         }
     }
-    result
 }
 
 /// Step 5: fold checkpoints; `preamble` first, then names in order of first appearance.
@@ -155,24 +168,48 @@ pub(crate) fn system_prompt(checkpoints: &[&Value]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-/// The context window the next model request would carry.
+/// The context window the next model request would carry. A v3 history is read twice,
+/// one line at a time (`stream`): only the window's own messages are held, and after a
+/// compaction only those it keeps (issue 11).
 pub(crate) fn window(loc: &Loc) -> Result<Window> {
+    if loc.layout == Layout::V3
+        && let Some(c) = stream::check(loc)?
+    {
+        let is_user = |i: usize| c.is_user.get(i).copied();
+        return build_window(loc, &c.head, &c.warnings, c.is_user.len(), is_user, |f| {
+            stream::each_message(loc, &c, f)
+        });
+    }
     let h = read_full(loc)?;
-    let mut warnings = h.warnings.clone();
-    let (hd, check, msgs) = (&h.head.header, &h.head.check, &h.messages);
-    let n = msgs.len() as u64;
-    let users = msgs.iter().filter(|m| role(m) == "user").count() as u64;
+    let is_user = |i: usize| h.messages.get(i).map(|m| role(m) == "user");
+    build_window(loc, &h.head, &h.warnings, h.messages.len(), is_user, |f| {
+        h.messages
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, m)| f(i, m.clone()))
+    })
+}
 
-    let projected = normalize(msgs, &mut warnings);
-    let rcs = validate::runtime_contexts(hd, check.runtime_ok, users, &mut warnings);
-    let mut projected = place_runtime_contexts(projected, &rcs);
+type Each<'f> = &'f mut dyn FnMut(usize, Value) -> Result<()>;
 
-    let is_user = |i: usize| msgs.get(i).map(|m| role(m) == "user");
-    let comps = validate::compactions(hd, check.compactions_ok, n, is_user, &mut warnings);
+/// The window of a history of `n` messages that `each` hands over in order.
+fn build_window(
+    loc: &Loc,
+    head: &Head,
+    history_warnings: &[String],
+    n: usize,
+    is_user: impl Fn(usize) -> Option<bool>,
+    each: impl FnOnce(Each<'_>) -> Result<()>,
+) -> Result<Window> {
+    let (hd, check) = (&head.header, &head.check);
+    let users = (0..n).filter(|&i| is_user(i) == Some(true)).count() as u64;
+    let (mut normalize_w, mut later_w) = (Vec::new(), Vec::new());
+    let rcs = validate::runtime_contexts(hd, check.runtime_ok, users, &mut later_w);
+    let comps = validate::compactions(hd, check.compactions_ok, n as u64, is_user, &mut later_w);
     let mut messages = Vec::new();
+    let mut first = 0;
     if let Some(c) = comps.last() {
-        let first = safe_uint(c.get("firstKeptMessageIndex")).unwrap_or(0) as usize;
-        projected.retain(|p| p.source >= first);
+        first = safe_uint(c.get("firstKeptMessageIndex")).unwrap_or(0) as usize;
         let summary = c.get("summary").and_then(Value::as_str).unwrap_or("");
         let value = json!({"role": "user", "content": format!(
             "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{summary}\n</summary>"),
@@ -181,15 +218,30 @@ pub(crate) fn window(loc: &Loc) -> Result<Window> {
         m.note = Some("compaction summary".into());
         messages.push(m);
     }
-    messages.extend(projected.into_iter().map(|p| {
+    let mut keep = |p: Projected| {
+        // What precedes the last compaction is replaced by its summary.
+        if p.source < first {
+            return;
+        }
         let mut m = to_message(p.stored.then_some(p.source), &p.value);
         if let Some(note) = p.note {
             m.note = Some(note.into());
         }
-        m
-    }));
-
-    let cps = validate::checkpoints(hd, check.checkpoints_ok, n, &mut warnings);
+        messages.push(m);
+    };
+    let mut normalizer = Normalizer::default();
+    let mut placer = Placer {
+        rcs: &rcs,
+        ordinal: 0,
+    };
+    each(&mut |i, m| {
+        normalizer.push(i, m, &mut normalize_w, &mut |p| placer.push(p, &mut keep));
+        Ok(())
+    })?;
+    let mut warnings = history_warnings.to_vec();
+    warnings.append(&mut normalize_w);
+    warnings.append(&mut later_w);
+    let cps = validate::checkpoints(hd, check.checkpoints_ok, n as u64, &mut warnings);
     let mut system_note = None;
     if let Some(text) = system_prompt(&cps) {
         messages.insert(0, Message::inserted(Role::System, text));
@@ -199,7 +251,7 @@ pub(crate) fn window(loc: &Loc) -> Result<Window> {
         );
     }
     Ok(Window {
-        summary: summary_from_head(loc, &h.head),
+        summary: summary_from_head(loc, head),
         messages,
         system_note,
         warnings,

@@ -88,34 +88,68 @@ pub(crate) fn tool_calls(m: &Value) -> Vec<(String, String)> {
 
 /// Shape and strict pairing warnings for messages whose global indices start at `first`.
 pub(crate) fn check_messages(first: usize, msgs: &[Value]) -> Vec<String> {
-    let mut w = Vec::new();
+    let mut c = Checker::default();
     for (i, m) in msgs.iter().enumerate() {
+        c.push(first + i, m);
+    }
+    c.finish()
+}
+
+/// An assistant's index, its `(id, name)` calls, and how often each id was answered.
+type Open = (usize, Vec<(String, String)>, HashMap<String, usize>);
+
+/// `check_messages` one message at a time (a history streamed past, issue 11): an
+/// assistant's calls are judged when the run of tool results after it ends.
+#[derive(Default)]
+pub(crate) struct Checker {
+    /// The assistant whose results are being counted: its index, calls, and ids seen.
+    open: Option<Open>,
+    warnings: Vec<(usize, String)>,
+}
+
+impl Checker {
+    pub fn push(&mut self, i: usize, m: &Value) {
+        if role(m) == "toolResult" {
+            if let Some((_, _, seen)) = &mut self.open {
+                let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                *seen.entry(id.to_string()).or_default() += 1;
+            }
+        } else {
+            self.close();
+        }
         if !message_ok(m) {
-            w.push(format!("message {}: unsupported message shape", first + i));
+            let w = format!("message {i}: unsupported message shape");
+            self.warnings.push((i, w));
         }
-        if role(m) != "assistant" || is_failed_assistant(m) {
-            continue;
+        if role(m) == "assistant" && !is_failed_assistant(m) {
+            let calls = tool_calls(m);
+            if !calls.is_empty() {
+                self.open = Some((i, calls, HashMap::new()));
+            }
         }
-        let calls = tool_calls(m);
-        if calls.is_empty() {
-            continue;
-        }
-        // The run of toolResults after it must answer each call exactly once, nothing else.
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        for r in msgs[i + 1..].iter().take_while(|r| role(r) == "toolResult") {
-            let id = r.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-            *seen.entry(id.to_string()).or_default() += 1;
-        }
+    }
+
+    /// The run of tool results after the open assistant ended: it must answer each call
+    /// exactly once, nothing else.
+    fn close(&mut self) {
+        let Some((i, calls, seen)) = self.open.take() else {
+            return;
+        };
         let exact =
             calls.len() == seen.len() && calls.iter().all(|(id, _)| seen.get(id) == Some(&1));
         if !exact {
-            w.push(format!(
-                "message {}: tool calls are not answered exactly once",
-                first + i
-            ));
+            let w = format!("message {i}: tool calls are not answered exactly once");
+            self.warnings.push((i, w));
         }
     }
-    w
+
+    /// The warnings in message order (as the whole-history check gives them).
+    pub fn finish(mut self) -> Vec<String> {
+        self.close();
+        // Stable: a message's shape warning stays before its calls' warning.
+        self.warnings.sort_by_key(|w| w.0);
+        self.warnings.into_iter().map(|w| w.1).collect()
+    }
 }
 
 fn entries<'a>(h: &'a Map<String, Value>, key: &str, ok: bool) -> &'a [Value] {
@@ -188,13 +222,22 @@ pub(crate) fn checkpoints<'a>(
 
 /// Prompt timings (4.4, DECIDED rule): count the entries that would be ignored.
 pub(crate) fn prompt_timing_warnings(h: &Map<String, Value>, msgs: &[Value]) -> Vec<String> {
+    let is_user = |i: usize| msgs.get(i).is_some_and(|m| role(m) == "user");
+    prompt_timings_checked(h, msgs.len() as u64, is_user)
+}
+
+/// `prompt_timing_warnings` for a history of `n` messages known only by their roles.
+pub(crate) fn prompt_timings_checked(
+    h: &Map<String, Value>,
+    n: u64,
+    is_user: impl Fn(usize) -> bool,
+) -> Vec<String> {
     let Some(v) = h.get("promptTimings") else {
         return Vec::new();
     };
     let Some(all) = v.as_array() else {
         return vec!["promptTimings is not an array; ignored".into()];
     };
-    let n = msgs.len() as u64;
     let mut bad = 0;
     let (mut prev_user, mut prev_end): (Option<u64>, u64) = (None, 0);
     let mut ids = std::collections::HashSet::new();
@@ -211,7 +254,7 @@ pub(crate) fn prompt_timing_warnings(h: &Map<String, Value>, msgs: &[Value]) -> 
         );
         let ok = match (user, s, f) {
             (Some(u), Some(s), Some(f)) if s <= f && prev_user.is_none_or(|p| u >= p) => {
-                let points_at_user = msgs.get(u as usize).is_some_and(|m| role(m) == "user");
+                let points_at_user = is_user(u as usize);
                 match range {
                     (None, None, None) => points_at_user && prev_user.is_none_or(|p| u > p),
                     (Some(id), Some(a), Some(b)) => {
