@@ -204,7 +204,7 @@ impl TextIndex {
                     _ => todo.push((sid, Print { full, quick }, store.as_ref(), c.clone())),
                 }
             }
-            hot.sort_by(|a, b| b.0.cmp(&a.0));
+            hot.sort_by_key(|h| std::cmp::Reverse(h.0));
             hot.truncate(stamps::HOT);
             let hot: Vec<(u64, String, PathBuf)> = hot
                 .into_iter()
