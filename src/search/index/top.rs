@@ -7,7 +7,8 @@
 
 use std::collections::HashMap;
 
-use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermSetQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
 use tantivy::{Score, Searcher, Term};
 
 use super::Fields;
@@ -70,9 +71,18 @@ fn below(s: Score) -> Score {
     }
 }
 
-/// `query` restricted to these sessions, scoring as `query` alone.
+/// `query` restricted to these sessions, scoring as `query` alone. One term lookup per
+/// session (a `TermSetQuery` would stream every session number of every segment).
 pub(super) fn only(query: &dyn Query, f: Fields, sids: &[u64]) -> BooleanQuery {
-    let set = TermSetQuery::new(sids.iter().map(|s| Term::from_field_u64(f.sid, *s)));
+    let any: Vec<(Occur, Box<dyn Query>)> = sids
+        .iter()
+        .map(|s| {
+            let term = Term::from_field_u64(f.sid, *s);
+            let q: Box<dyn Query> = Box::new(TermQuery::new(term, IndexRecordOption::Basic));
+            (Occur::Should, q)
+        })
+        .collect();
+    let set = BooleanQuery::new(any);
     BooleanQuery::new(vec![
         (Occur::Must, query.box_clone()),
         (
