@@ -281,6 +281,7 @@ fn text_query(c: &mut Criterion) {
     for n in [10_000, 100_000] {
         let (dir, _) = corpus(n, None);
         let ix = build_index(&dir, &dir.with_extension("index-query"), false);
+        let stores = Stores::open(&Roots::all_in(&dir));
         let queries: Vec<TextQuery> = [
             "timeout",
             "\"router test\"",
@@ -294,7 +295,7 @@ fn text_query(c: &mut Criterion) {
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             b.iter(|| {
                 i += 1;
-                ix.search(&queries[i % queries.len()], &|_| true, 20)
+                ix.search_rows(&queries[i % queries.len()], &|_| true, 20, Some(&stores))
                     .unwrap()
                     .len()
             })

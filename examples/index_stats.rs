@@ -5,7 +5,7 @@
 //!   it indexed (documents as capped), the index's bytes on disk and their ratio. Run it under
 //!   `/usr/bin/time -v` for the peak RSS.
 //! - `--queries N`: on the built index, run each of a few queries N times and print the
-//!   median and p99 in ms of query to results (fold into sessions, snippets of the top 20).
+//!   median and p99 in ms of query to results (the top 20 sessions, their hits counted, snippets cut from their files).
 //! - `--append N`: N times, append a message with a new word to a loom session and time its
 //!   re-indexing (`update_some`, as the browser's watcher asks) until a search finds the word;
 //!   the file is cut back to its size afterwards.
@@ -103,7 +103,9 @@ fn run() -> Result<(), String> {
             let mut ms: Vec<f64> = (0..queries)
                 .map(|_| {
                     let t0 = Instant::now();
-                    let hits = ix.search(&parsed, &|_| true, 20).unwrap_or_default();
+                    let hits = ix
+                        .search_rows(&parsed, &|_| true, 20, Some(&stores))
+                        .unwrap_or_default();
                     std::hint::black_box(hits);
                     t0.elapsed().as_secs_f64() * 1e3
                 })

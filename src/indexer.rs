@@ -129,9 +129,10 @@ fn index_thread(
     {
         // The searcher opens its own reader of the same directory, now that it exists.
         let (dir, events, generation) = (dir.clone(), events.clone(), generation.clone());
+        let stores = stores.clone();
         let _ = std::thread::Builder::new()
             .name("spool-search".into())
-            .spawn(move || search_thread(dir, events, generation, queries));
+            .spawn(move || search_thread(dir, stores, events, generation, queries));
     }
     let Some(mut ix) = ix else {
         return;
@@ -197,6 +198,7 @@ fn lower_priority() {
 
 fn search_thread(
     dir: Option<PathBuf>,
+    stores: Arc<Stores>,
     events: Sender<Event>,
     generation: Arc<AtomicU64>,
     queries: Receiver<Query>,
@@ -222,12 +224,11 @@ fn search_thread(
         let hits = ix
             .as_ref()
             .and_then(|ix| {
-                let keys: std::collections::HashSet<Key> = ix
-                    .listed()
-                    .filter(|r| filter.accepts(r))
-                    .map(|r| (r.store, r.id.clone()))
-                    .collect();
-                ix.search(&query, &|k| keys.contains(k), TEXT_LIMIT).ok()
+                let accept = |r: &SessionSummary| filter.accepts(r);
+                let hits = ix
+                    .search_rows(&query, &accept, TEXT_LIMIT, Some(&stores))
+                    .ok()?;
+                Some(hits.into_iter().map(|(h, _)| h).collect())
             })
             .unwrap_or_default();
         if events

@@ -97,10 +97,13 @@ pub enum Command {
     Resume(ResumeArgs),
     /// Search every message of every session (full text)
     ///
-    /// The index is brought up to date first: every session created, deleted, renamed,
-    /// archived or written to since the last search is found as it is now. spool compares each
-    /// session's directory entry (path, mtime) with what it indexed, and re-checks every file
-    /// of a store only when that store's state directories changed.
+    /// The index is brought up to date first. Every session created, deleted, renamed,
+    /// archived, pinned or retitled since the last search, and every session among each
+    /// store's 64 most recently written, is found as it is now; so is any session written to
+    /// when the last full check is more than 5 minutes old. A session shown in the results
+    /// is always checked in full and re-indexed first if its files changed, so no result is
+    /// stale. (An idle session written to again by an agent that was already running may be
+    /// missing from the results until the next full check.)
     Search(SearchArgs),
 }
 

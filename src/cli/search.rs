@@ -1,7 +1,6 @@
 //! `spool search QUERY`: bring the full-text index up to date, then print one line per
 //! matching session, best first (`../shared/cli.md`, `search`).
 
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +11,6 @@ use super::{filter, json_line, parse_kind, stdout_err};
 use crate::app::thousands;
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
-use crate::search::Key;
 use crate::search::index::{self, Hit, TextIndex};
 use crate::search::query::TextQuery;
 use crate::store::Stores;
@@ -61,28 +59,27 @@ pub fn run(
     let keep = filter(a.all, a.archived, false, a.format, a.cwd.as_ref());
     let limit = a.limit.unwrap_or(usize::MAX);
     // The index covers every store whatever the filters (so a filtered search never drops
-    // other stores' sessions from it); its session table answers the filters.
-    let answer = |ix: &TextIndex| -> Result<Vec<(Hit, SessionSummary)>> {
-        let shown: HashMap<Key, &SessionSummary> = ix
-            .listed()
-            .filter(|r| keep.accepts(r))
-            .map(|r| ((r.store, r.id.clone()), r))
-            .collect();
-        let hits = ix.search(&query, &|k| shown.contains_key(k), limit)?;
-        Ok(hits
-            .into_iter()
-            .map(|h| {
-                let row = shown[&h.key].clone();
-                (h, row)
-            })
-            .collect())
+    // other stores' sessions from it); its session table answers the filters, row by row
+    // for the sessions a query can show.
+    let answer = |ix: &mut TextIndex| -> Result<Vec<(Hit, SessionSummary)>> {
+        let mut hits = ix.search_rows(&query, &|r| keep.accepts(r), limit, Some(stores))?;
+        // A warm check looks at few sessions (`spool search --help`): those about to be
+        // shown are checked in full, and any that changed are re-indexed and asked again.
+        for _ in 0..3 {
+            let rows: Vec<SessionSummary> = hits.iter().map(|(_, r)| r.clone()).collect();
+            if !ix.restale(&rows, stores)? {
+                break;
+            }
+            hits = ix.search_rows(&query, &|r| keep.accepts(r), limit, Some(stores))?;
+        }
+        Ok(hits)
     };
-    let hits = match fresh_index(&dir, stores).and_then(|ix| answer(&ix)) {
+    let hits = match fresh_index(&dir, stores).and_then(|mut ix| answer(&mut ix)) {
         Ok(h) => h,
         // A segment that broke under us: the index is a cache, so rebuild it and ask again.
         Err(_) => {
             index::wipe(&dir);
-            answer(&fresh_index(&dir, stores)?)?
+            answer(&mut fresh_index(&dir, stores)?)?
         }
     };
     if a.json {

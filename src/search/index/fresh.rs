@@ -3,23 +3,30 @@
 //! file; several `stat`s) and a quick one (the path and mtime of its directory entry, which
 //! discovery reads anyway). Every store writes a session by replacing or appending to that
 //! entry (Loop publishes `meta.json` into the session's directory at each commit), and spool's
-//! own state (sidecars, Loop's `archive.json`) by replacing files in a few directories whose
-//! mtimes form the store's side stamp. So `spool search` compares quick prints only, and
-//! falls back to full fingerprints for a store whose side stamp moved since the last check.
-
-use std::collections::{HashMap, HashSet};
+//! own state (sidecars, Loop's `archive.json`) by replacing files in a few directories.
+//!
+//! `spool search` checks in one of two ways. A full check discovers every store and compares
+//! quick prints (full fingerprints for a store whose state directories moved), and records
+//! each store's stamp (`stamps`). A warm check, while every stamp is as recorded and the last
+//! full check is less than `FULL_EVERY` old, stats only those directories and each store's
+//! hot sessions. The sessions a search returns are checked in full before they are shown
+//! (`stale`), so a result is never older than its files.
+use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::Path;
-use std::time::SystemTime;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
+use super::stamps::{self, Stamps, StoreStamp};
 use super::write::Changed;
 use super::{Freshness, THREADS, TextIndex, fingerprint, session_number};
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Store, Stores, gather_parallel};
 
-/// Each store's side stamp at the last check, one `stamp\tsessions dir` per line.
-const STAMPS_FILE: &str = "stamps.tsv";
+/// A warm check is trusted this long after a full one: an idle session written to again by
+/// an agent that was already running (loom's `/resume`) moves no directory, and is found by
+/// the next full check at the latest (or at once if a search returns it).
+const FULL_EVERY: Duration = Duration::from_secs(300);
 
 /// A session's two prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,6 +37,11 @@ pub struct Print {
 
 /// The quick print: the session's path and its entry's mtime (`lstat`, as discovery reads it).
 pub fn quick(path: &Path, mtime: Option<SystemTime>) -> u64 {
+    quick_at(path, mtime).0
+}
+
+/// The quick print and the mtime it was taken from.
+fn quick_at(path: &Path, mtime: Option<SystemTime>) -> (u64, Option<SystemTime>) {
     let mtime = mtime.or_else(|| {
         std::fs::symlink_metadata(path)
             .ok()
@@ -38,7 +50,7 @@ pub fn quick(path: &Path, mtime: Option<SystemTime>) -> u64 {
     let mut h = DefaultHasher::new();
     path.hash(&mut h);
     mtime.hash(&mut h);
-    h.finish()
+    (h.finish(), mtime)
 }
 
 /// The mtimes of the directories a store keeps spool's state in (where `state_file` lives)
@@ -61,16 +73,6 @@ fn side_stamp(store: &dyn Store, found: &[Candidate]) -> u64 {
         mtime(&p.join("archive.json")).hash(&mut h);
     }
     h.finish()
-}
-
-fn read_stamps(dir: &Path) -> HashMap<String, u64> {
-    let text = std::fs::read_to_string(dir.join(STAMPS_FILE)).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| {
-            let (stamp, store) = l.split_once('\t')?;
-            Some((store.to_string(), u64::from_str_radix(stamp, 16).ok()?))
-        })
-        .collect()
 }
 
 impl TextIndex {
@@ -96,32 +98,95 @@ impl TextIndex {
         changed
     }
 
-    /// The same from the disk (`spool search`): discover every store's sessions and
-    /// summarize only those that changed. A store whose side stamp is as recorded costs its
-    /// discovery (a directory read and one `lstat` per session); otherwise each session's
-    /// full fingerprint is taken, as in the browser.
+    /// The same from the disk (`spool search`): a warm check when the stamps allow it,
+    /// else a full one (see the module's doc).
     pub fn update_from_disk(
         &mut self,
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
-        let then = read_stamps(&self.dir);
-        let mut now = HashMap::new();
+        let then = stamps::read(&self.dir).unwrap_or_default();
+        let now = SystemTime::now();
+        let recent = stamps::secs(now).saturating_sub(then.full_at) < FULL_EVERY.as_secs();
+        let names: Vec<String> = stores
+            .stores
+            .iter()
+            .map(|s| stamps::name(s.as_ref()))
+            .collect();
+        let same_stores = then.stores.iter().map(|s| &s.name).eq(names.iter());
+        if recent
+            && same_stores
+            && then
+                .stores
+                .iter()
+                .all(|s| s.stamp != 0 && stamps::stamp(&s.paths, None) == Some(s.stamp))
+        {
+            return self.update_hot(stores, &then, progress);
+        }
+        self.update_full(stores, &then, now, progress)
+    }
+
+    /// Every store's stamp is as recorded: only the hot sessions can have changed.
+    fn update_hot(
+        &mut self,
+        stores: &Stores,
+        then: &Stamps,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut todo = Vec::new();
+        for (store, st) in stores.stores.iter().zip(&then.stores) {
+            for (sid, id, path) in &st.hot {
+                let (quick, mtime) = quick_at(path, None);
+                let known = self.sessions.get(sid).map(|k| k.fp);
+                if known.is_some_and(|k| k.quick == quick) {
+                    continue;
+                }
+                let full = fingerprint(path, &store.state_file(id));
+                match known {
+                    Some(k) if k.full == full => self.requick.push((*sid, quick)),
+                    _ => {
+                        let c = Candidate {
+                            id: id.clone(),
+                            path: path.clone(),
+                            mtime,
+                        };
+                        todo.push((*sid, Print { full, quick }, store.as_ref(), c));
+                    }
+                }
+            }
+        }
+        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        self.summarize_and_apply(todo, seen, stores, progress)
+    }
+
+    /// Discover every store's sessions and summarize only those that changed. A store whose
+    /// side stamp is as recorded costs its discovery (a directory read and one `lstat` per
+    /// session); otherwise each session's full fingerprint is taken, as in the browser.
+    fn update_full(
+        &mut self,
+        stores: &Stores,
+        then: &Stamps,
+        began: SystemTime,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let mut next = Stamps {
+            full_at: stamps::secs(began),
+            stores: Vec::new(),
+        };
         let mut seen = HashSet::new();
         let mut todo = Vec::new();
         for store in &stores.stores {
             let found = store.discover();
-            let name = store
-                .sessions_dir()
-                .to_string_lossy()
-                .replace(['\t', '\n'], " ");
-            let stamp = side_stamp(store.as_ref(), &found);
-            let trusted = then.get(&name) == Some(&stamp);
-            now.insert(name, stamp);
-            for c in found {
+            let name = stamps::name(store.as_ref());
+            let side = side_stamp(store.as_ref(), &found);
+            let trusted = then.stores.iter().any(|s| s.name == name && s.side == side);
+            let paths = stamps::paths(store.as_ref(), &found);
+            let mut hot: Vec<(Option<SystemTime>, u64, &Candidate)> = Vec::new();
+            for c in &found {
                 let sid = session_number(store.kind(), &c.id);
                 let known = self.sessions.get(&sid).map(|k| k.fp);
-                let quick = quick(&c.path, c.mtime);
+                let (quick, mtime) = quick_at(&c.path, c.mtime);
+                hot.push((mtime, sid, c));
                 if trusted && known.is_some_and(|k| k.quick == quick) {
                     seen.insert(sid);
                     continue;
@@ -136,11 +201,48 @@ impl TextIndex {
                             self.requick.push((sid, quick));
                         }
                     }
-                    _ => todo.push((sid, Print { full, quick }, store.as_ref(), c)),
+                    _ => todo.push((sid, Print { full, quick }, store.as_ref(), c.clone())),
                 }
             }
+            hot.sort_by_key(|h| std::cmp::Reverse(h.0));
+            hot.truncate(stamps::HOT);
+            let hot: Vec<(u64, String, PathBuf)> = hot
+                .into_iter()
+                .map(|(_, sid, c)| (sid, c.id.clone(), c.path.clone()))
+                .collect();
+            // A hot session a line cannot hold, or a directory that moved while this check
+            // ran: the next check of this store is a full one.
+            let lines_hold = hot.iter().all(|(_, id, p)| {
+                !id.contains(['\t', '\n', '\r'])
+                    && p.to_str().is_some_and(|p| !p.contains(['\t', '\n', '\r']))
+            });
+            let stamp = stamps::stamp(&paths, Some(began))
+                .filter(|_| lines_hold)
+                .unwrap_or(0);
+            next.stores.push(StoreStamp {
+                name,
+                stamp,
+                side,
+                paths,
+                hot,
+            });
         }
-        // The listing pass of what changed, on every thread (a first build reads them all).
+        let r = self.summarize_and_apply(todo, seen, stores, progress)?;
+        if r != Freshness::ReadOnly && next != *then {
+            stamps::write(&self.dir, &next);
+        }
+        Ok(r)
+    }
+
+    /// The listing pass of what changed, on every thread (a first build reads them all),
+    /// then the index brought up to date.
+    fn summarize_and_apply(
+        &mut self,
+        todo: Vec<(u64, Print, &dyn Store, Candidate)>,
+        mut seen: HashSet<u64>,
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
         let chunk = todo.len().div_ceil(THREADS).max(1);
         let changed: Vec<Changed> = gather_parallel(todo.chunks(chunk), |part| {
             part.iter()
@@ -151,17 +253,36 @@ impl TextIndex {
                 .collect()
         });
         seen.extend(changed.iter().map(|c| c.0));
-        let r = self.apply(changed, seen, stores, progress)?;
-        if r != Freshness::ReadOnly && now != then {
-            // Only a hint: a stamp taken before the scan began can only make the next check
-            // fuller, never miss a change.
-            let text: String = now
-                .iter()
-                .map(|(name, stamp)| format!("{stamp:016x}\t{name}\n"))
-                .collect();
-            let path = self.dir.join(STAMPS_FILE);
-            let _ = crate::store::atomic::replace(&path, text.as_bytes(), Default::default());
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// Of `rows` (sessions a search returned, as the table holds them), those whose files
+    /// changed since they were indexed, re-indexed now; true when there were any (the
+    /// search is asked again).
+    pub fn restale(&mut self, rows: &[SessionSummary], stores: &Stores) -> Result<bool> {
+        let mut todo = Vec::new();
+        for r in rows {
+            let sid = session_number(r.store, &r.id);
+            let Some(k) = self.sessions.get(&sid).map(|k| k.fp) else {
+                continue;
+            };
+            let store = stores.store_for(r);
+            let (quick, mtime) = quick_at(&r.path, None);
+            let full = fingerprint(&r.path, &store.state_file(&r.id));
+            if full != k.full {
+                let c = Candidate {
+                    id: r.id.clone(),
+                    path: r.path.clone(),
+                    mtime,
+                };
+                todo.push((sid, Print { full, quick }, store, c));
+            }
         }
-        Ok(r)
+        if todo.is_empty() {
+            return Ok(false);
+        }
+        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        self.summarize_and_apply(todo, seen, stores, &|_, _| {})?;
+        Ok(true)
     }
 }

@@ -1,6 +1,6 @@
 //! Querying the index: a `TextQuery` becomes one tantivy query over the message documents,
-//! every match is folded into its session (hit count, best message), and only the sessions
-//! shown get their stored text read for a snippet.
+//! the sessions that can place are found first (`top`), their matches folded (hit count,
+//! best message), and only the sessions shown are read again from their files for a snippet.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -9,14 +9,20 @@ use std::ops::Range;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, Term};
 
-use super::{TextIndex, index_err};
+use super::{Doc, THREADS, TextIndex, index_err, session_docs, top};
 use crate::error::Result;
+use crate::model::SessionSummary;
 use crate::search::Key;
 use crate::search::query::TextQuery;
+use crate::store::Stores;
+
+/// Up to this many sessions a query finds the candidates first (`top`); above it (the
+/// CLI without `--limit`) it folds every match.
+const PRUNED_UP_TO: usize = 1000;
 
 /// Characters of text around the best hit shown as its snippet.
 const SNIPPET_CHARS: usize = 200;
@@ -167,25 +173,24 @@ impl SegmentCollector for SegmentFold {
 }
 
 impl TextIndex {
-    /// The best `limit` sessions of `fold` that `accept` lets through, best first. Only the
-    /// top few are sorted (a common word matches nearly every session at 100k); the whole
-    /// fold only when filters left too few of them.
-    fn best<'a>(
-        &'a self,
+    /// The best `limit` sessions of `fold` that `row` accepts (giving their listing row),
+    /// best first. Only the top few are sorted (a common word matches nearly every session
+    /// at 100k); the whole fold only when filters left too few of them.
+    fn best(
+        &self,
         mut fold: Fold,
-        accept: &dyn Fn(&Key) -> bool,
+        row: &mut dyn FnMut(u64) -> Option<SessionSummary>,
         limit: usize,
-    ) -> Vec<(&'a Key, Agg)> {
+    ) -> Vec<(SessionSummary, Agg)> {
         let order = |(sa, a): &(u64, Agg), (sb, b): &(u64, Agg)| {
             b.score
                 .total_cmp(&a.score)
                 .then(b.updated.cmp(&a.updated))
                 .then(sa.cmp(sb))
         };
-        let pick = |fold: &[(u64, Agg)]| -> Vec<(&'a Key, Agg)> {
+        let mut pick = |fold: &[(u64, Agg)]| -> Vec<(SessionSummary, Agg)> {
             fold.iter()
-                .filter_map(|(sid, a)| Some((&self.sessions.get(sid)?.key, *a)))
-                .filter(|(k, _)| accept(k))
+                .filter_map(|(sid, a)| Some((row(*sid)?, *a)))
                 .take(limit)
                 .collect()
         };
@@ -240,58 +245,120 @@ impl TextIndex {
     }
 
     /// Sessions matching `q` that `accept` lets through, best first (relevance, then the
-    /// more recent session), at most `limit`, each with the snippet of its best message.
+    /// more recent session), at most `limit`; without snippets or roles, which come from
+    /// the sessions' files (`search_rows`).
     pub fn search(
         &self,
         q: &TextQuery,
         accept: &dyn Fn(&Key) -> bool,
         limit: usize,
     ) -> Result<Vec<Hit>> {
+        let hits = self.search_rows(q, &|r| accept(&(r.store, r.id.clone())), limit, None)?;
+        Ok(hits.into_iter().map(|(h, _)| h).collect())
+    }
+
+    /// The same, filtering on the sessions' listing rows (as the index's table holds them:
+    /// title, last activity, archived, empty, cwd), returned with each hit. Only the rows of
+    /// the sessions that can place are read from the table. With `stores`, each hit's
+    /// snippet and role are cut from its session's files.
+    pub fn search_rows(
+        &self,
+        q: &TextQuery,
+        accept: &dyn Fn(&SessionSummary) -> bool,
+        limit: usize,
+        stores: Option<&Stores>,
+    ) -> Result<Vec<(Hit, SessionSummary)>> {
         let Some(query) = self.build_query(q)? else {
             return Ok(Vec::new());
         };
         let searcher = self.reader.searcher();
-        let fold = searcher
-            .search(&query, &SessionCollector)
-            .map_err(|e| index_err(&self.dir, e))?;
-        let ranked = self.best(fold, accept, limit);
+        let mut rows: HashMap<u64, Option<SessionSummary>> = HashMap::new();
+        let mut row = |sid: u64| -> Option<SessionSummary> {
+            rows.entry(sid)
+                .or_insert_with(|| {
+                    let r = self.sessions.get(&sid)?.row()?;
+                    accept(&r).then_some(r)
+                })
+                .clone()
+        };
+        let err = |e| index_err(&self.dir, e);
+        let fold = if limit <= PRUNED_UP_TO {
+            // The few sessions that can place, then their matches folded exactly.
+            let mut sids = top::candidates(&searcher, &query, limit, &mut |sid| row(sid).is_some())
+                .map_err(err)?;
+            sids.sort_unstable();
+            if sids.is_empty() {
+                Vec::new()
+            } else {
+                let only = top::only(&query, self.f, &sids);
+                searcher.search(&only, &SessionCollector).map_err(err)?
+            }
+        } else {
+            searcher.search(&query, &SessionCollector).map_err(err)?
+        };
+        let ranked = self.best(fold, &mut row, limit);
         let mut snippets = SnippetGenerator::create(&searcher, &query, self.f.text)
             .map_err(|e| index_err(&self.dir, e))?;
         snippets.set_max_num_chars(SNIPPET_CHARS);
+        // Where each best document is (fast fields), then its text again, from the
+        // sessions' files (nothing is stored), the sessions spread over `THREADS`.
+        let places: Vec<[Option<usize>; 3]> = ranked
+            .iter()
+            .map(|(_, a)| {
+                let ff = searcher.segment_reader(a.best.segment_ord).fast_fields();
+                ["message", "round", "ord"].map(|name| {
+                    ff.u64(name)
+                        .ok()
+                        .and_then(|c| c.first(a.best.doc_id))
+                        .filter(|&n| n != u64::MAX)
+                        .map(|n| n as usize)
+                })
+            })
+            .collect();
+        let mut texts: Vec<Option<Doc>> = vec![None; ranked.len()];
+        if let Some(stores) = stores {
+            let jobs: Vec<(usize, &SessionSummary, usize)> = ranked
+                .iter()
+                .zip(&places)
+                .enumerate()
+                .filter_map(|(i, ((r, _), p))| Some((i, r, p[2]?)))
+                .collect();
+            let chunk = jobs.len().div_ceil(THREADS).max(1);
+            let got = crate::store::gather_parallel(jobs.chunks(chunk), |part| {
+                part.iter()
+                    .map(|&(i, r, ord)| {
+                        let mut d = session_docs(stores, r);
+                        (i, (ord < d.len()).then(|| d.swap_remove(ord)))
+                    })
+                    .collect()
+            });
+            for (i, d) in got {
+                texts[i] = d;
+            }
+        }
         let mut out = Vec::with_capacity(ranked.len());
-        for (key, a) in ranked {
-            let doc: TantivyDocument = searcher.doc(a.best).map_err(|e| index_err(&self.dir, e))?;
-            let num = |f| {
-                doc.get_first(f)
-                    .and_then(|v| v.as_u64())
-                    .filter(|&n| n != u64::MAX)
-                    .map(|n| n as usize)
-            };
-            let text = doc
-                .get_first(self.f.text)
-                .and_then(|v| v.as_str())
-                .unwrap_or("");
-            let role = doc
-                .get_first(self.f.role)
-                .and_then(|v| v.as_str())
-                .filter(|r| !r.is_empty())
-                .map(str::to_string);
-            let snip = snippets.snippet(text);
+        for (((r, a), [message, round, _]), doc) in ranked.into_iter().zip(places).zip(texts) {
+            let (text, role) = doc.map_or((String::new(), None), |d| (d.text, d.role));
+            let snip = snippets.snippet(&text);
             let (snippet, highlights) = if snip.is_empty() {
-                (crate::text::truncate_chars(text, SNIPPET_CHARS), Vec::new())
+                (
+                    crate::text::truncate_chars(&text, SNIPPET_CHARS),
+                    Vec::new(),
+                )
             } else {
                 (snip.fragment().to_string(), snip.highlighted().to_vec())
             };
-            out.push(Hit {
-                key: key.clone(),
+            let hit = Hit {
+                key: (r.store, r.id.clone()),
                 score: a.score,
                 hits: a.hits,
-                message: num(self.f.message),
-                round: num(self.f.round),
+                message,
+                round,
                 role,
                 snippet,
                 highlights,
-            });
+            };
+            out.push((hit, r));
         }
         Ok(out)
     }

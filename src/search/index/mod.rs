@@ -11,13 +11,15 @@
 mod docs;
 mod fresh;
 mod hits;
+mod stamps;
 mod table;
+mod top;
 mod write;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use tantivy::schema::{FAST, Field, INDEXED, STORED, Schema, TEXT};
+use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
 pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
@@ -30,7 +32,7 @@ use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Span, Stores};
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
-const SCHEMA_VERSION: &str = "spool-index 4\n";
+const SCHEMA_VERSION: &str = "spool-index 5\n";
 const VERSION_FILE: &str = "spool-schema";
 /// The session table (`table`): number, fingerprint and listing fields of each session.
 const SESSIONS_FILE: &str = "sessions.tsv";
@@ -50,7 +52,7 @@ struct Fields {
     sid: Field,
     message: Field,
     round: Field,
-    role: Field,
+    ord: Field,
     text: Field,
     updated: Field,
 }
@@ -58,11 +60,15 @@ struct Fields {
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let f = Fields {
-        sid: b.add_u64_field("sid", INDEXED | FAST),
-        message: b.add_u64_field("message", STORED | FAST),
-        round: b.add_u64_field("round", STORED),
-        role: b.add_text_field("role", STORED),
-        text: b.add_text_field("text", TEXT | STORED),
+        // Indexed for deletes and `top::only`, with no field norms (a byte per document).
+        sid: b.add_u64_field("sid", NumericOptions::default().set_indexed().set_fast()),
+        // Nothing is stored: the snippets of the few sessions shown are cut from their
+        // files (`hits`), which keeps the index at about a third of the text it indexes.
+        message: b.add_u64_field("message", FAST),
+        round: b.add_u64_field("round", FAST),
+        // The document's place in `docs(session)`, to find its text again.
+        ord: b.add_u64_field("ord", FAST),
+        text: b.add_text_field("text", TEXT),
         updated: b.add_i64_field("updated", FAST),
     };
     (b.build(), f)
@@ -181,8 +187,8 @@ impl TextIndex {
 
     /// The indexed sessions as listing rows (title, last activity, archived, empty, cwd):
     /// what `spool search` filters and prints without listing the stores again.
-    pub fn listed(&self) -> impl Iterator<Item = &SessionSummary> {
-        self.sessions.values().map(|k| &k.row)
+    pub fn listed(&self) -> impl Iterator<Item = SessionSummary> + '_ {
+        self.sessions.values().filter_map(table::Known::row)
     }
 
     /// Bring the index up to date with `rows` (every listed session of `stores`, as the
@@ -222,6 +228,7 @@ impl TextIndex {
 }
 
 /// A session's documents; one it cannot read is still found by its title and summary.
+/// The same call cuts a shown hit's snippet from the document at its `ord`.
 fn session_docs(stores: &Stores, row: &SessionSummary) -> Vec<Doc> {
     match stores.store_for(row).transcript(&row.id, Span::All) {
         Ok(t) => docs(row, &t),
@@ -229,12 +236,12 @@ fn session_docs(stores: &Stores, row: &SessionSummary) -> Vec<Doc> {
     }
 }
 
-fn to_doc(f: Fields, sid: u64, row: &SessionSummary, d: Doc) -> TantivyDocument {
+fn to_doc(f: Fields, sid: u64, row: &SessionSummary, ord: usize, d: Doc) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
     doc.add_u64(f.sid, sid);
     doc.add_u64(f.message, d.message.map_or(u64::MAX, |m| m as u64));
     doc.add_u64(f.round, d.round.map_or(u64::MAX, |r| r as u64));
-    doc.add_text(f.role, d.role.as_deref().unwrap_or(""));
+    doc.add_u64(f.ord, ord as u64);
     doc.add_text(f.text, &d.text);
     doc.add_i64(
         f.updated,

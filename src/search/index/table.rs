@@ -1,39 +1,29 @@
 //! The index's session table (`sessions.tsv`): for every indexed session its number, the
 //! prints it was indexed at (`fresh::Print`), and what `spool search` prints and filters on (title,
 //! last activity, archived, empty, cwd), so a search over unchanged stores lists nothing.
+//!
+//! Reading it is the warm `spool search`'s largest cost after freshness, so a row is kept as
+//! its line's text and parsed into a `SessionSummary` only when a query's top sessions are
+//! filtered and printed (about 20 of 10,000).
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::fresh::Print;
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, from_millis};
-use crate::search::Key;
 
-/// One indexed session.
+/// One indexed session: its prints and, unparsed, the rest of its table line
+/// (`store flags updated id cwd file title`, tab-separated), as a range of the table's
+/// text (no allocation per row when the table is read).
 #[derive(Clone, Debug)]
 pub struct Known {
-    pub key: Key,
     pub fp: Print,
-    /// The listing fields search needs, as a summary (the rest left blank).
-    pub row: SessionSummary,
-}
-
-impl Known {
-    pub fn new(fp: Print, s: &SessionSummary) -> Known {
-        let mut row = SessionSummary::new(s.store, s.id.clone(), s.path.clone());
-        row.title = s.title.clone();
-        row.updated_at = s.last_activity();
-        row.archived = s.archived;
-        row.has_user_message = s.has_user_message;
-        row.cwd = s.cwd.clone();
-        Known {
-            key: (s.store, s.id.clone()),
-            fp,
-            row,
-        }
-    }
+    text: Arc<str>,
+    line: Range<u32>,
 }
 
 /// Tabs and newlines would break a line of the table.
@@ -41,74 +31,110 @@ fn field(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
 
+impl Known {
+    /// `None` for an id a line cannot hold (a tab or newline in it): never indexed.
+    pub fn new(fp: Print, s: &SessionSummary) -> Option<Known> {
+        if s.id.contains(['\t', '\n', '\r']) {
+            return None;
+        }
+        let flags = format!(
+            "{}{}-",
+            if s.archived { "a" } else { "" },
+            if s.has_user_message { "u" } else { "" }
+        );
+        let updated = s
+            .last_activity()
+            .map_or(String::new(), |t| t.timestamp_millis().to_string());
+        let line = format!(
+            "{}\t{flags}\t{updated}\t{}\t{}\t{}\t{}",
+            s.store,
+            s.id,
+            field(s.cwd.as_deref().unwrap_or("")),
+            field(&s.path.to_string_lossy()),
+            field(&s.title),
+        );
+        let len = line.len() as u32;
+        Some(Known {
+            fp,
+            text: line.into(),
+            line: 0..len,
+        })
+    }
+
+    fn line(&self) -> &str {
+        &self.text[self.line.start as usize..self.line.end as usize]
+    }
+
+    /// The listing fields search needs, as a summary (the rest left blank).
+    pub fn row(&self) -> Option<SessionSummary> {
+        let f: Vec<&str> = self.line().splitn(7, '\t').collect();
+        let [store, flags, updated, id, cwd, file, title] = f.as_slice() else {
+            return None;
+        };
+        let store = StoreKind::parse(store)?;
+        let mut row = SessionSummary::new(store, *id, PathBuf::from(file));
+        row.title = title.to_string();
+        row.updated_at = updated.parse().ok().and_then(from_millis);
+        row.archived = flags.contains('a');
+        row.has_user_message = flags.contains('u');
+        row.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
+        Some(row)
+    }
+}
+
+/// Bytes before a line's rest: three fields of 16 hex digits, each followed by a tab.
+const PREFIX: usize = 51;
+
+/// The table as written by `write`; lines it cannot read are left out (re-indexed).
 pub fn read(path: &Path) -> HashMap<u64, Known> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return HashMap::new();
     };
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.splitn(10, '\t').collect();
-            let [
-                sid,
-                full,
-                quick,
-                store,
-                flags,
-                updated,
-                id,
-                cwd,
-                file,
-                title,
-            ] = f.as_slice()
-            else {
-                return None;
-            };
-            let store = StoreKind::parse(store)?;
-            let mut row = SessionSummary::new(store, *id, PathBuf::from(file));
-            row.title = title.to_string();
-            row.updated_at = updated.parse().ok().and_then(from_millis);
-            row.archived = flags.contains('a');
-            row.has_user_message = flags.contains('u');
-            row.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
+    let text: Arc<str> = text.into();
+    if text.len() > u32::MAX as usize {
+        return HashMap::new();
+    }
+    let mut out = HashMap::with_capacity(text.len() / 200);
+    let mut start = 0;
+    while start < text.len() {
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |n| start + n);
+        let l = &text.as_bytes()[start..end];
+        let hex = |at: usize| {
+            std::str::from_utf8(&l[at..at + 16])
+                .ok()
+                .and_then(|s| u64::from_str_radix(s, 16).ok())
+        };
+        if l.len() > PREFIX
+            && l[16] == b'\t'
+            && l[33] == b'\t'
+            && l[50] == b'\t'
+            && let (Some(sid), Some(full), Some(quick)) = (hex(0), hex(17), hex(34))
+        {
             let known = Known {
-                key: (store, id.to_string()),
-                fp: Print {
-                    full: u64::from_str_radix(full, 16).ok()?,
-                    quick: u64::from_str_radix(quick, 16).ok()?,
-                },
-                row,
+                fp: Print { full, quick },
+                text: text.clone(),
+                line: (start + PREFIX) as u32..end as u32,
             };
-            Some((u64::from_str_radix(sid, 16).ok()?, known))
-        })
-        .collect()
+            out.insert(sid, known);
+        }
+        start = end + 1;
+    }
+    out
 }
 
 /// Written after the commit, atomically: a crash in between only re-indexes next time.
 pub fn write(dir: &Path, file: &str, sessions: &HashMap<u64, Known>) -> Result<()> {
-    let mut text = String::with_capacity(sessions.len() * 160);
+    let mut text = String::with_capacity(sessions.len() * 200);
     for (sid, k) in sessions {
-        let r = &k.row;
-        if r.id.contains(['\t', '\n', '\r']) {
-            continue;
-        }
-        let flags = format!(
-            "{}{}-",
-            if r.archived { "a" } else { "" },
-            if r.has_user_message { "u" } else { "" }
-        );
-        let updated = r
-            .updated_at
-            .map_or(String::new(), |t| t.timestamp_millis().to_string());
-        text.push_str(&format!(
-            "{sid:016x}\t{:016x}\t{:016x}\t{}\t{flags}\t{updated}\t{}\t{}\t{}\t{}\n",
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            text,
+            "{sid:016x}\t{:016x}\t{:016x}\t{}",
             k.fp.full,
             k.fp.quick,
-            r.store,
-            r.id,
-            field(r.cwd.as_deref().unwrap_or("")),
-            field(&r.path.to_string_lossy()),
-            field(&r.title),
-        ));
+            k.line()
+        );
     }
     let path = dir.join(file);
     let mut tmp =

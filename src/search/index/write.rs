@@ -113,8 +113,10 @@ impl TextIndex {
                 self.sessions.remove(&sid);
             }
             for (sid, fp, r) in &changed[start..stop] {
-                if !dropped.contains(sid) {
-                    self.sessions.insert(*sid, table::Known::new(*fp, r));
+                if !dropped.contains(sid)
+                    && let Some(k) = table::Known::new(*fp, r)
+                {
+                    self.sessions.insert(*sid, k);
                 }
             }
             for (sid, quick) in self.requick.drain(..) {
@@ -173,8 +175,8 @@ impl TextIndex {
                             let (sid, _, row) = &changed[i];
                             if !dropped.contains(sid) {
                                 writer.delete_term(Term::from_field_u64(f.sid, *sid));
-                                for d in session_docs(stores, row) {
-                                    writer.add_document(to_doc(f, *sid, row, d))?;
+                                for (ord, d) in session_docs(stores, row).into_iter().enumerate() {
+                                    writer.add_document(to_doc(f, *sid, row, ord, d))?;
                                 }
                             }
                             progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
