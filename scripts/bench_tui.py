@@ -10,6 +10,8 @@ HOME and cache per run.
     python3 scripts/bench_tui.py                       # 10k and 100k, 5 runs each
     python3 scripts/bench_tui.py --sizes 10000 --runs 3
     python3 scripts/bench_tui.py --picker 'other=other-picker --flag'   # runs beside spool
+    python3 scripts/bench_tui.py --existing 'claude 10k=--claude-dir H/.claude --codex-dir /E ...'
+                                    # an existing corpus instead, spool run with those flags
 
 Figures (medians over runs, ms unless noted):
   first paint warm/cold  launch -> first screen with any text (warm: catalog present)
@@ -169,7 +171,12 @@ def main():
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "spool-bench"))
     ap.add_argument("--picker", action="append", default=[],
                     help="NAME=COMMAND of another picker, run with HOME at the corpus home")
+    ap.add_argument("--existing", action="append", default=[],
+                    help="NAME=SPOOL FLAGS: bench spool on an existing corpus given by its store "
+                         "flags (point the other stores at empty dirs) instead of --sizes")
     a = ap.parse_args()
+    if a.existing:
+        return bench_existing(a)
     os.makedirs(a.work, exist_ok=True)
     load = os.getloadavg()
     rows = []
@@ -219,6 +226,43 @@ def main():
         for k, v in figs.items():
             print("| %s | %s |" % (k, v))
         print()
+
+
+def bench_existing(a):
+    """The TUI figures and `list --json --all` for spool on corpora that already exist."""
+    import shlex
+    load = os.getloadavg()
+    print("load average at start: %.2f %.2f %.2f on %d cores; %d runs per figure, medians in ms\n"
+          % (*load, os.cpu_count(), a.runs))
+    for spec in a.existing:
+        name, flags = spec.split("=", 1)
+        home = os.path.join(a.work, "home-existing")
+        env = env_for(home)
+        cache = home + "/.cache/spool"
+        cmd = [SPOOL, *shlex.split(flags)]
+        runs = [run_picker(cmd, env, cache, a, list(a.keys)) for _ in range(a.runs)]
+        get = lambda k: [r[k] for r in runs]
+        keys = [k for r in runs for k in r["keys"]]
+        lst = cmd + ["list", "--json", "--all"]
+        shutil.rmtree(cache, ignore_errors=True)
+        cold = timed(lst, env)
+        warm = [timed(lst, env) for _ in range(a.runs)]
+        print("**%s: spool %s**\n\n| what | ms |\n| --- | --- |" % (name, flags))
+        for k, v in {
+            "first paint, warm": fmt(pct(get("warm_first"), 50)),
+            "first paint, cold": fmt(pct(get("cold_first"), 50)),
+            "everything loaded, warm": fmt(pct(get("warm_loaded"), 50)),
+            "everything loaded, cold": fmt(pct(get("cold_loaded"), 50)),
+            "keystroke settled, median": fmt(pct(keys, 50)),
+            "keystroke settled, p99": fmt(pct(keys, 99)),
+            "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
+            "list --json --all, warm catalog": fmt(pct(warm, 50)),
+            "list --json --all, no catalog": fmt(cold),
+        }.items():
+            print("| %s | %s |" % (k, v))
+        print()
+        shutil.rmtree(home, ignore_errors=True)
+    tmux("kill-server")
 
 
 if __name__ == "__main__":

@@ -132,8 +132,38 @@ pub fn check(s: &SessionSummary, dir: &Path, problem: Option<String>, in_use: bo
     if let Some(p) = problem {
         r.refusals.push(p);
     }
+    // claude-code.md 8, codex.md 8, pi.md 8: a session written in the last two minutes
+    // without an end of turn may still have its agent running on it; two agents appending
+    // to one transcript interleave it, so resume asks first.
+    if s.ended == Some(crate::model::Ended::Running) {
+        r.surprises.push(format!(
+            "{} looks live: written in the last 2 minutes and its turn has not ended (the \
+             agent may still be running)",
+            s.reference()
+        ));
+    }
     if dir.is_dir() {
         git_checks(dir, s.git_branch.as_deref(), s.last_activity(), &mut r);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Ended, StoreKind};
+
+    #[test]
+    fn a_live_session_asks_before_resume_and_a_finished_one_does_not() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = SessionSummary::new(StoreKind::Claude, "a1", d.path().join("a1.jsonl"));
+        s.ended = Some(Ended::Running);
+        let gone = d.path().join("gone");
+        let r = check(&s, &gone, None, false);
+        assert!(r.refusals.is_empty());
+        assert_eq!(r.surprises.len(), 1);
+        assert!(r.surprises[0].contains("looks live"), "{:?}", r.surprises);
+        s.ended = Some(Ended::Interrupted);
+        assert!(check(&s, &gone, None, false).surprises.is_empty());
+    }
 }

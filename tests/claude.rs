@@ -120,7 +120,17 @@ fn resume_and_fork_run_claude_in_the_launch_dir() {
     let (bin, log) = live_session(&h);
     let repo = h.path().join("work/repo");
     let id = "c0ffee00-0000-4000-8000-000000000001";
+    // Just written without an end of turn: live, so resume asks first (claude-code.md 8)
+    // and, with no terminal to answer, does not start claude.
     let out = h.run_with_path(&bin, &["resume", &format!("claude:{id}")]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("looks live"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!log.exists() || std::fs::read_to_string(&log).unwrap().is_empty());
+    let out = h.run_with_path(&bin, &["resume", "--yes", &format!("claude:{id}")]);
     assert!(
         out.status.success(),
         "{}",

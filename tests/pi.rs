@@ -124,7 +124,17 @@ fn resume_and_fork_run_pi_in_the_header_cwd() {
     let (bin, log, file) = live_session(&h);
     let repo = h.path().join("work/repo");
     let r = "pi:0199aaaa-0000-7000-8000-000000000001";
+    // Just written, its leaf a user message: live, so resume asks first (pi.md 8) and,
+    // with no terminal to answer, does not run pi.
     let out = h.run_with_path(&bin, &["resume", r]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("looks live"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!log.exists() || std::fs::read_to_string(&log).unwrap().is_empty());
+    let out = h.run_with_path(&bin, &["resume", "--yes", r]);
     assert!(
         out.status.success(),
         "{}",

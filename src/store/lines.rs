@@ -72,11 +72,20 @@ pub fn for_each_line<R: Read>(
         if buf.is_empty() {
             break;
         }
-        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, found) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], true),
             None => (buf, false),
         };
         let used = chunk.len() + usize::from(found);
+        // A line wholly inside the buffer is handed out from it: most lines are, and copying
+        // every byte read into `line` first was a large part of a listing pass.
+        if found && line.is_empty() && skipping.is_none() && chunk.len() <= max_line {
+            let item = emit(start, chunk, None, true);
+            start = item.end();
+            f(item);
+            reader.consume(used);
+            continue;
+        }
         match skipping.as_mut() {
             Some(len) => *len += chunk.len() as u64,
             None if line.len() + chunk.len() > max_line => {

@@ -6,7 +6,8 @@
 //!
 //! Layout: `discover` finds rollouts, `read` splits and decodes lines (zstd too), `record`
 //! reads fields, `listing` derives the facts, `row` the list row, `transcript` the messages,
-//! `index` reads `session_index.jsonl`, `view` the window and `--last`.
+//! `index` reads `session_index.jsonl`, `view` the window and `--last`, `skim` decides which
+//! records a listing parses.
 
 mod discover;
 mod index;
@@ -14,6 +15,7 @@ mod listing;
 mod read;
 mod record;
 mod row;
+mod skim;
 mod transcript;
 mod view;
 

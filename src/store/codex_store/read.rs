@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
+use super::skim;
 use crate::store::entries;
 use crate::store::lines::{self, RawLine};
 use crate::store::regular::{self, Links};
@@ -96,7 +97,7 @@ pub fn read(path: &Path, mode: Mode) -> io::Result<Parsed> {
         };
         let dec = zstd::stream::read::Decoder::new(f)?.take(MAX_INFLATED);
         // A compressed rollout is complete when written: a torn last line is truncation.
-        if let Err(e) = split(dec, 0, &mut p, true, None) {
+        if let Err(e) = split(dec, 0, &mut p, true, None, mode == Mode::List) {
             p.damaged = Some(e.to_string());
         }
         return Ok(p);
@@ -120,7 +121,14 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         .is_some_and(|age| age >= SETTLE);
     let skim = (mode == Mode::List && p.size > LIST_FULL_SCAN).then_some(p.size);
     let take = p.size.saturating_sub(start);
-    split(f.take(take), start, &mut p, settled, skim)?;
+    split(
+        f.take(take),
+        start,
+        &mut p,
+        settled,
+        skim,
+        mode == Mode::List,
+    )?;
     Ok(p)
 }
 
@@ -131,16 +139,19 @@ pub fn read_tail(path: &Path, bytes: u64) -> io::Result<Parsed> {
     read_from(f, size.saturating_sub(bytes), Mode::Full)
 }
 
-/// Split and parse. `skim = Some(size)` skims long middle lines of a file of that size.
+/// Split and parse. `skim = Some(size)` skims long middle lines of a file of that size;
+/// `list` stubs the records a listing does not need (`skim.rs`).
 fn split(
     r: impl Read,
     start: u64,
     p: &mut Parsed,
     settled: bool,
     skim: Option<u64>,
+    list: bool,
 ) -> io::Result<()> {
     let mut first = start == 0;
-    lines::for_each_line(r, MAX_LINE, |line| match line {
+    let mut need = skim::Need::default();
+    let read = lines::for_each_line(r, MAX_LINE, |line| match line {
         RawLine::TooLong { .. } => p.oversized += 1,
         RawLine::Line {
             start: off,
@@ -159,9 +170,27 @@ fn split(
                 p.skimmed.push(classify(bytes));
                 return;
             }
+            // Line 1 is always parsed: it decides legacy mode, which has no such heads.
+            if list
+                && !first
+                && !p.legacy
+                && terminated
+                && let Some(h) = skim::head(bytes)
+                && !need.whole(&h, bytes)
+                && skim::plausible(bytes)
+            {
+                if h.ptype == "token_count" {
+                    need.last_tokens = Some((p.recs.len(), bytes.to_vec()));
+                }
+                p.recs.push(Rec { v: skim::stub(&h) });
+                return;
+            }
             match entries::decode(bytes) {
                 Some((v, lossy)) => {
                     p.lossy += u64::from(lossy);
+                    if list {
+                        need.saw(&v);
+                    }
                     if first && v.get("type").is_none() && v.get("id").is_some() {
                         p.legacy = true;
                     }
@@ -182,7 +211,13 @@ fn split(
                 }
             }
         }
-    })
+    });
+    if let Some((i, bytes)) = need.last_tokens
+        && let Some((v, _)) = entries::decode(&bytes)
+    {
+        p.recs[i] = Rec { v };
+    }
+    read
 }
 
 const RECORD_START: &[u8] = b"{\"timestamp\":\"";

@@ -104,19 +104,39 @@ pub enum Mode {
 }
 
 /// The keys a listing pass reads from most lines; everything else is skipped unparsed.
+/// `C` is what a message's `content` is read as: its text (`SlimText`) for an assistant
+/// message, whose reply `ended` judges, and nothing (`IgnoredAny`) for every other role, so
+/// tool output and prompts are scanned past without being copied.
 #[derive(Deserialize)]
-struct Slim {
+struct Slim<C> {
     #[serde(rename = "type")]
     kind: String,
     id: Option<String>,
     #[serde(rename = "parentId")]
     parent: Option<String>,
     timestamp: Option<String>,
-    message: Option<SlimMsg>,
+    message: Option<SlimMsg<C>>,
+}
+
+/// A message's `content` as a listing keeps it.
+trait Content {
+    fn into_text(self) -> String;
+}
+
+impl Content for SlimText {
+    fn into_text(self) -> String {
+        self.0
+    }
+}
+
+impl Content for serde::de::IgnoredAny {
+    fn into_text(self) -> String {
+        String::new()
+    }
 }
 
 #[derive(Deserialize)]
-struct SlimMsg {
+struct SlimMsg<C> {
     role: Option<String>,
     timestamp: Option<f64>,
     provider: Option<String>,
@@ -126,7 +146,7 @@ struct SlimMsg {
     usage: Option<SlimUsage>,
     #[serde(rename = "isError")]
     is_error: Option<bool>,
-    content: Option<SlimText>,
+    content: Option<C>,
 }
 
 /// The text blocks of a message's `content` (a string, or blocks whose `text` blocks are
@@ -250,7 +270,7 @@ impl Ent {
         })
     }
 
-    fn from_slim(x: Slim) -> Ent {
+    fn from_slim<C: Content>(x: Slim<C>) -> Ent {
         let m = x.message;
         let (tokens, cost) = m
             .as_ref()
@@ -261,26 +281,36 @@ impl Ent {
                     u.cost.as_ref().and_then(|c| c.total).unwrap_or(0.0),
                 )
             });
+        let (role, msg_ts, model, is_error, stop, reply) = match m {
+            Some(m) => {
+                let model = match (&m.provider, &m.model) {
+                    (Some(p), Some(id)) => Some(format!("{p}/{id}")),
+                    _ => None,
+                };
+                let reply = (m.role.as_deref() == Some("assistant"))
+                    .then(|| m.content.map_or(String::new(), Content::into_text));
+                (
+                    m.role,
+                    m.timestamp.and_then(|t| from_millis(t as i64)),
+                    model,
+                    m.is_error.unwrap_or(false),
+                    m.stop,
+                    reply,
+                )
+            }
+            None => (None, None, None, false, None, None),
+        };
         Ent {
             kind: x.kind,
             id: x.id.unwrap_or_default(),
             parent: x.parent,
             ts: x.timestamp.as_deref().and_then(parse_time),
-            role: m.as_ref().and_then(|m| m.role.clone()),
-            msg_ts: m
-                .as_ref()
-                .and_then(|m| m.timestamp)
-                .and_then(|t| from_millis(t as i64)),
-            model: m.as_ref().and_then(|m| match (&m.provider, &m.model) {
-                (Some(p), Some(id)) => Some(format!("{p}/{id}")),
-                _ => None,
-            }),
-            is_error: m.as_ref().and_then(|m| m.is_error).unwrap_or(false),
-            reply: m
-                .as_ref()
-                .filter(|m| m.role.as_deref() == Some("assistant"))
-                .map(|m| m.content.as_ref().map_or(String::new(), |c| c.0.clone())),
-            stop: m.and_then(|m| m.stop),
+            role,
+            msg_ts,
+            model,
+            is_error,
+            reply,
+            stop,
             tokens,
             cost,
             v: Value::Null,
@@ -298,6 +328,17 @@ fn parse_whole(bytes: &[u8], need_user: bool) -> bool {
     }
     const USER: &[u8] = b"\"role\":\"user\"";
     need_user && bytes.starts_with(SLIM[0]) && bytes.windows(USER.len()).any(|w| w == USER)
+}
+
+/// Whether a `message` line may be an assistant's, from its opening bytes (pi writes the role
+/// before the content). When the role is not where expected the text is read anyway.
+fn is_assistant(bytes: &[u8]) -> bool {
+    const ROLE: &[u8] = b"\"role\":\"";
+    let head = &bytes[..bytes.len().min(512)];
+    match memchr::memmem::find(head, ROLE) {
+        Some(i) => head[i + ROLE.len()..].starts_with(b"assistant\""),
+        None => true,
+    }
 }
 
 /// Parse one line into an object (first-wins duplicate keys); `(value, was_lossy)`.
@@ -393,8 +434,12 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
             }
         }
         let slim = mode == Mode::List && !parse_whole(bytes, need_user);
-        let ent = if slim {
-            serde_json::from_slice::<Slim>(bytes)
+        let ent = if slim && is_assistant(bytes) {
+            serde_json::from_slice::<Slim<SlimText>>(bytes)
+                .ok()
+                .map(Ent::from_slim)
+        } else if slim {
+            serde_json::from_slice::<Slim<serde::de::IgnoredAny>>(bytes)
                 .ok()
                 .map(Ent::from_slim)
         } else {
