@@ -155,6 +155,10 @@ fn an_archived_codex_thread_asks_before_codex_unarchives_it() {
         let text = std::fs::read_to_string(&f).unwrap();
         let text = text.replace("/home/user/projects/tinyhttp", &work.to_string_lossy());
         std::fs::write(&f, text).unwrap();
+        // Settled again (2026-03-16): a file written just now looks live, which asks too.
+        let settled = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
+        let file = std::fs::File::options().write(true).open(&f).unwrap();
+        file.set_modified(settled).unwrap();
     }
     let (bin, log) = recording_agent(&t.home(), "codex");
     // Archived threads are listed with `.`.

@@ -34,7 +34,14 @@ fn pi_rows_store_cycling_and_branch_marker() {
         s.contains("[pi]") && s.contains("why does router_test")
     });
     t.keys(&["Enter"]);
-    t.wait_for("1 other branch leaves here");
+    // The transcript opens at its end, under the "left off" card: scroll up to the marker.
+    t.wait_until("1 other branch leaves here", |s| {
+        let seen = s.contains("1 other branch leaves here");
+        if !seen {
+            t.keys(&["k"]);
+        }
+        seen
+    });
     t.keys(&["Escape", "Escape", "q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
