@@ -117,18 +117,30 @@ fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
     (ok, usage.ru_maxrss as u64 * 1024)
 }
 
+/// Run `spool ARGS` and require it to succeed with a peak RSS under `bound` (`size` is the
+/// session file's, for the message).
+fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
+    let (ok, rss) = peak_rss(h, args);
+    assert!(ok, "{args:?} failed");
+    assert!(
+        rss < bound,
+        "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
+        size / MIB,
+        rss / MIB,
+        bound / MIB
+    );
+}
+
 #[test]
 fn loom_last_round_reads_only_the_last_round() {
     let h = Home::empty();
     let size = loom_log(&h, "20260314-091502", 48);
-    let (ok, rss) = peak_rss(&h, &["show", "loom:20260314-091502", "--last", "1"]);
-    assert!(ok);
     // Parsing the whole log held all of it (about 3x its size); the last round is tiny.
-    assert!(
-        rss < 40 * MIB,
-        "show --last 1 of a {} MiB log peaked at {} MiB",
-        size / MIB,
-        rss / MIB
+    assert_peak_under(
+        &h,
+        &["show", "loom:20260314-091502", "--last", "1"],
+        40 * MIB,
+        size,
     );
 }
 
@@ -138,14 +150,7 @@ const STREAMED: u64 = 40 * MIB;
 
 fn assert_streamed(h: &Home, reference: &str, size: u64) {
     for args in [vec!["show", reference], vec!["show", reference, "--json"]] {
-        let (ok, rss) = peak_rss(h, &args);
-        assert!(ok, "{args:?} failed");
-        assert!(
-            rss < STREAMED,
-            "{args:?} of a {} MiB session peaked at {} MiB",
-            size / MIB,
-            rss / MIB
-        );
+        assert_peak_under(h, &args, STREAMED, size);
     }
 }
 
@@ -171,15 +176,8 @@ fn loop_window_after_a_compaction_holds_only_what_it_keeps() {
         vec!["show", "loop:3f6b2c1e", "--window"],
         vec!["show", "loop:3f6b2c1e", "--window", "--json"],
     ] {
-        let (ok, rss) = peak_rss(&h, &args);
-        assert!(ok, "{args:?} failed");
         // Read whole, the history was held as text, as values, and as a projected copy.
-        assert!(
-            rss < STREAMED,
-            "{args:?} of a {} MiB session peaked at {} MiB",
-            size / MIB,
-            rss / MIB
-        );
+        assert_peak_under(&h, &args, STREAMED, size);
     }
 }
 
@@ -187,29 +185,20 @@ fn loop_window_after_a_compaction_holds_only_what_it_keeps() {
 fn loop_window_without_a_compaction_stays_within_twice_the_file() {
     let h = Home::empty();
     let size = loop_session(&h, 32, false);
-    let (ok, rss) = peak_rss(&h, &["show", "loop:3f6b2c1e", "--window"]);
-    assert!(ok);
     // The whole history is the window here; the bound of issue 11 is twice the file.
-    assert!(
-        rss < 2 * size,
-        "show --window of a {} MiB session peaked at {} MiB",
-        size / MIB,
-        rss / MIB
-    );
+    assert_peak_under(&h, &["show", "loop:3f6b2c1e", "--window"], 2 * size, size);
 }
 
 #[test]
 fn loop_last_round_without_an_index_reads_a_line_at_a_time() {
     let h = Home::empty();
     let size = loop_session(&h, 48, false);
-    let (ok, rss) = peak_rss(&h, &["show", "loop:3f6b2c1e", "--last", "1"]);
-    assert!(ok);
     // Rebuilding the round index read the whole committed range into memory.
-    assert!(
-        rss < 40 * MIB,
-        "show --last 1 of a {} MiB session peaked at {} MiB",
-        size / MIB,
-        rss / MIB
+    assert_peak_under(
+        &h,
+        &["show", "loop:3f6b2c1e", "--last", "1"],
+        40 * MIB,
+        size,
     );
 }
 
@@ -219,15 +208,8 @@ fn raw_is_printed_a_record_at_a_time() {
     let loom = loom_log(&h, "20260314-091502", 48);
     let lp = loop_session(&h, 48, false);
     for (reference, size) in [("loom:20260314-091502", loom), ("loop:3f6b2c1e", lp)] {
-        let (ok, rss) = peak_rss(&h, &["show", reference, "--raw"]);
-        assert!(ok);
         // Built whole, the pretty text alone outweighed the file.
-        assert!(
-            rss < STREAMED,
-            "show {reference} --raw of a {} MiB session peaked at {} MiB",
-            size / MIB,
-            rss / MIB
-        );
+        assert_peak_under(&h, &["show", reference, "--raw"], STREAMED, size);
     }
 }
 
@@ -277,13 +259,6 @@ fn harness_show_skips_the_working_context() {
     let id = "Qm3xT8vLk2pR9aZc";
     let size = harness_record(&h, id, 40);
     for args in [vec!["show", id], vec!["show", id, "--json"]] {
-        let (ok, rss) = peak_rss(&h, &args);
-        assert!(ok, "{args:?} failed");
-        assert!(
-            rss < 5 * size,
-            "{args:?} of a {} MiB record peaked at {} MiB",
-            size / MIB,
-            rss / MIB
-        );
+        assert_peak_under(&h, &args, 5 * size, size);
     }
 }
