@@ -3,6 +3,7 @@
 //! resynchronise at the next `\n` after an over-long line.
 
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::time::{Duration, SystemTime};
 
 /// One physical line of the log, as the splitter hands it out.
 pub enum RawLine<'a> {
@@ -107,6 +108,17 @@ pub fn for_each_line<R: Read>(
         f(emit(start, &line, skipping, false));
     }
     Ok(())
+}
+
+/// A torn last line is pending (being written), not bad, while its file changed this
+/// recently: the Claude Code, Codex and pi contracts' settle time.
+const SETTLE: Duration = Duration::from_secs(10);
+
+/// Whether a file last modified at `mtime` has settled, so a torn last line is truncation.
+pub fn settled(mtime: Option<SystemTime>) -> bool {
+    mtime
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .is_some_and(|age| age >= SETTLE)
 }
 
 /// Position `f` at the first line that starts at or after byte `from` (a tail read skips

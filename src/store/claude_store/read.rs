@@ -6,13 +6,13 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::Value;
 
 use crate::store::lines::{self, RawLine};
+use crate::store::regular::{self, Links};
 
 /// Line cap (DECIDED 9): a longer line is an "oversized line" placeholder.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -24,30 +24,15 @@ const HEAD: u64 = 1024 * 1024;
 const TAIL: u64 = 256 * 1024;
 /// Middle lines of a large file longer than this are not parsed while listing.
 const SKIM_LINE: usize = 64 * 1024;
-/// A torn last line is pending (not bad) while the file changed this recently.
-const SETTLE: Duration = Duration::from_secs(10);
 
 /// Open a regular file for reading without following a symlink or blocking on a FIFO.
 pub fn open(path: &Path) -> io::Result<File> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::other("not a regular file"));
-    }
-    Ok(f)
+    regular::open(path, Links::Refuse)
 }
 
 /// A small side file, whole, within `MAX_SMALL`.
 pub fn read_small(path: &Path) -> io::Result<Vec<u8>> {
-    let f = open(path)?;
-    if f.metadata()?.len() > MAX_SMALL {
-        return Err(io::Error::other("larger than 16 MiB"));
-    }
-    let mut out = Vec::new();
-    f.take(MAX_SMALL).read_to_end(&mut out)?;
-    Ok(out)
+    regular::read(path, MAX_SMALL, Links::Refuse)
 }
 
 /// One parsed line (a JSON object).
@@ -108,10 +93,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
     };
     let start = lines::seek_line_start(&mut f, from)?;
     p.from = start;
-    let settled = p
-        .mtime
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .is_some_and(|age| age >= SETTLE);
+    let settled = lines::settled(p.mtime);
     let large = mode == Mode::List && p.size > LIST_FULL_SCAN;
     let size = p.size;
     lines::for_each_line(

@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
@@ -27,8 +27,6 @@ const HEAD: u64 = 1024 * 1024;
 const TAIL: u64 = 256 * 1024;
 /// Middle lines of a large file longer than this are classified from their first bytes.
 const SKIM_LINE: usize = 64 * 1024;
-/// A torn last line is pending (not bad) while the file changed this recently.
-const SETTLE: Duration = Duration::from_secs(10);
 
 /// One parsed record.
 #[derive(Clone, Debug)]
@@ -115,10 +113,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
     };
     let start = lines::seek_line_start(&mut f, from)?;
     p.from = start;
-    let settled = p
-        .mtime
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .is_some_and(|age| age >= SETTLE);
+    let settled = lines::settled(p.mtime);
     let skim = (mode == Mode::List && p.size > LIST_FULL_SCAN).then_some(p.size);
     let take = p.size.saturating_sub(start);
     split(

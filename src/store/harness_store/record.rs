@@ -1,13 +1,13 @@
 //! Loading one session record and deriving its listing row (contract sections 3, 6 and 7).
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::json::{self, Parsed};
 use crate::model::{SessionSummary, StoreKind, parse_time};
+use crate::store::regular::{self, Links};
 use crate::store::{lease, sidecar};
 
 /// Records beyond this size are refused as unreadable rather than read into memory.
@@ -25,14 +25,8 @@ pub struct Loaded {
 /// Read `path` without following a symlink (discovery skips symlinks; a swap must not
 /// redirect us). I/O failures become the "unreadable record" reason.
 pub fn load(path: &Path) -> Result<Loaded, std::io::Error> {
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
+    let mut f = regular::open(path, Links::Refuse)?;
     let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
     if meta.len() > MAX_RECORD_BYTES {
         return Ok(Loaded {
             bytes: Vec::new(),
@@ -49,12 +43,8 @@ pub fn load(path: &Path) -> Result<Loaded, std::io::Error> {
 /// it is read, that array skipped (`json::parse_without`). `None` when that does not apply;
 /// `load` then reads the record as usual.
 pub fn load_lean(path: &Path, skip: &str) -> Result<Option<Loaded>, std::io::Error> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() || meta.len() > MAX_RECORD_BYTES {
+    let f = regular::open(path, Links::Refuse)?;
+    if f.metadata()?.len() > MAX_RECORD_BYTES {
         return Ok(None);
     }
     Ok(json::parse_without(f, skip).map(|map| Loaded {

@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -23,8 +23,6 @@ use crate::store::regular::{self, Links};
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 /// Files above this use the entry `timestamp` for `updated` (pi.md 6.2, first row).
 pub const LARGE: u64 = 8 * 1024 * 1024;
-/// A torn last line is pending (not bad) while the file changed this recently.
-const SETTLE: Duration = Duration::from_secs(10);
 
 /// Open a session file: a regular file, not through a symlink, never blocking.
 pub fn open(path: &Path) -> io::Result<File> {
@@ -400,10 +398,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         p.header = Header::NotRead;
     }
     p.from = start;
-    let settled = p
-        .mtime
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .is_some_and(|age| age >= SETTLE);
+    let settled = lines::settled(p.mtime);
     let mut first = from == 0;
     let mut need_user = true;
     let size = p.size;
