@@ -53,10 +53,16 @@ pub fn remove_live() {
 /// few more times: up to 2 s, since on a loaded machine the index writer's threads (and the
 /// catalog) can keep creating files for longer than a few passes (a SIGVTALRM test left the
 /// copy behind after 200 ms of tries).
+/// A writer that was mid-way may also create its directory again just after a removal
+/// succeeded (a SIGPROF test found the copy back), so the copy must stay gone for a moment.
 fn remove_copy(dir: &Path) {
     for _ in 0..100 {
         if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
-            return;
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            if !dir.exists() {
+                return;
+            }
+            continue;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
