@@ -58,6 +58,26 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
     std::fs::write(&log, format!("{before}{last}\n")).unwrap();
     agree(&h, &stores, "an append");
 
+    // A Loop session's messages appended (its directory's mtime does not move), then the
+    // session archived: that writes its collection's `archive.json`, an input every session
+    // of the collection shares (a pass stamps it once).
+    let loop_row = stores
+        .list_of(Some(spool::model::StoreKind::Loop))
+        .into_iter()
+        .find(|s| s.id == "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c")
+        .expect("the v3 Loop fixture");
+    let msgs = loop_row.path.join("messages.jsonl");
+    let before = std::fs::read_to_string(&msgs).unwrap();
+    let last = before.lines().last().unwrap().to_string();
+    std::fs::write(&msgs, format!("{before}{last}\n")).unwrap();
+    agree(&h, &stores, "an append to a Loop session's messages");
+    stores
+        .store_for(&loop_row)
+        .set_archived(&loop_row.id, true)
+        .unwrap();
+    let archived = agree(&h, &stores, "an archive.json written");
+    assert!(archived.iter().any(|s| s.id == loop_row.id && s.archived));
+
     // Rewrite in place with the same size, and the mtime set back to before the write.
     let harness = h.harness_dir().join("sessions/h2Jd9sWq0TzN4bXe.json");
     let old_mtime = std::fs::metadata(&harness).unwrap().modified().unwrap();

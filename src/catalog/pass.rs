@@ -84,11 +84,24 @@ fn earliest(
     }
 }
 
-fn still_valid(store: &dyn Store, c: &Candidate, m: &Meta, memo: &mut CwdMemo, now: i64) -> bool {
+fn still_valid(
+    store: &dyn Store,
+    c: &Candidate,
+    m: &Meta,
+    memo: &mut (CwdMemo, stamp::Memo),
+    now: i64,
+) -> bool {
     m.path == c.path
         && m.expires.is_none_or(|t| now < t)
-        && m.cwd.as_deref().is_none_or(|d| memo.is_dir(d) == m.cwd_dir)
-        && stamp::key(&store.summary_inputs(c)) == m.key
+        && m.cwd
+            .as_deref()
+            .is_none_or(|d| memo.0.is_dir(d) == m.cwd_dir)
+        && memo.1.key(&store.summary_inputs(c)) == m.key
+}
+
+/// The directory `store` keeps its state files in (every id's file lives there).
+fn state_dir(store: &dyn Store) -> Option<PathBuf> {
+    store.state_file("-").parent().map(Path::to_path_buf)
 }
 
 /// The core of a pass, split over the machine's cores: for each candidate (in order), `None`
@@ -103,8 +116,9 @@ fn reread<'a>(
     let now = stamp::unix_secs(SystemTime::now());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let chunk = candidates.len().div_ceil(threads).max(256);
+    let state = state_dir(store);
     crate::store::gather_parallel(candidates.chunks(chunk), |part| {
-        let mut memo = CwdMemo::default();
+        let mut memo = (CwdMemo::default(), stamp::Memo::new(state.clone()));
         part.iter()
             .map(|c| match old(&c.id) {
                 Some(m) if still_valid(store, c, m, &mut memo, now) => None,

@@ -18,20 +18,25 @@ fn mix(h: u64, v: u64) -> u64 {
 /// The digest of one file's metadata (`lstat`: a symlink is keyed as itself, never followed).
 fn stamp(h: u64, p: &Path) -> u64 {
     match std::fs::symlink_metadata(p) {
-        Ok(m) => [
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime() as u64,
-            m.mtime_nsec() as u64,
-            m.ctime() as u64,
-            m.ctime_nsec() as u64,
-            u64::from(m.mode()),
-        ]
-        .into_iter()
-        .fold(mix(h, 1), mix),
+        Ok(m) => of(h, &m),
         Err(_) => mix(h, 0),
     }
+}
+
+/// `h` with one present file's metadata mixed in.
+fn of(h: u64, m: &std::fs::Metadata) -> u64 {
+    [
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime() as u64,
+        m.mtime_nsec() as u64,
+        m.ctime() as u64,
+        m.ctime_nsec() as u64,
+        u64::from(m.mode()),
+    ]
+    .into_iter()
+    .fold(mix(h, 1), mix)
 }
 
 /// The key of a row derived from `inputs` (in the order the store names them).
@@ -39,6 +44,87 @@ pub fn key(inputs: &[PathBuf]) -> u64 {
     inputs
         .iter()
         .fold(mix(0, inputs.len() as u64), |h, p| stamp(h, p))
+}
+
+/// What one stat pass has already learnt, so the key of each session costs fewer syscalls
+/// (a Loop session's six inputs took six `lstat`s; most are now one per session file):
+/// - the store's state directory is listed once, and a state file it does not hold counts as
+///   missing without an `lstat` (almost every session has none);
+/// - an input outside the session's own path (a collection's `archive.json`, Claude's
+///   `settings.json`) is stamped once per pass, not once per session.
+///
+/// Either is what an `lstat` at the moment of the listing would have said; a change after it
+/// is caught by the next pass exactly as a change right after an `lstat` is.
+pub struct Memo {
+    state_dir: Option<PathBuf>,
+    /// The state directory's names (`None`: not listed yet; `Some(None)`: cannot be listed,
+    /// so every state file is stamped by `lstat`).
+    listed: Option<Option<std::collections::HashSet<std::ffi::OsString>>>,
+    shared: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+}
+
+impl Memo {
+    /// A memo for one pass over a store whose state files live in `state_dir`.
+    pub fn new(state_dir: Option<PathBuf>) -> Memo {
+        Memo {
+            state_dir,
+            listed: None,
+            shared: std::collections::HashMap::new(),
+        }
+    }
+
+    /// `key(inputs)`, with what the memo knows: the same digest for the same files.
+    pub fn key(&mut self, inputs: &[PathBuf]) -> u64 {
+        let first = inputs.first().map_or(Path::new(""), PathBuf::as_path);
+        let mut h = mix(0, inputs.len() as u64);
+        for p in inputs {
+            h = if self.in_state_dir(p) {
+                if self.absent(p) {
+                    mix(h, 0)
+                } else {
+                    stamp(h, p)
+                }
+            } else if p.starts_with(first) {
+                stamp(h, p)
+            } else {
+                let m = self
+                    .shared
+                    .entry(p.clone())
+                    .or_insert_with(|| std::fs::symlink_metadata(p).ok());
+                match m {
+                    Some(m) => of(h, m),
+                    None => mix(h, 0),
+                }
+            };
+        }
+        h
+    }
+
+    fn in_state_dir(&self, p: &Path) -> bool {
+        self.state_dir.is_some() && p.parent() == self.state_dir.as_deref()
+    }
+
+    /// Whether the state directory's listing proves `p` missing.
+    fn absent(&mut self, p: &Path) -> bool {
+        let dir = self.state_dir.as_deref();
+        let listed = self.listed.get_or_insert_with(|| {
+            let rd = match std::fs::read_dir(dir?) {
+                Ok(rd) => rd,
+                // No directory: nothing in it, as an `lstat` of each file would say.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Some(Default::default());
+                }
+                Err(_) => return None,
+            };
+            rd.map(|e| e.map(|e| e.file_name()))
+                .collect::<Result<_, _>>()
+                .ok()
+        });
+        match (listed, p.file_name()) {
+            (Some(names), Some(n)) => !names.contains(n),
+            _ => false,
+        }
+    }
 }
 
 /// Seconds since the epoch (what `Meta::expires` holds).

@@ -89,3 +89,38 @@ fn entries_keep_a_meta_that_differs_from_their_row_and_rows_that_are_skipped() {
     let row = postcard::to_stdvec(cat.sections[0].entries[0].row.as_ref().unwrap()).unwrap();
     assert!(one.len() < row.len() + 16, "{} vs {}", one.len(), row.len());
 }
+
+#[test]
+fn a_pass_memo_gives_the_same_key_as_one_lstat_per_input() {
+    let d = tempfile::tempdir().unwrap();
+    let (session, shared, state) = (
+        d.path().join("col/s1"),
+        d.path().join("col/archive.json"),
+        d.path().join(".spool"),
+    );
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::write(session.join("meta.json"), "{}").unwrap();
+    let inputs = |id: &str| {
+        vec![
+            session.clone(),
+            session.join("meta.json"),
+            shared.clone(),
+            state.join(format!("{id}.json")),
+        ]
+    };
+    let memo_key = |id: &str| stamp::Memo::new(Some(state.clone())).key(&inputs(id));
+    // No state directory, no shared file: both count as missing.
+    assert_eq!(memo_key("a"), stamp::key(&inputs("a")));
+    // Both present; a state file of another id is still missing.
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("a.json"), "{}").unwrap();
+    std::fs::write(&shared, "[]").unwrap();
+    assert_eq!(memo_key("a"), stamp::key(&inputs("a")));
+    assert_eq!(memo_key("b"), stamp::key(&inputs("b")));
+    assert_ne!(memo_key("a"), memo_key("b"));
+    // One memo over many sessions: the shared file stamped once still gives each its key.
+    let mut memo = stamp::Memo::new(Some(state.clone()));
+    for id in ["a", "b", "a"] {
+        assert_eq!(memo.key(&inputs(id)), stamp::key(&inputs(id)), "{id}");
+    }
+}

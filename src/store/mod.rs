@@ -137,15 +137,13 @@ pub trait Store: Send + Sync {
 
     /// The files a summary of `c` is derived from. spool's catalog keys the cached row on
     /// their (dev, inode, size, mtime, ctime), so a change to any of them re-reads the session.
-    /// The default: the session's path (and, for a directory session, its direct entries) and
-    /// the state file. A store whose rows also read files elsewhere names them too.
+    /// The default, for a store with one file per session (loom, agent-harness, pi): the
+    /// session's file and the state file. The file's own stamp holds its type, so a file
+    /// replaced by a directory re-reads the row (an error row) without listing anything; a
+    /// store whose rows also read files elsewhere names them too.
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
-        let mut v = vec![c.path.clone()];
-        if let Ok(rd) = std::fs::read_dir(&c.path) {
-            let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            v.extend(entries);
-        }
+        let mut v = Vec::with_capacity(2);
+        v.push(c.path.clone());
         v.push(self.state_file(&c.id));
         v
     }

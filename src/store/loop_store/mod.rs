@@ -202,14 +202,19 @@ impl Store for LoopStore {
         out
     }
     /// The session's files by name (no directory read), its collection's `archive.json`
-    /// (archived comes from there) and the state file.
+    /// (archived comes from there) and the state file. The layout is told by the name
+    /// discovery gave (`<id>.jsonl` is a legacy file, `<id>` a v3 directory), not by a stat:
+    /// the path's own stamp already holds its type, so a name of the wrong type changes the
+    /// key and is re-read, and a legacy file shadowed by a new `<id>/` is a new candidate.
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
-        let mut v = vec![c.path.clone()];
-        if let Some(loc) = loc_of(c) {
-            if loc.layout == Layout::V3 {
-                v.extend([loc.meta_path(), loc.messages_path(), loc.index_path()]);
+        let mut v = Vec::with_capacity(6);
+        v.push(c.path.clone());
+        if let Some(col) = c.path.parent().filter(|p| *p != self.sessions.as_path()) {
+            let legacy = c.path.file_name() == Some(format!("{}.jsonl", c.id).as_ref());
+            if !legacy {
+                v.extend(["meta.json", "messages.jsonl", "index.json"].map(|f| c.path.join(f)));
             }
-            v.push(loc.archive_path());
+            v.push(col.join("archive.json"));
         }
         v.push(self.state_file(&c.id));
         v
