@@ -18,14 +18,13 @@ pub struct Cat {
 }
 
 impl Cat {
-    /// Write what a pass re-read (and what left) into the catalog file.
+    /// Add what a pass re-read (and what left) to the catalog's patch log: the cost of the
+    /// change, not of the catalog.
     pub fn record(&self, store: &dyn Store, fresh: &[Entry], gone: &[String]) {
         if let Some(c) = &self.cache
             && (!fresh.is_empty() || !gone.is_empty())
         {
-            crate::catalog::patch(c, store.kind(), store.sessions_dir(), |s| {
-                crate::catalog::apply(s, fresh, gone)
-            });
+            crate::catalog::log::append(c, store.kind(), store.sessions_dir(), fresh, gone);
         }
     }
 }

@@ -16,6 +16,7 @@
 //! is simply lost and redone by the next pass.
 
 pub mod live;
+pub mod log;
 pub mod pass;
 pub mod stamp;
 #[cfg(test)]
@@ -189,10 +190,15 @@ pub fn decode(bytes: &[u8]) -> Option<Catalog> {
     postcard::from_bytes(body).ok()
 }
 
-/// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign).
+/// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign), with the
+/// patches of its log applied.
 pub fn load(cache: &Path) -> Option<Catalog> {
     let bytes = regular::read(&file(cache), CAP, regular::Links::Refuse).ok()?;
-    decode(&bytes)
+    let mut cat = decode(&bytes)?;
+    let base = u64::from_le_bytes(bytes.get(28..36)?.try_into().ok()?);
+    drop(bytes);
+    log::replay(cache, base, &mut cat);
+    Some(cat)
 }
 
 /// Write `cat` to `cache` atomically (the directory is created 0700). Best effort: a catalog
@@ -206,14 +212,19 @@ pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
         .map_err(|e| crate::error::Error::io("creating directory", cache, e))?;
     let bytes = encode(cat)
         .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;
-    atomic::replace(&file(cache), &bytes, atomic::Replace::default())
+    atomic::replace(&file(cache), &bytes, atomic::Replace::default())?;
+    // The log's patches are in the new base (its header names the old one, so a reader in
+    // between ignores it anyway).
+    let _ = std::fs::remove_file(log::file(cache));
+    Ok(())
 }
 
-/// The loader's threads (one per store) patch the same file: one at a time in this process.
+/// The loader's threads (one per store) patch the same files: one at a time in this process.
 static PATCHING: Mutex<()> = Mutex::new(());
 
 /// Read the catalog, let `f` change the section of store `kind` at `dir` (created empty if
-/// missing), and write it back.
+/// missing), and write it back whole (a cold pass, which replaces a section; the changes of
+/// a running browser go to the patch log, `log::append`).
 pub fn patch(cache: &Path, kind: StoreKind, dir: &Path, f: impl FnOnce(&mut Section)) {
     let _one = PATCHING.lock().unwrap_or_else(|e| e.into_inner());
     let mut cat = load(cache).unwrap_or_default();

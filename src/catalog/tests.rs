@@ -124,3 +124,96 @@ fn a_pass_memo_gives_the_same_key_as_one_lstat_per_input() {
         assert_eq!(memo.key(&inputs(id)), stamp::key(&inputs(id)), "{id}");
     }
 }
+
+/// A new entry for the sample's section (another loom session).
+fn entry(id: &str) -> Entry {
+    let mut e = sample().sections[0].entries[0].clone();
+    let path = PathBuf::from(format!("/s/{id}.jsonl"));
+    if let Some(r) = e.row.as_mut() {
+        r.id = id.into();
+        r.path = path.clone();
+    }
+    e.meta.id = id.into();
+    e.meta.path = path;
+    e
+}
+
+#[test]
+fn patches_go_to_the_log_and_load_replays_them_on_their_base_only() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    std::fs::create_dir_all(d.path().join("s")).unwrap();
+    let mut cat = sample();
+    cat.sections[0].dir = d.path().join("s");
+    save(&cache, &cat).unwrap();
+    let base = std::fs::read(file(&cache)).unwrap();
+    let dir = cat.sections[0].dir.clone();
+    let first = cat.sections[0].entries[0].meta.id.clone();
+
+    // A new session, a changed one, a gone one: the base file is not rewritten.
+    log::append(&cache, StoreKind::Loom, &dir, &[entry("n1")], &[]);
+    let mut changed = entry("n1");
+    changed.meta.key = 99;
+    log::append(&cache, StoreKind::Loom, &dir, &[changed.clone()], &[first]);
+    assert_eq!(std::fs::read(file(&cache)).unwrap(), base);
+    let mut want = cat.clone();
+    want.sections[0].entries = vec![changed];
+    assert_eq!(load(&cache), Some(want.clone()));
+
+    // Every damaged or cut log gives the base with a prefix of the patches, never a crash.
+    let log = std::fs::read(log::file(&cache)).unwrap();
+    for n in 0..log.len() {
+        std::fs::write(log::file(&cache), &log[..n]).unwrap();
+        assert!(load(&cache).is_some(), "cut at {n}");
+        let mut b = log.clone();
+        b[n] ^= 0x5a;
+        std::fs::write(log::file(&cache), &b).unwrap();
+        let got = load(&cache).unwrap();
+        assert!(
+            got == want || got.sections[0].entries.len() <= 2,
+            "flipped {n}"
+        );
+    }
+    // A log left from an older base (another process saved since) is ignored.
+    std::fs::write(log::file(&cache), &log).unwrap();
+    let mut other = cat.clone();
+    other.sections[0].entries[0].meta.key = 1;
+    save(&cache, &other).unwrap();
+    assert!(!log::file(&cache).exists(), "save folds the log away");
+    std::fs::write(log::file(&cache), &log).unwrap();
+    assert_eq!(load(&cache), Some(other));
+}
+
+#[test]
+fn a_long_log_is_folded_into_the_base_and_threads_lose_no_patch() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let dir = d.path().join("s");
+    std::fs::create_dir_all(&dir).unwrap();
+    // No base yet: the first patch writes one.
+    log::append(&cache, StoreKind::Loom, &dir, &[entry("a0")], &[]);
+    assert!(file(&cache).exists());
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let (cache, dir) = (cache.clone(), dir.clone());
+            std::thread::spawn(move || {
+                for i in 0..150 {
+                    // Long titles, so the log passes `COMPACT_AT` a few times.
+                    let mut e = entry(&format!("t{t}-{i}"));
+                    if let Some(r) = e.row.as_mut() {
+                        r.title = "x".repeat(2000);
+                    }
+                    log::append(&cache, StoreKind::Loom, &dir, &[e], &[]);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let log_len = std::fs::metadata(log::file(&cache)).map_or(0, |m| m.len());
+    assert!(log_len <= log::COMPACT_AT as u64, "log {log_len} bytes");
+    let cat = load(&cache).unwrap();
+    assert_eq!(cat.sections.len(), 1);
+    assert_eq!(cat.sections[0].entries.len(), 1 + 4 * 150);
+}

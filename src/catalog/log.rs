@@ -1,0 +1,158 @@
+//! The catalog's patch log, `catalog.log` beside `catalog.bin`: what the browser re-reads
+//! while it runs (a session marked read, an append, a new or deleted session) is added here
+//! instead of decoding and re-encoding the whole catalog (at 100k sessions, tens of MB of
+//! work and memory for one changed row). A patch costs its own size plus the log so far,
+//! which compaction keeps under `COMPACT_AT`.
+//!
+//! Format: `SPOOLLOG`, the catalog version and schema (as in `catalog.bin`), and the
+//! checksum of the base file's body it applies to; then records, each its length, its
+//! checksum and a postcard `Record`. `load` replays the records in order on the base whose
+//! checksum the log names; a log for another base (rewritten by `save` since) or of another
+//! version is ignored, and so is everything from the first damaged record on. Ignoring a
+//! patch is always safe: the rows it carried are checked against their stores' keys at the
+//! next stat pass like any other cached row, and read again.
+//!
+//! Writes: the whole log through `store::atomic` (temp file, rename), under the patch lock.
+//! Two processes patching at once may lose one's record, never corrupt the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Catalog, Entry, HEADER, MAGIC, Section, VERSION, checksum, schema};
+use crate::model::StoreKind;
+use crate::store::{atomic, regular};
+
+/// The log's file name inside the cache directory.
+pub const FILE: &str = "catalog.log";
+const LOG_MAGIC: &[u8; 8] = b"SPOOLLOG";
+/// Magic, version, schema, base checksum.
+const LOG_HEADER: usize = 8 + 4 + 8 + 8;
+/// A log grown past this is folded into the base file by the next patch.
+pub const COMPACT_AT: usize = 256 << 10;
+
+/// One patch: the re-read entries and the ids gone from one store's section.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    kind: StoreKind,
+    #[serde(with = "crate::model::wire::path_bytes")]
+    dir: PathBuf,
+    fresh: Vec<Entry>,
+    gone: Vec<String>,
+}
+
+pub fn file(cache: &Path) -> PathBuf {
+    cache.join(FILE)
+}
+
+/// The base file's body checksum, from its header alone (`None`: no base of this version).
+fn base_sum(cache: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut f = regular::open(&super::file(cache), regular::Links::Refuse).ok()?;
+    let mut h = [0u8; HEADER];
+    f.read_exact(&mut h).ok()?;
+    let word = |at: usize| u64::from_le_bytes(h[at..at + 8].try_into().unwrap_or_default());
+    let ok = &h[..8] == MAGIC && h[8..12] == VERSION.to_le_bytes() && word(12) == schema();
+    ok.then(|| word(28))
+}
+
+fn header(base: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(LOG_HEADER + 4096);
+    out.extend_from_slice(LOG_MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&schema().to_le_bytes());
+    out.extend_from_slice(&base.to_le_bytes());
+    out
+}
+
+/// The log's bytes up to its last intact record, if it applies to the base `base`.
+fn intact(bytes: &[u8], base: u64) -> Option<&[u8]> {
+    if bytes.get(..LOG_HEADER)? != header(base).as_slice() {
+        return None;
+    }
+    let mut at = LOG_HEADER;
+    while let Some((_, next)) = record_at(bytes, at) {
+        at = next;
+    }
+    Some(&bytes[..at])
+}
+
+/// The record starting at `at` and where the next one starts.
+fn record_at(bytes: &[u8], at: usize) -> Option<(Record, usize)> {
+    let word = |i: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(i..i + 8)?.try_into().ok()?))
+    };
+    let len = usize::try_from(word(at)?).ok()?;
+    let body = bytes.get(at + 16..(at + 16).checked_add(len)?)?;
+    if checksum(body) != word(at + 8)? {
+        return None;
+    }
+    Some((postcard::from_bytes(body).ok()?, at + 16 + len))
+}
+
+/// Apply the log in `cache` (if it names the base `cat` was decoded from) to `cat`.
+pub fn replay(cache: &Path, base: u64, cat: &mut Catalog) {
+    let Ok(bytes) = regular::read(&file(cache), super::CAP, regular::Links::Refuse) else {
+        return;
+    };
+    let Some(good) = intact(&bytes, base) else {
+        return;
+    };
+    let mut at = LOG_HEADER;
+    while let Some((r, next)) = record_at(good, at) {
+        apply_record(cat, r);
+        at = next;
+    }
+}
+
+fn apply_record(cat: &mut Catalog, r: Record) {
+    let mut s = cat.take(r.kind, &r.dir).unwrap_or_else(|| Section {
+        kind: r.kind,
+        dir: r.dir.clone(),
+        entries: Vec::new(),
+    });
+    super::apply(&mut s, &r.fresh, &r.gone);
+    cat.put(s);
+}
+
+/// Add one patch (`fresh` re-read, `gone` removed, in the store `kind` at `dir`): appended
+/// to the log, or, with no base file or a log past `COMPACT_AT`, folded into a new base.
+/// Best effort, like every catalog write: a lost patch only costs a re-read.
+pub fn append(cache: &Path, kind: StoreKind, dir: &Path, fresh: &[Entry], gone: &[String]) {
+    let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
+    let rec = Record {
+        kind,
+        dir: dir.to_path_buf(),
+        fresh: fresh.to_vec(),
+        gone: gone.to_vec(),
+    };
+    let Some(base) = base_sum(cache) else {
+        return compact(cache, Some(rec));
+    };
+    let old = regular::read(&file(cache), super::CAP, regular::Links::Refuse).unwrap_or_default();
+    let mut out = match intact(&old, base) {
+        Some(good) => good.to_vec(),
+        None => header(base),
+    };
+    let Ok(body) = postcard::to_stdvec(&rec) else {
+        return;
+    };
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    if out.len() > COMPACT_AT {
+        return compact(cache, Some(rec));
+    }
+    let _ = atomic::replace(&file(cache), &out, atomic::Replace::default());
+}
+
+/// Fold the log (and `rec`) into a new base file; the lock is held by the caller.
+fn compact(cache: &Path, rec: Option<Record>) {
+    let mut cat = super::load(cache).unwrap_or_default();
+    if let Some(r) = rec {
+        apply_record(&mut cat, r);
+    }
+    // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
+    cat.sections.retain(|s| s.dir.is_dir());
+    let _ = super::save(cache, &cat);
+}
