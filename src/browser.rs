@@ -328,14 +328,23 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     });
     let stores = Arc::new(stores);
     let mut tui = Tui::new(tx.clone()).wrap_err("could not set up the terminal")?;
-    let loader = Loader::start_with(stores.clone(), tx.clone(), warm);
-    let ops = OpsWorker::start(stores.clone(), tx.clone());
-    let indexer = Indexer::start(stores.clone(), tx.clone());
     let size = tui
         .terminal
         .size()
         .wrap_err("could not read the terminal size")?;
     app.update(Action::Resize(size.width, size.height));
+    // With rows from the catalog, the first frame is drawn before any background thread
+    // starts: on two cores, the stat pass, the watcher's walk, the index and the top
+    // session's preview all compete with it, and none of them changes the rows it shows.
+    if app.list.total_rows() > 0 {
+        first_fx.extend(app.update(Action::Tick));
+        tui.draw(|f| ui::draw(f, &mut app, &theme))
+            .wrap_err("could not draw")?;
+        app.list.shown();
+    }
+    let loader = Loader::start_with(stores.clone(), tx.clone(), warm);
+    let ops = OpsWorker::start(stores.clone(), tx.clone());
+    let indexer = Indexer::start(stores.clone(), tx.clone());
 
     let effects = Effects {
         loader: &loader,
