@@ -11,6 +11,7 @@ mod chain;
 mod discover;
 mod ended;
 mod listing;
+mod lite;
 mod read;
 mod record;
 mod transcript;
