@@ -191,6 +191,10 @@ fn entry_markdown(out: &mut String, e: &Entry) {
         Entry::Notice(n) => {
             let _ = writeln!(out, "> {n}\n");
         }
+        // An export is the parent's own history: a child session is named, not copied.
+        Entry::Nested(c) => {
+            let _ = writeln!(out, "> {}\n", c.note);
+        }
     }
 }
 
@@ -348,6 +352,9 @@ pub fn html(t: &Transcript) -> String {
             }
             Entry::Notice(n) => {
                 let _ = writeln!(out, "<p class=\"warn\">{}</p>", escape_html(n));
+            }
+            Entry::Nested(c) => {
+                let _ = writeln!(out, "<p class=\"warn\">{}</p>", escape_html(&c.note));
             }
         }
     }

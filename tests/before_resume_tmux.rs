@@ -1,7 +1,8 @@
 //! Checks before resume, in a real terminal: `r` on a session whose directory has
 //! uncommitted changes asks first (one key to go on or to cancel), a session whose
-//! directory is gone is refused with the reason, and an archived Codex thread asks before
-//! Codex unarchives it. Fake agents on PATH record each run's directory and argv.
+//! directory is gone is refused with the reason, an archived Codex thread asks before
+//! Codex unarchives it, and a Claude Code session its agent may still be writing (live) asks
+//! before a second `claude` opens it. Fake agents on PATH record each run's directory and argv.
 
 mod common;
 
@@ -188,6 +189,54 @@ fn an_archived_codex_thread_asks_before_codex_unarchives_it() {
     for (dir, _) in &runs {
         assert_eq!(Path::new(dir), work.canonicalize().unwrap(), "{ran}");
     }
+    t.wait_listed();
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+}
+
+#[test]
+fn a_live_claude_session_asks_before_resume_and_one_key_answers() {
+    let Some(t) = Tmux::new("live") else { return };
+    let work = t.dir.path().join("parser-work");
+    std::fs::create_dir_all(&work).unwrap();
+    let work = work.canonicalize().unwrap();
+    // Claude's project directory: every character outside [A-Za-z0-9] becomes `-`.
+    let project_dir: String = work
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let project = t.home().join(".claude/projects").join(project_dir);
+    std::fs::create_dir_all(&project).unwrap();
+    let id = "3c1d8f2a-6b4e-4f7a-9c2d-1e5b7a9c3f10";
+    // Written just now and its last record a prompt nobody answered yet: live.
+    let prompt = serde_json::json!({"type":"user","uuid":"7a000000-0000-4000-8000-000000000001",
+        "parentUuid":null,"isSidechain":false,"sessionId":id,"cwd":work,
+        "timestamp":"2026-03-15T10:00:20.000Z","message":{"role":"user",
+        "content":"keep going on the parser"}});
+    std::fs::write(project.join(format!("{id}.jsonl")), format!("{prompt}\n")).unwrap();
+    let (bin, log) = recording_agent(&t.home(), "claude");
+    t.run_env(&path_with(&bin), "");
+    t.wait_listed();
+    t.keys(&["r"]);
+    let s = t.wait_for(" before resume ");
+    assert!(s.contains("looks live"), "{s}");
+    assert!(s.contains("y/enter resume anyway"), "{s}");
+    // n cancels: no second claude on the transcript.
+    t.keys(&["n"]);
+    t.wait_until("the dialog to close", |s| !s.contains(" before resume "));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!log.exists(), "claude ran after n");
+    // y goes on: `claude --resume <id>` in the session's launch directory.
+    t.keys(&["r"]);
+    t.wait_for(" before resume ");
+    t.keys(&["y"]);
+    t.wait_until("claude to run", |_| log.exists());
+    let ran = std::fs::read_to_string(&log).unwrap();
+    let (dir, argv) = ran.trim().split_once('|').unwrap();
+    assert_eq!(Path::new(dir), work);
+    assert_eq!(argv, format!("--resume {id}"));
     t.wait_listed();
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");

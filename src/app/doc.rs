@@ -8,6 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use unicode_width::UnicodeWidthChar;
 
+mod nested;
+
 use super::timefmt::TimeFmt;
 use super::tool_args;
 use crate::model::{Entry, Message, Role, Transcript, Window};
@@ -358,6 +360,7 @@ pub fn transcript(t: &Transcript, open: &Expansion, time: TimeFmt) -> Doc {
                 b.system_prompt(format!("s:e{from_end}"), &label, text);
             }
             Entry::Notice(n) => b.push(line(Tone::Warn, format!("⚠ {}", one_line(n)))),
+            Entry::Nested(c) => b.nested(c),
         }
     }
     b.doc

@@ -179,6 +179,21 @@ pub enum Entry {
     },
     /// Something the reader wants the user to know at this point ("3 unreadable lines skipped").
     Notice(String),
+    /// A child session that ran inside this one (a Claude Code subagent, under the tool call
+    /// that spawned it), with its own transcript to read in place.
+    Nested(Box<Nested>),
+}
+
+/// A child session shown inside its parent's transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nested {
+    /// Names the child among its siblings (a subagent's agent id); the pane's fold key.
+    pub key: String,
+    /// One line for the parent's transcript: what it was asked and how long it ran.
+    pub note: String,
+    /// The child's own transcript. Its messages carry no stored index: positions, rounds
+    /// and "fork from here" count the parent's messages only.
+    pub entries: Vec<Entry>,
 }
 
 /// The full stored history of a session (or its last rounds when paged).

@@ -7,5 +7,7 @@ pub mod session;
 pub mod wire;
 
 pub use ended::Ended;
-pub use message::{Entry, ImageRef, Message, Role, ToolCall, Transcript, Window, round_starts};
+pub use message::{
+    Entry, ImageRef, Message, Nested, Role, ToolCall, Transcript, Window, round_starts,
+};
 pub use session::{SessionSummary, StoreKind, from_millis, parse_time, rfc3339};

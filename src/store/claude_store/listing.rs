@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::discover;
-use super::read::{Parsed, Skimmed};
+use super::read::Parsed;
 use super::record::{self as r, UserKind};
 use crate::model::{SessionSummary, StoreKind};
 
@@ -222,7 +222,6 @@ pub fn facts(id: &str, p: &Parsed) -> Facts {
             _ => f.other_types += 1,
         }
     }
-    f.user_turns += p.skimmed.iter().filter(|s| **s == Skimmed::Prompt).count() as u64;
     f
 }
 

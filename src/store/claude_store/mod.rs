@@ -11,6 +11,7 @@ mod chain;
 mod discover;
 mod ended;
 mod listing;
+mod lite;
 mod read;
 mod record;
 mod transcript;
@@ -37,6 +38,15 @@ use transcript::{Ctx, Subagent};
 
 /// Legacy subagent files of one project directory: `(parent session id, path)`.
 type LegacyAgents = Vec<(String, PathBuf)>;
+
+/// A subagent's records are all sidechain: read them as its own main line.
+fn as_main_line(recs: &mut [read::Rec]) {
+    for rec in recs {
+        if let Some(o) = rec.v.as_object_mut() {
+            o.insert("isSidechain".into(), false.into());
+        }
+    }
+}
 
 /// The state directory's name for this store (formats README).
 pub const STATE_NAME: &str = "claude-code";
@@ -115,16 +125,13 @@ impl ClaudeStore {
                     .unwrap_or_default();
                 let mut sub = Subagent {
                     agent_id,
+                    path: p.clone(),
                     first_prompt: String::new(),
                     messages: 0,
+                    entries: Vec::new(),
                 };
                 if let Ok(mut parsed) = read::read(&p, read::Mode::List) {
-                    // A subagent's records are all sidechain; count them as its own main line.
-                    for rec in &mut parsed.recs {
-                        if let Some(o) = rec.v.as_object_mut() {
-                            o.insert("isSidechain".into(), false.into());
-                        }
-                    }
+                    as_main_line(&mut parsed.recs);
                     let f = listing::facts(id, &parsed);
                     sub.first_prompt = f.first_prompt.clone().unwrap_or_default();
                     sub.messages = f.user_turns + f.assistant_ids.len() as u64;
@@ -132,6 +139,29 @@ impl ClaudeStore {
                 sub
             })
             .collect()
+    }
+
+    /// Read each subagent's own transcript, to be read inside the parent's under the call
+    /// that spawned it (claude-code.md 5). Persisted output resolves in the parent's session
+    /// directory; message positions stay the parent's.
+    fn read_subagents(session_dir: &Path, subs: &mut [Subagent]) {
+        for sub in subs {
+            let Ok(mut p) = read::read(&sub.path, read::Mode::Full) else {
+                continue;
+            };
+            as_main_line(&mut p.recs);
+            let c = chain::build(&p.recs);
+            let cx = Ctx {
+                session_dir,
+                subagents: &[],
+            };
+            sub.entries = transcript::entries(&p.recs, &c, &cx, 0);
+            for e in &mut sub.entries {
+                if let Entry::Message(m) = e {
+                    m.index = None;
+                }
+            }
+        }
     }
 
     fn load(&self, id: &str, path: &Path) -> std::io::Result<Loaded> {
@@ -262,8 +292,9 @@ impl Store for ClaudeStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let (path, l) = self.load_id(id)?;
+        let (path, mut l) = self.load_id(id)?;
         let sdir = Self::session_dir(&path, id);
+        Self::read_subagents(&sdir, &mut l.subagents);
         let cx = Ctx {
             session_dir: &sdir,
             subagents: &l.subagents,

@@ -196,10 +196,46 @@ fn example_b_transcript_and_window() {
         .collect();
     assert!(notices.contains(&"context compacted (manual, 48211 tokens before)"));
     assert!(notices.contains(&"interrupted by the user"));
+    // The subagent is a nested session right under the result of the call that spawned it,
+    // with its own transcript; its messages do not take the parent's positions.
+    let at = t
+        .entries
+        .iter()
+        .position(|e| matches!(e, Entry::Nested(_)))
+        .expect("the subagent is nested in the transcript");
+    let Entry::Message(result) = &t.entries[at - 1] else {
+        panic!("not under the call's result")
+    };
+    assert_eq!(result.tool_call_id.as_deref(), Some("toolu_11"));
+    let Entry::Nested(child) = &t.entries[at] else {
+        unreachable!()
+    };
+    assert_eq!(child.key, "a3f9c1e27b5d04e81");
     assert!(
-        notices
-            .iter()
-            .any(|n| n.starts_with("subagent a3f9c1e27b5d04e81: 2 messages"))
+        child
+            .note
+            .starts_with("subagent a3f9c1e27b5d04e81: 2 messages")
+    );
+    let texts: Vec<(&str, Option<usize>)> = child
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Message(m) => Some((m.text.as_str(), m.index)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            (
+                "List every public route and the file that registers it.",
+                None
+            ),
+            (
+                "Public routes are registered in api/routes.go (12 routes) and api/health.go (1 route).",
+                None
+            )
+        ]
     );
     assert!(
         t.entries

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::chain::Chain;
 use super::read::{self, Rec};
 use super::record::{self as r, UserKind};
-use crate::model::{Entry, ImageRef, Message, Role, ToolCall};
+use crate::model::{Entry, ImageRef, Message, Nested, Role, ToolCall};
 use crate::store::entries::{self, cut};
 
 /// How much of one tool output is shown inline (claude-code.md 6.2: "first 64 KiB").
@@ -21,8 +21,11 @@ pub const SHOW_BYTES: usize = 64 * 1024;
 #[derive(Clone, Debug)]
 pub struct Subagent {
     pub agent_id: String,
+    pub path: std::path::PathBuf,
     pub first_prompt: String,
     pub messages: u64,
+    /// Its own transcript, read only when the parent's is shown (never for the listing).
+    pub entries: Vec<Entry>,
 }
 
 /// What converting needs besides the records.
@@ -248,7 +251,7 @@ fn user(v: &Value, cx: &Ctx<'_>, spawned: &HashMap<String, String>, out: &mut Ve
                     .map(str::to_string)
                     .or_else(|| spawned.get(&call).cloned());
                 if let Some(a) = agent.and_then(|a| cx.subagents.iter().find(|s| s.agent_id == a)) {
-                    out.push(Entry::Notice(format!(
+                    let note = format!(
                         "subagent {}: {} message{}, asked \"{}\"",
                         a.agent_id,
                         a.messages,
@@ -257,7 +260,16 @@ fn user(v: &Value, cx: &Ctx<'_>, spawned: &HashMap<String, String>, out: &mut Ve
                             &crate::text::collapse_whitespace(&a.first_prompt),
                             80
                         )
-                    )));
+                    );
+                    out.push(if a.entries.is_empty() {
+                        Entry::Notice(note)
+                    } else {
+                        Entry::Nested(Box::new(Nested {
+                            key: a.agent_id.clone(),
+                            note,
+                            entries: a.entries.clone(),
+                        }))
+                    });
                 }
             }
         }
