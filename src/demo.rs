@@ -5,7 +5,7 @@
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use include_dir::{Dir, DirEntry, include_dir};
 
@@ -23,6 +23,37 @@ const DEMO_PI_SESSIONS: &str = "/home/demo/.pi/agent/sessions/";
 /// The live demo copy, for the exit-signal handler: it ends the process without running
 /// destructors, so it removes the copy itself (`remove_live`).
 static LIVE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Demo copies being removed: no directory may be created under them any more. Held for
+/// reading around every cache directory creation (`create_cache_dir`), so closing waits for
+/// one in flight, and none starts after.
+static CLOSED: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
+
+/// Create spool's cache directory `dir` (0700, with its parents), unless it lies under a
+/// demo copy being removed. The index, catalog and hints writers run on threads of their own
+/// that may outlive the exit signal; a recursive create from one of them after the removal
+/// made the whole copy again (the flake of `tui_signals_tmux`). Stopping them mid-write is
+/// not possible from a signal thread, so they are refused the directory instead: a file
+/// they write into a removed directory fails, and only a directory create brought it back.
+pub fn create_cache_dir(dir: &Path) -> std::io::Result<()> {
+    let closed = CLOSED.read().unwrap_or_else(|e| e.into_inner());
+    if closed.iter().any(|root| dir.starts_with(root)) {
+        return Err(std::io::Error::other(format!(
+            "{} is being removed (spool is exiting)",
+            dir.display()
+        )));
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Refuse every directory under `root` from now on (waits for a create in flight).
+fn close(root: &Path) {
+    let mut closed = CLOSED.write().unwrap_or_else(|e| e.into_inner());
+    closed.push(root.to_path_buf());
+}
 
 /// A private copy of the demo store; removed when dropped.
 pub struct DemoStore {
@@ -56,6 +87,7 @@ pub fn remove_live() {
 /// A writer that was mid-way may also create its directory again just after a removal
 /// succeeded (a SIGPROF test found the copy back), so the copy must stay gone for a moment.
 fn remove_copy(dir: &Path) {
+    close(dir);
     for _ in 0..100 {
         if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
             std::thread::sleep(std::time::Duration::from_millis(30));
@@ -185,4 +217,24 @@ fn copy_dir(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer thread that outlives the removal must not make the copy again.
+    #[test]
+    fn no_cache_directory_is_made_under_a_copy_being_removed() {
+        let root = tempfile::tempdir().unwrap().keep();
+        let cache = root.join("cache/spool/index");
+        create_cache_dir(&cache).unwrap();
+        remove_copy(&root);
+        assert!(!root.exists());
+        assert!(create_cache_dir(&cache).is_err());
+        assert!(!root.exists(), "the copy was made again");
+        // Elsewhere, directories are still made.
+        let other = tempfile::tempdir().unwrap();
+        create_cache_dir(&other.path().join("a/b")).unwrap();
+    }
 }

@@ -123,14 +123,32 @@ pub fn window_markdown(w: &Window) -> String {
 /// `window_markdown` piece by piece (see `transcript_pieces`).
 pub fn window_pieces(
     w: &Window,
+    emit: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    window_streamed(
+        w,
+        w.messages.len(),
+        w.estimated_tokens(),
+        w.messages.iter(),
+        emit,
+    )
+}
+
+/// The window's Markdown with its messages handed over one at a time (`show --window` of a
+/// huge log): `w` holds everything but them, `count` and `tokens` are what they add up to.
+pub fn window_streamed<M: std::borrow::Borrow<Message>>(
+    w: &Window,
+    count: usize,
+    tokens: u64,
+    messages: impl Iterator<Item = M>,
     mut emit: impl FnMut(&str) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let mut out = header_markdown(&w.summary);
     let _ = writeln!(
         out,
         "**Context window** as the agent would resume it: {}, about {} tokens.\n",
-        crate::text::plural(w.messages.len() as u64, "message", "messages"),
-        w.estimated_tokens()
+        crate::text::plural(count as u64, "message", "messages"),
+        tokens
     );
     if let Some(n) = &w.system_note {
         let _ = writeln!(out, "> {n}\n");
@@ -139,9 +157,9 @@ pub fn window_pieces(
         let _ = writeln!(out, "> {warn}\n");
     }
     emit(&out)?;
-    for m in &w.messages {
+    for m in messages {
         out.clear();
-        message_markdown(&mut out, m);
+        message_markdown(&mut out, m.borrow());
         emit(&out)?;
     }
     Ok(())

@@ -73,12 +73,7 @@ pub fn write(cache: &Path, sessions_dir: &Path, rows: &[SessionSummary]) {
         }
         text.push_str(&format!("{}\t{path}\n", r.id));
     }
-    use std::os::unix::fs::DirBuilderExt;
-    let made = std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(cache);
-    if made.is_ok() {
+    if crate::demo::create_cache_dir(cache).is_ok() {
         let _ = atomic::replace(
             &file_for(cache, sessions_dir),
             text.as_bytes(),

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
+use crate::app::pane::{RAW_PER_ROUND, WINDOW_PER_ROUND};
 use crate::app::{Action, Loaded, View};
 use crate::catalog::Entry;
 use crate::catalog::live::{Cat, check_cached};
@@ -206,8 +207,17 @@ pub fn load(stores: &Stores, req: &Request) -> Loaded {
                 .transcript(id, span)
                 .map(|t| Loaded::Transcript(Arc::new(t)))
         }
-        View::Window => store.window(id).map(|w| Loaded::Window(Arc::new(w))),
-        View::Raw => store.raw(id).map(|r| Loaded::Raw(Arc::new(r))),
+        // A page from the end: only what the first screens show is read and held.
+        View::Window => match req.rounds {
+            Some(r) => store.window_page(id, r.saturating_mul(WINDOW_PER_ROUND)),
+            None => store.window(id),
+        }
+        .map(|w| Loaded::Window(Arc::new(w))),
+        View::Raw => match req.rounds {
+            Some(r) => store.raw_page(id, (r as u64).saturating_mul(RAW_PER_ROUND)),
+            None => store.raw(id).map(|t| (t, false)),
+        }
+        .map(|(r, more)| Loaded::Raw(Arc::new(r), more)),
     };
     r.unwrap_or_else(|e| Loaded::Failed(e.to_string()))
 }

@@ -8,13 +8,20 @@ use std::io::Write;
 use std::process::Stdio;
 
 use common::Home;
+use common::tmux::Tmux;
 
 const MIB: u64 = 1024 * 1024;
 
 /// A loom log of about `mib` MiB: rounds of a user message, a tool call, its result and a
 /// reply.
 fn loom_log(h: &Home, id: &str, mib: u64) -> u64 {
-    let dir = h.loom_dir().join("sessions");
+    loom_log_at(&h.loom_dir(), id, mib).0
+}
+
+/// `loom_log` under the loom root `root`: its size and its number of rounds (the last
+/// reply reads "answer ROUNDS …").
+fn loom_log_at(root: &std::path::Path, id: &str, mib: u64) -> (u64, u64) {
+    let dir = root.join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{id}.jsonl"));
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -40,7 +47,7 @@ fn loom_log(h: &Home, id: &str, mib: u64) -> u64 {
         f.flush().unwrap();
     }
     f.flush().unwrap();
-    std::fs::metadata(&path).unwrap().len()
+    (std::fs::metadata(&path).unwrap().len(), round)
 }
 
 const LOOP_ID: &str = "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c";
@@ -261,4 +268,58 @@ fn harness_show_skips_the_working_context() {
     for args in [vec!["show", id], vec!["show", id, "--json"]] {
         assert_peak_under(&h, &args, 5 * size, size);
     }
+}
+
+#[test]
+fn loom_window_is_replayed_from_offsets() {
+    let h = Home::empty();
+    let size = loom_log(&h, "20260314-091502", 48);
+    for args in [
+        vec!["show", "loom:20260314-091502", "--window"],
+        vec!["show", "loom:20260314-091502", "--window", "--json"],
+    ] {
+        // Replayed over parsed events, the window held every event and every message.
+        assert_peak_under(&h, &args, STREAMED, size);
+    }
+}
+
+/// The peak resident set of a running process (`VmHWM`), in bytes.
+fn high_water(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap();
+    kb * 1024
+}
+
+/// The browser's window and raw views of a big log open at their end, holding a page: the
+/// last reply is on screen and the process stays far below the log's size.
+#[test]
+fn browser_window_and_raw_views_hold_a_page() {
+    let Some(t) = Tmux::new("pages") else {
+        return;
+    };
+    let (size, rounds) = loom_log_at(&t.home().join(".loom"), "20260314-091502", 48);
+    t.run("");
+    t.wait_listed();
+    t.keys(&["Enter"]);
+    t.keys(&["v"]);
+    let last = format!("answer {rounds} ");
+    let win = t.wait_until("the window's end", |s| {
+        s.contains("context window") && s.contains("reopened")
+    });
+    assert!(win.contains(&last), "{win}");
+    t.keys(&["v"]);
+    t.wait_until("the raw view's last record", |s| s.contains(&last));
+    let rss = high_water(t.spool_pid());
+    // Whole, the window alone was several times the log; a page is a few hundred records.
+    assert!(
+        rss < 64 * MIB,
+        "the views of a {} MiB log peaked at {} MiB",
+        size / MIB,
+        rss / MIB
+    );
+    t.keys(&["q"]);
 }

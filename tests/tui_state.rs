@@ -404,3 +404,64 @@ fn g_in_the_pane_reads_the_whole_history_and_lands_on_the_first_message() {
     let s = screen(&mut a, 120, 32);
     assert!(s.contains("wall-clock"), "{s}");
 }
+
+/// The window and raw views open on their last page (issue 11: the first screen of a huge
+/// session holds a page); `g` reads the whole view.
+#[test]
+fn the_window_and_raw_views_page_from_their_end() {
+    let mut a = loaded_app();
+    a.update(Action::Open);
+    let s = a.list.selected_summary().unwrap().clone();
+    let fx = a.update(Action::CycleView);
+    let token = match &fx[..] {
+        [
+            Effect::Load {
+                token,
+                rounds: Some(20),
+                view: View::Window,
+                ..
+            },
+        ] => *token,
+        other => panic!("expected a page of the window, got {other:?}"),
+    };
+    let mut w = window(&s);
+    w.omitted = 30;
+    w.omitted_tokens = 1000;
+    a.update(Action::Loaded {
+        token,
+        content: spool::app::Loaded::Window(std::sync::Arc::new(w)),
+    });
+    assert!(a.pane.has_more_above());
+    // The status line counts the whole window, not the page.
+    let shown = screen(&mut a, 120, 32);
+    assert!(shown.contains("34 messages"), "{shown}");
+    let fx = a.update(Action::Top);
+    assert!(
+        matches!(
+            &fx[..],
+            [Effect::Load {
+                rounds: None,
+                view: View::Window,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+    let fx = a.update(Action::CycleView);
+    let token = match &fx[..] {
+        [
+            Effect::Load {
+                token,
+                rounds: Some(20),
+                view: View::Raw,
+                ..
+            },
+        ] => *token,
+        other => panic!("expected a page of the raw view, got {other:?}"),
+    };
+    a.update(Action::Loaded {
+        token,
+        content: spool::app::Loaded::Raw(std::sync::Arc::new("{}".into()), true),
+    });
+    assert!(a.pane.has_more_above());
+}

@@ -188,7 +188,8 @@ impl Action {
 pub enum Loaded {
     Transcript(Arc<Transcript>),
     Window(Arc<Window>),
-    Raw(Arc<String>),
+    /// The raw text, and whether earlier records were left out (paged from the end).
+    Raw(Arc<String>, bool),
     Failed(String),
 }
 

@@ -311,6 +311,9 @@ impl App {
             }
             Action::CycleView => {
                 self.pane.view = self.pane.view.next();
+                // Each view starts from its last page (a whole history read for one view
+                // is not read again for the next).
+                self.pane.rounds = pane::ROUND_PAGE;
                 if self.pane.key.is_some() {
                     self.request(&mut fx, true);
                 }

@@ -13,6 +13,10 @@ use crate::search::Key;
 
 /// Rounds read first, and added each time the user scrolls to the top.
 pub const ROUND_PAGE: usize = 20;
+/// The window and raw views page from their end too (issue 11: the first screen of a huge
+/// session holds a page): per round of `rounds`, this many window messages or raw bytes.
+pub const WINDOW_PER_ROUND: usize = 5;
+pub const RAW_PER_ROUND: u64 = 8 * 1024;
 /// `Pane::rounds` meaning the whole history (`g` reads from the start).
 pub const ALL_ROUNDS: usize = usize::MAX;
 
@@ -26,7 +30,8 @@ pub enum Content {
     Empty,
     Transcript(Arc<Transcript>),
     Window(Arc<Window>),
-    Raw(Arc<String>),
+    /// The raw text, and whether earlier records are not loaded.
+    Raw(Arc<String>, bool),
     Failed(String),
 }
 
@@ -127,7 +132,7 @@ impl Pane {
         self.content = match content {
             Loaded::Transcript(t) => Content::Transcript(t),
             Loaded::Window(w) => Content::Window(w),
-            Loaded::Raw(r) => Content::Raw(r),
+            Loaded::Raw(r, more) => Content::Raw(r, more),
             Loaded::Failed(e) => Content::Failed(e),
         };
         self.dirty = true;
@@ -141,9 +146,14 @@ impl Pane {
         }
     }
 
-    /// Whether older rounds exist that are not loaded.
+    /// Whether older rounds, window messages or raw records exist that are not loaded.
     pub fn has_more_above(&self) -> bool {
-        matches!(&self.content, Content::Transcript(t) if t.first_round > 0)
+        match &self.content {
+            Content::Transcript(t) => t.first_round > 0,
+            Content::Window(w) => w.omitted > 0,
+            Content::Raw(_, more) => *more,
+            _ => false,
+        }
     }
 
     /// Fold the "left off" card to one line, or open it.
@@ -219,7 +229,7 @@ impl Pane {
                     doc::transcript(t, open, self.time)
                 }
                 Content::Window(w) => doc::window(w, open, self.time),
-                Content::Raw(r) => doc::Doc {
+                Content::Raw(r, _) => doc::Doc {
                     lines: doc::raw(r),
                     ..doc::Doc::default()
                 },
@@ -368,7 +378,7 @@ mod tests {
             .map(|i| format!("  line {i}: {}\n", "word ".repeat(i % 13)))
             .collect();
         let mut p = Pane {
-            content: Content::Raw(Arc::new(text)),
+            content: Content::Raw(Arc::new(text), false),
             dirty: true,
             ..Pane::default()
         };

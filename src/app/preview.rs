@@ -2,7 +2,7 @@
 //! selected session changed and asks for it), pages older rounds in, jumps to the first
 //! message, and marks a session read once its last message has been on screen.
 
-use super::action::{Effect, OpInput, SessionOp, View};
+use super::action::{Effect, OpInput, SessionOp};
 use super::pane::{ALL_ROUNDS, Content, ROUND_PAGE};
 use super::{App, Focus};
 
@@ -70,7 +70,6 @@ impl App {
     pub(super) fn maybe_more(&mut self, fx: &mut Vec<Effect>) {
         if self.pane.scroll == 0
             && !self.pane.follow
-            && self.pane.view == View::Transcript
             && self.pane.has_more_above()
             && !self.pane.loading
         {
@@ -86,7 +85,7 @@ impl App {
         self.pane.scroll = 0;
         self.pane.follow = false;
         let partial = self.pane.has_more_above() || matches!(self.pane.content, Content::Empty);
-        if self.pane.view == View::Transcript && partial && self.pane.rounds != ALL_ROUNDS {
+        if partial && self.pane.rounds != ALL_ROUNDS {
             self.pane.rounds = ALL_ROUNDS;
             self.pane.want_top = true;
             self.request(fx, false);
@@ -112,8 +111,8 @@ impl App {
         self.next_token += 1;
         self.pane.token = self.next_token;
         self.pane.loading = true;
-        let rounds = (self.pane.view == View::Transcript && self.pane.rounds != ALL_ROUNDS)
-            .then_some(self.pane.rounds);
+        // Every view pages from its end (the loader turns rounds into messages or bytes).
+        let rounds = (self.pane.rounds != ALL_ROUNDS).then_some(self.pane.rounds);
         fx.push(Effect::Load {
             token: self.pane.token,
             summary: Box::new(summary.clone()),

@@ -286,7 +286,7 @@ impl App {
         self.pane.find.start(&[q], Jump::FromBottom(from_bottom));
         self.pane.refresh();
         let partial = self.pane.has_more_above();
-        if self.pane.view == View::Transcript && partial && self.pane.rounds != ALL_ROUNDS {
+        if partial && self.pane.rounds != ALL_ROUNDS {
             self.pane.rounds = ALL_ROUNDS;
             self.request(fx, false);
         }

@@ -204,11 +204,7 @@ pub fn load(cache: &Path) -> Option<Catalog> {
 /// Write `cat` to `cache` atomically (the directory is created 0700). Best effort: a catalog
 /// that cannot be written only makes the next start slower.
 pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(cache)
+    crate::demo::create_cache_dir(cache)
         .map_err(|e| crate::error::Error::io("creating directory", cache, e))?;
     let bytes = encode(cat)
         .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;

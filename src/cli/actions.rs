@@ -11,7 +11,7 @@ use crate::export;
 use crate::model::Entry;
 use crate::model::SessionSummary;
 use crate::model::left_off::Builder;
-use crate::store::sink::{self, Piece};
+use crate::store::sink::{self, Piece, WindowPiece};
 use crate::store::{Span, Store, Stores};
 use crate::text;
 
@@ -24,14 +24,7 @@ pub(super) fn show(out: &mut impl Write, stores: &Stores, a: &ShowArgs) -> Resul
     if a.raw {
         store.raw_to(&s.id, &mut |p| out.put_lines(p))?;
     } else if a.window {
-        let w = store.window(&s.id)?;
-        if a.json {
-            let tokens = Some(w.estimated_tokens());
-            stream::json(out.inner(), &w.summary, w.messages.iter(), tokens, || None)
-        } else {
-            export::window_pieces(&w, |p| out.put(p))
-        }
-        .map_err(stdout_err)?;
+        window(&mut out, store, &s.id, a.json)?;
     } else {
         let span = a.last.map_or(Span::All, |n| Span::LastRounds(n as usize));
         transcript(&mut out, store, &s.id, span, a.json)?;
@@ -64,6 +57,44 @@ fn transcript<W: Write>(
         read?;
         written.map_err(stdout_err)
     })
+}
+
+/// `show --window` as the store replays it, from a thread of its own as `transcript` (a
+/// huge loom log's window is planned from offsets and read a message at a time).
+fn window<W: Write>(out: &mut Sanitized<W>, store: &dyn Store, id: &str, json: bool) -> Result<()> {
+    let (mut sink, pieces) = sink::window_channel();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || store.window_to(id, &mut sink));
+        let written = write_window(out, &pieces, json);
+        drop(pieces);
+        let read = reader
+            .join()
+            .unwrap_or_else(|_| Err(Error::Refused("reading the session failed".into())));
+        read?;
+        written.map_err(stdout_err)
+    })
+}
+
+fn write_window<W: Write>(
+    out: &mut Sanitized<W>,
+    pieces: &Receiver<WindowPiece>,
+    json: bool,
+) -> std::io::Result<()> {
+    let Ok(WindowPiece::Head(head)) = pieces.recv() else {
+        return Ok(());
+    };
+    let messages = pieces.iter().filter_map(|p| match p {
+        WindowPiece::Message(m) => Some(*m),
+        WindowPiece::Head(_) => None,
+    });
+    let w = &head.window;
+    if json {
+        stream::json(out.inner(), &w.summary, messages, Some(head.tokens), || {
+            None
+        })
+    } else {
+        export::window_streamed(w, head.count, head.tokens, messages, |p| out.put(p))
+    }
 }
 
 fn write_transcript<W: Write>(

@@ -238,11 +238,30 @@ pub struct Window {
     /// restores besides the messages).
     pub system_note: Option<String>,
     pub warnings: Vec<String>,
+    /// Messages before `messages` that were not read: the browser pages a long window from
+    /// its end (issue 11); 0 for a whole window.
+    pub omitted: usize,
+    /// The token estimate of the omitted messages (the window's estimate counts them).
+    pub omitted_tokens: u64,
 }
 
 impl Window {
     pub fn estimated_tokens(&self) -> u64 {
-        self.messages.iter().map(Message::estimated_tokens).sum()
+        self.omitted_tokens
+            + self
+                .messages
+                .iter()
+                .map(Message::estimated_tokens)
+                .sum::<u64>()
+    }
+
+    /// Messages in the whole window, read or not.
+    pub fn len(&self) -> usize {
+        self.omitted + self.messages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     pub fn to_json(&self) -> Value {

@@ -180,6 +180,29 @@ pub trait Store: Send + Sync {
     /// Replay the context window the agent would resume with.
     fn window(&self, id: &str) -> Result<Window>;
 
+    /// `window(id)` sent to `sink` piece by piece (`show --window`). By default it is built
+    /// whole first; a store whose windows can be huge replays from record offsets and reads
+    /// each message as it is sent (issue 11).
+    fn window_to(&self, id: &str, sink: &mut dyn sink::WindowSink) -> Result<()> {
+        let w = self.window(id)?;
+        sink::send_window(w, sink).map_err(sink_error)
+    }
+
+    /// The last `keep` messages of the window (the browser's page; `omitted` counts the
+    /// rest), through `window_to`: a store that streams its window holds only the page.
+    fn window_page(&self, id: &str, keep: usize) -> Result<Window> {
+        let mut last = sink::LastMessages::new(keep);
+        self.window_to(id, &mut last)?;
+        last.finish()
+            .ok_or_else(|| crate::error::Error::Refused(format!("no window for {id}")))
+    }
+
+    /// The raw view's last `bytes` bytes or so, in whole records, and whether records before
+    /// them were left out (the browser pages raw from its end). By default all of `raw`.
+    fn raw_page(&self, id: &str, _bytes: u64) -> Result<(String, bool)> {
+        Ok((self.raw(id)?, false))
+    }
+
     /// The stored records, pretty-printed where they are JSON.
     fn raw(&self, id: &str) -> Result<String>;
 

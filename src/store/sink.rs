@@ -1,10 +1,11 @@
 //! A transcript handed over a piece at a time (issue 11, bounded memory): `show` prints each
 //! entry as a store produces it, so a huge session is never held whole, parsed or printed.
 
+use std::collections::VecDeque;
 use std::io;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use crate::model::{Entry, Transcript};
+use crate::model::{Entry, Message, Transcript, Window};
 
 /// Where a store sends a transcript as it reads it.
 pub trait EntrySink {
@@ -64,4 +65,105 @@ fn gone<T>(_: T) -> io::Error {
 pub fn channel() -> (ChannelSink, Receiver<Piece>) {
     let (tx, rx) = sync_channel(64);
     (ChannelSink(tx), rx)
+}
+
+/// A window's head: everything but its messages, and what the messages add up to (the
+/// Markdown header counts them before the first one is printed).
+pub struct WindowHead {
+    /// The window without its messages.
+    pub window: Window,
+    pub count: usize,
+    pub tokens: u64,
+}
+
+/// Where a store sends a replayed window as it reads it (`show --window`, the browser's
+/// window page).
+pub trait WindowSink {
+    fn head(&mut self, head: WindowHead) -> io::Result<()>;
+    fn message(&mut self, m: Message) -> io::Result<()>;
+}
+
+/// Hand a window already built whole to `sink`.
+pub fn send_window(mut w: Window, sink: &mut dyn WindowSink) -> io::Result<()> {
+    let messages = std::mem::take(&mut w.messages);
+    let count = messages.len();
+    let tokens = messages.iter().map(Message::estimated_tokens).sum();
+    sink.head(WindowHead {
+        window: w,
+        count,
+        tokens,
+    })?;
+    messages.into_iter().try_for_each(|m| sink.message(m))
+}
+
+/// Keeps the head and the last `keep` messages of a window (`usize::MAX`: all of them): the
+/// browser's first screen of a long window holds a page, not the window.
+pub struct LastMessages {
+    head: Option<WindowHead>,
+    ring: VecDeque<Message>,
+    keep: usize,
+    seen: usize,
+    dropped_tokens: u64,
+}
+
+impl LastMessages {
+    pub fn new(keep: usize) -> LastMessages {
+        LastMessages {
+            head: None,
+            ring: VecDeque::new(),
+            keep,
+            seen: 0,
+            dropped_tokens: 0,
+        }
+    }
+
+    /// The window of what was kept (`None` if no head came).
+    pub fn finish(self) -> Option<Window> {
+        let mut w = self.head?.window;
+        w.omitted = self.seen - self.ring.len();
+        w.omitted_tokens = self.dropped_tokens;
+        w.messages = self.ring.into();
+        Some(w)
+    }
+}
+
+impl WindowSink for LastMessages {
+    fn head(&mut self, head: WindowHead) -> io::Result<()> {
+        self.head = Some(head);
+        Ok(())
+    }
+    fn message(&mut self, m: Message) -> io::Result<()> {
+        self.seen += 1;
+        self.ring.push_back(m);
+        if self.ring.len() > self.keep
+            && let Some(old) = self.ring.pop_front()
+        {
+            self.dropped_tokens += old.estimated_tokens();
+        }
+        Ok(())
+    }
+}
+
+/// One piece of a streamed window.
+pub enum WindowPiece {
+    Head(Box<WindowHead>),
+    Message(Box<Message>),
+}
+
+/// A window sink that passes pieces to another thread, a few at a time (as `ChannelSink`).
+pub struct WindowChannel(pub SyncSender<WindowPiece>);
+
+impl WindowSink for WindowChannel {
+    fn head(&mut self, head: WindowHead) -> io::Result<()> {
+        self.0.send(WindowPiece::Head(Box::new(head))).map_err(gone)
+    }
+    fn message(&mut self, m: Message) -> io::Result<()> {
+        self.0.send(WindowPiece::Message(Box::new(m))).map_err(gone)
+    }
+}
+
+/// A bounded channel for `WindowChannel`.
+pub fn window_channel() -> (WindowChannel, Receiver<WindowPiece>) {
+    let (tx, rx) = sync_channel(64);
+    (WindowChannel(tx), rx)
 }

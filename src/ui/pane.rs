@@ -168,7 +168,7 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
         l3 = format!(
             "context window · ~{} tokens · {} ({virt} inserted by replay)",
             win.estimated_tokens(),
-            plural(win.messages.len() as u64, "message", "messages")
+            plural(win.len() as u64, "message", "messages")
         );
     }
     let l3 = match &s.error {

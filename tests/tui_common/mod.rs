@@ -181,6 +181,8 @@ pub fn window(s: &SessionSummary) -> Window {
         ],
         system_note: Some("reconstructed".into()),
         warnings: vec![],
+        omitted: 0,
+        omitted_tokens: 0,
     }
 }
 
@@ -197,9 +199,12 @@ pub fn answer(a: &mut App, fx: &[Effect]) {
             let content = match view {
                 spool::app::View::Transcript => Loaded::Transcript(Arc::new(transcript(summary))),
                 spool::app::View::Window => Loaded::Window(Arc::new(window(summary))),
-                spool::app::View::Raw => Loaded::Raw(Arc::new(
-                    "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\"}".into(),
-                )),
+                spool::app::View::Raw => Loaded::Raw(
+                    Arc::new(
+                        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\"}".into(),
+                    ),
+                    false,
+                ),
             };
             a.update(Action::Loaded {
                 token: *token,

@@ -127,7 +127,9 @@ impl TextIndex {
             return Ok(ix);
         }
         wipe(dir);
-        std::fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
+        // Through the demo's gate: an index opened as spool exits must not make the
+        // `--demo` copy again.
+        crate::demo::create_cache_dir(dir).map_err(|e| Error::io("creating", dir, e))?;
         let (schema, f) = schema();
         let index = match Index::create_in_dir(dir, schema) {
             Ok(i) => i,

@@ -358,6 +358,8 @@ impl Store for ClaudeStore {
             system_note: Some(window::SYSTEM_NOTE.into()),
             warnings: Self::warnings(&l.parsed, &l.facts),
             summary: l.summary,
+            omitted: 0,
+            omitted_tokens: 0,
         })
     }
 

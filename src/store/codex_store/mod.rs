@@ -337,6 +337,8 @@ impl Store for CodexStore {
             system_note: Some(view::SYSTEM_NOTE.into()),
             warnings: Self::warnings(&l.parsed, &l.facts),
             summary: l.summary,
+            omitted: 0,
+            omitted_tokens: 0,
         })
     }
 

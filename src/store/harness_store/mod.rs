@@ -237,6 +237,8 @@ impl Store for HarnessStore {
             system_note: Some(render::resume_note(map)),
             summary,
             warnings,
+            omitted: 0,
+            omitted_tokens: 0,
         })
     }
 

@@ -54,22 +54,28 @@ pub fn timestamp(time: &str) -> Option<DateTime<Utc>> {
     parse_time(time)
 }
 
-/// Pair tool results with calls by position: the run of `tool` messages right after an
-/// assistant answers its calls in order. Extra or stray results stay unpaired.
-pub fn pair_by_position<'a>(msgs: impl Iterator<Item = &'a mut Message>) {
-    let mut pending: Vec<String> = Vec::new();
-    let mut next = 0;
-    for m in msgs {
+/// Pairs tool results with calls by position, a message at a time: the run of `tool`
+/// messages right after an assistant answers its calls in order. Extra or stray results
+/// stay unpaired. The transcript and the window (both streamed) pair through this.
+#[derive(Default)]
+pub struct Pairing {
+    /// The call ids of the last assistant, and which one the next tool result answers.
+    pending: Vec<String>,
+    next: usize,
+}
+
+impl Pairing {
+    pub fn pair(&mut self, m: &mut Message) {
         if m.role == Role::Tool {
-            m.tool_call_id = pending.get(next).cloned();
-            next += 1;
-            continue;
+            m.tool_call_id = self.pending.get(self.next).cloned();
+            self.next += 1;
+            return;
         }
-        pending = if m.role == Role::Assistant {
+        self.pending = if m.role == Role::Assistant {
             m.tool_calls.iter().map(|c| c.id.clone()).collect()
         } else {
             Vec::new()
         };
-        next = 0;
+        self.next = 0;
     }
 }

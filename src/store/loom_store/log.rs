@@ -96,29 +96,42 @@ pub fn read(path: &Path, read_marker: Option<u64>, keep: bool) -> io::Result<Log
 
 /// `read` over any byte source (tests feed slices).
 pub fn read_from(r: impl io::Read, read_marker: Option<u64>, keep: bool) -> io::Result<Log> {
-    let mut log = Log::default();
+    let mut events = Vec::new();
+    let facts = read_each(r, read_marker, |_, _, kind| {
+        if keep {
+            events.push(Event { kind });
+        }
+    })?;
+    Ok(Log { events, facts })
+}
+
+/// The facts of one pass, each event handed to `each` with the line's byte range instead of
+/// kept: the window replay plans from where records start and drops them (issue 11).
+pub fn read_each(
+    r: impl io::Read,
+    read_marker: Option<u64>,
+    mut each: impl FnMut(u64, u64, EventKind),
+) -> io::Result<Facts> {
+    let mut f = Facts::default();
     scan::for_each_line(r, |line| {
         let start = line.start();
         let end = line.end();
         let terminated = line.terminated();
         let (kind, lossy) = event_of(line);
         if lossy {
-            log.facts.lossy_lines += 1;
+            f.lossy_lines += 1;
         }
-        let f = &mut log.facts;
         f.size = end;
         if let Some(kind) = kind {
             f.fold(start, &kind, read_marker);
-            if keep {
-                log.events.push(Event { kind });
-            }
+            each(start, end, kind);
         }
         if terminated {
             f.complete_len = end;
             f.complete_messages = f.messages;
         }
     })?;
-    Ok(log)
+    Ok(f)
 }
 
 /// What one line is: an event (`None` for a blank line), and whether it held invalid UTF-8.

@@ -15,10 +15,13 @@ mod replay;
 mod scan;
 mod trash;
 mod view;
+mod window;
 mod write;
 
 #[cfg(test)]
 mod tests_cases;
+#[cfg(test)]
+mod tests_page;
 #[cfg(test)]
 mod tests_read;
 #[cfg(test)]
@@ -26,7 +29,7 @@ mod tests_write;
 
 use std::path::{Path, PathBuf};
 
-use super::sink::{EntrySink, send_whole};
+use super::sink::{EntrySink, WindowSink, send_whole};
 use super::{Candidate, Span, Store, sink_error};
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
@@ -116,6 +119,18 @@ impl LoomStore {
         )))
     }
 
+    /// The window's plan of `id`, its path and its row, from one pass.
+    fn plan(&self, id: &str) -> Result<(window::Plan, PathBuf, SessionSummary)> {
+        let path = self.log_path(id)?;
+        let io = |e: std::io::Error| Error::io("reading", &path, e);
+        let side = listing::sidecar_of(&self.sessions, id);
+        let file = log::open(&path).map_err(io)?;
+        let mtime = file.metadata().ok().and_then(|m| m.modified().ok());
+        let plan = window::plan(file, side.u64("read_bytes")).map_err(io)?;
+        let summary = listing::summary(id, &path, mtime, &plan.log, &side);
+        Ok((plan, path, summary))
+    }
+
     fn load_id(&self, id: &str) -> Result<(log::Log, SessionSummary)> {
         let path = self.log_path(id)?;
         self.load(id, &path, true)
@@ -201,8 +216,53 @@ impl Store for LoomStore {
     }
 
     fn window(&self, id: &str) -> Result<Window> {
-        let (log, summary) = self.load_id(id)?;
-        Ok(view::window(&log, id, summary))
+        self.window_page(id, usize::MAX)
+    }
+
+    /// Replayed over record offsets, then each message read as it is sent: the plan and a
+    /// line are held, never the log (issue 11).
+    fn window_to(&self, id: &str, sink: &mut dyn WindowSink) -> Result<()> {
+        let (plan, path, summary) = self.plan(id)?;
+        let notice = window::notice(id);
+        sink.head(plan.head(summary, &notice)).map_err(sink_error)?;
+        plan.send(&path, 0, notice, &mut |m| sink.message(m))
+    }
+
+    /// Only the page's records are read again.
+    fn window_page(&self, id: &str, keep: usize) -> Result<Window> {
+        let (plan, path, summary) = self.plan(id)?;
+        let notice = window::notice(id);
+        let head = plan.head(summary, &notice);
+        let mut w = head.window;
+        w.omitted = plan.count().saturating_sub(keep);
+        plan.send(&path, w.omitted, notice, &mut |m| {
+            w.messages.push(m);
+            Ok(())
+        })?;
+        let shown: u64 = w.messages.iter().map(|m| m.estimated_tokens()).sum();
+        w.omitted_tokens = head.tokens.saturating_sub(shown);
+        Ok(w)
+    }
+
+    /// The records that start in the last `bytes` (at least the last one), each
+    /// pretty-printed.
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        use std::io::Read;
+        let path = self.log_path(id)?;
+        let io = |e: std::io::Error| Error::io("reading", &path, e);
+        let mut file = log::open(&path).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        let mut bytes = bytes.max(1);
+        loop {
+            let from = size.saturating_sub(bytes);
+            let start = super::lines::seek_line_start(&mut file, from).map_err(io)?;
+            let text = view::raw((&mut file).take(size - start)).map_err(io)?;
+            // A record longer than the page: the page grows until it holds one.
+            if !text.is_empty() || start == 0 {
+                return Ok((text, start > 0));
+            }
+            bytes = bytes.saturating_mul(2);
+        }
     }
 
     fn raw(&self, id: &str) -> Result<String> {

@@ -78,36 +78,63 @@ pub fn replay(events: &[Event]) -> (Vec<Slot>, Option<Slot>) {
     (window, system)
 }
 
+/// What replay needs to know of a window message: its role and how many calls it makes.
+/// Both the window of messages and the streamed window's plan of record offsets replay
+/// through the same two functions.
+pub trait Turn {
+    fn is_tool(&self) -> bool;
+    fn is_assistant(&self) -> bool;
+    fn calls(&self) -> usize;
+}
+
+impl Turn for Slot {
+    fn is_tool(&self) -> bool {
+        self.msg.role == "tool"
+    }
+    fn is_assistant(&self) -> bool {
+        self.msg.role == "assistant"
+    }
+    fn calls(&self) -> usize {
+        self.msg.tool_calls.len()
+    }
+}
+
 /// loom's pure `compact(window, summary)`: a fresh system prompt, the summary as a user
 /// message, and the last `KEEP` messages, widened so tool results keep their call.
 pub fn compact(window: Vec<Slot>, summary: &str, time: &str) -> Vec<Slot> {
+    let summary = Slot::inserted(
+        LMsg::new("user", format!("{SUMMARY_PREFIX}{summary}")),
+        time,
+    );
+    compact_with(window, summary)
+}
+
+/// `compact` with the summary message already made.
+pub fn compact_with<T: Turn>(window: Vec<T>, summary: T) -> Vec<T> {
     let len = window.len();
     let mut start = if len > KEEP { (len - KEEP).max(1) } else { 1 };
-    while start > 1 && window[start].msg.role == "tool" {
+    while start > 1 && window[start].is_tool() {
         start -= 1;
     }
     let mut out = Vec::with_capacity(2 + len.saturating_sub(start));
     let mut it = window.into_iter();
     out.extend(it.next());
-    out.push(Slot::inserted(
-        LMsg::new("user", format!("{SUMMARY_PREFIX}{summary}")),
-        time,
-    ));
+    out.push(summary);
     out.extend(it.skip(start - 1));
     out
 }
 
 /// loom's `dropOrphanedCalls`: only the tail is checked. If the last non-tool message is an
 /// assistant with more calls than messages after it, it and its partial results go.
-pub fn drop_orphaned_calls(mut msgs: Vec<Slot>) -> Vec<Slot> {
+pub fn drop_orphaned_calls<T: Turn>(mut msgs: Vec<T>) -> Vec<T> {
     let mut i = msgs.len();
     while i > 0 {
         i -= 1;
-        let m = &msgs[i].msg;
-        if m.role == "tool" {
+        let m = &msgs[i];
+        if m.is_tool() {
             continue;
         }
-        if m.role == "assistant" && m.tool_calls.len() > msgs.len() - i - 1 {
+        if m.is_assistant() && m.calls() > msgs.len() - i - 1 {
             msgs.truncate(i);
         }
         break;

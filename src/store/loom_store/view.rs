@@ -1,5 +1,5 @@
-//! The read views of one session: the transcript (section 4), the replayed window
-//! (section 5) and the raw records.
+//! The read views of one session: the transcript (section 4), the window's notes (its
+//! replay is `window`) and the raw records.
 
 use std::cell::Cell;
 use std::io::Read;
@@ -7,12 +7,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::convert::{pair_by_position, timestamp, to_message};
+use super::convert::{Pairing, timestamp, to_message};
 use super::log::{EventKind, Log};
-use super::replay::{self, Slot};
 use super::scan::{self, RawLine};
 use crate::error::{Error, Result};
-use crate::model::{Entry, Message, Role, SessionSummary, Transcript, Window};
+use crate::model::{Entry, SessionSummary, Transcript};
 use crate::store::Span;
 use crate::store::sink::EntrySink;
 
@@ -101,13 +100,11 @@ fn entries(log: &Log, first_index: usize) -> Vec<Entry> {
 
 /// Events turned into entries one at a time (`show` streams a log through this): runs of
 /// unreadable lines become one notice, messages are numbered, and tool results are paired
-/// with the calls before them by position (as `pair_by_position`).
+/// with the calls before them by position (as `Pairing`).
 pub struct ToEntries {
     bad_run: u64,
     index: usize,
-    /// The call ids of the last assistant, and which one the next tool result answers.
-    pending: Vec<String>,
-    next: usize,
+    pairing: Pairing,
 }
 
 impl ToEntries {
@@ -115,8 +112,7 @@ impl ToEntries {
         ToEntries {
             bad_run: 0,
             index: first_index,
-            pending: Vec::new(),
-            next: 0,
+            pairing: Pairing::default(),
         }
     }
 
@@ -150,7 +146,7 @@ impl ToEntries {
                 if let Some(m) = &r.message {
                     let mut msg = to_message(m, Some(self.index), &r.time, false);
                     self.index += 1;
-                    self.pair(&mut msg);
+                    self.pairing.pair(&mut msg);
                     out(Entry::Message(Box::new(msg)));
                 }
             }
@@ -166,72 +162,11 @@ impl ToEntries {
             self.bad_run = 0;
         }
     }
-
-    fn pair(&mut self, m: &mut Message) {
-        if m.role == Role::Tool {
-            m.tool_call_id = self.pending.get(self.next).cloned();
-            self.next += 1;
-            return;
-        }
-        self.pending = if m.role == Role::Assistant {
-            m.tool_calls.iter().map(|c| c.id.clone()).collect()
-        } else {
-            Vec::new()
-        };
-        self.next = 0;
-    }
 }
 
 pub const SYSTEM_LOGGED: &str = "last logged system prompt (loom regenerates this on resume)";
 pub const SYSTEM_NOT_LOGGED: &str = "(system prompt not logged)";
 pub const ORPHAN_NOTE: &str = "unanswered tool calls (kept by loom replay)";
-
-/// The window `/resume <id>` rebuilds, with the reopened notice appended.
-pub fn window(log: &Log, id: &str, summary: SessionSummary) -> Window {
-    let (slots, system) = replay::replay(&log.events);
-    let mut messages: Vec<Message> = slots.iter().map(slot_message).collect();
-    messages.push(Message::inserted(Role::User, replay::reopened_notice(id)));
-    pair_by_position(messages.iter_mut());
-    mark_orphans(&mut messages);
-    let mut warnings = warnings(log);
-    if log.facts.long_lines > 0 {
-        warnings.push("loom refuses to resume or fork this session".to_string());
-    }
-    Window {
-        summary,
-        messages,
-        system_note: Some(
-            if system.is_some() {
-                SYSTEM_LOGGED
-            } else {
-                SYSTEM_NOT_LOGGED
-            }
-            .to_string(),
-        ),
-        warnings,
-    }
-}
-
-fn slot_message(s: &Slot) -> Message {
-    to_message(&s.msg, s.index, &s.time, s.inserted)
-}
-
-/// Flag assistants whose calls are not all answered by the tool messages right after them
-/// (mid-log orphans: loom's replay only trims the tail, so these stay in the window).
-fn mark_orphans(msgs: &mut [Message]) {
-    for i in 0..msgs.len() {
-        if msgs[i].role != Role::Assistant || msgs[i].tool_calls.is_empty() {
-            continue;
-        }
-        let answered = msgs[i + 1..]
-            .iter()
-            .take_while(|m| m.role == Role::Tool)
-            .count();
-        if answered < msgs[i].tool_calls.len() {
-            msgs[i].note = Some(ORPHAN_NOTE.to_string());
-        }
-    }
-}
 
 /// Every line pretty-printed when it is JSON, as-is otherwise (the UI sanitises it).
 pub fn raw(r: impl Read) -> std::io::Result<String> {

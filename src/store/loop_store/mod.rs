@@ -237,7 +237,14 @@ impl Store for LoopStore {
         stream::transcript_to(&self.locate(id)?, span, sink)
     }
     fn window(&self, id: &str) -> Result<Window> {
-        replay::window(&self.locate(id)?)
+        replay::window(&self.locate(id)?, usize::MAX)
+    }
+    /// The page's messages are the only ones held.
+    fn window_page(&self, id: &str, keep: usize) -> Result<Window> {
+        replay::window(&self.locate(id)?, keep)
+    }
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        stream::raw_page(&self.locate(id)?, bytes)
     }
     fn raw(&self, id: &str) -> Result<String> {
         history::raw(&self.locate(id)?)

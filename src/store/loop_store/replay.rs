@@ -15,6 +15,8 @@ use super::validate::{self, is_failed_assistant, role, tool_calls};
 use super::{Layout, Loc, stream};
 use crate::error::Result;
 use crate::model::{Message, Role, Window};
+use crate::store::sink::{LastMessages, WindowHead, WindowSink};
+use crate::store::sink_error;
 
 /// One projected message: its value, the stored message it comes from, and whether it is
 /// that stored message itself (or an insert attributed to it).
@@ -168,26 +170,37 @@ pub(crate) fn system_prompt(checkpoints: &[&Value]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
-/// The context window the next model request would carry. A v3 history is read twice,
-/// one line at a time (`stream`): only the window's own messages are held, and after a
-/// compaction only those it keeps (issue 11).
-pub(crate) fn window(loc: &Loc) -> Result<Window> {
+/// The context window the next model request would carry, its last `keep` messages held
+/// (`usize::MAX`: all; the browser pages a long window). A v3 history is read twice, one
+/// line at a time (`stream`): only the kept messages are held, and after a compaction only
+/// those it keeps (issue 11).
+pub(crate) fn window(loc: &Loc, keep: usize) -> Result<Window> {
+    let mut out = LastMessages::new(keep);
     if loc.layout == Layout::V3
         && let Some(c) = stream::check(loc)?
     {
         let is_user = |i: usize| c.is_user.get(i).copied();
-        return build_window(loc, &c.head, &c.warnings, c.is_user.len(), is_user, |f| {
+        let (hd, n) = (&c.head, c.is_user.len());
+        build_window(loc, hd, &c.warnings, n, is_user, &mut out, |f| {
             stream::each_message(loc, &c, f)
-        });
+        })?;
+        return finish(out);
     }
     let h = read_full(loc)?;
     let is_user = |i: usize| h.messages.get(i).map(|m| role(m) == "user");
-    build_window(loc, &h.head, &h.warnings, h.messages.len(), is_user, |f| {
+    let n = h.messages.len();
+    build_window(loc, &h.head, &h.warnings, n, is_user, &mut out, |f| {
         h.messages
             .iter()
             .enumerate()
             .try_for_each(|(i, m)| f(i, m.clone()))
-    })
+    })?;
+    finish(out)
+}
+
+fn finish(out: LastMessages) -> Result<Window> {
+    out.finish()
+        .ok_or_else(|| crate::error::Error::Refused("the window has no head".into()))
 }
 
 type Each<'f> = &'f mut dyn FnMut(usize, Value) -> Result<()>;
@@ -199,14 +212,26 @@ fn build_window(
     history_warnings: &[String],
     n: usize,
     is_user: impl Fn(usize) -> Option<bool>,
+    out: &mut LastMessages,
     each: impl FnOnce(Each<'_>) -> Result<()>,
-) -> Result<Window> {
+) -> Result<()> {
     let (hd, check) = (&head.header, &head.check);
     let users = (0..n).filter(|&i| is_user(i) == Some(true)).count() as u64;
     let (mut normalize_w, mut later_w) = (Vec::new(), Vec::new());
     let rcs = validate::runtime_contexts(hd, check.runtime_ok, users, &mut later_w);
     let comps = validate::compactions(hd, check.compactions_ok, n as u64, is_user, &mut later_w);
-    let mut messages = Vec::new();
+    // The system prompt depends on the header and the message count only: it goes first.
+    let mut warnings = history_warnings.to_vec();
+    let cps = validate::checkpoints(hd, check.checkpoints_ok, n as u64, &mut later_w);
+    let mut system_note = None;
+    let mut pending = Vec::new();
+    if let Some(text) = system_prompt(&cps) {
+        pending.push(Message::inserted(Role::System, text));
+        system_note = Some(
+            "system prompt reconstructed from the session's checkpoints (Loop renders it live)"
+                .to_string(),
+        );
+    }
     let mut first = 0;
     if let Some(c) = comps.last() {
         first = safe_uint(c.get("firstKeptMessageIndex")).unwrap_or(0) as usize;
@@ -216,7 +241,10 @@ fn build_window(
             "timestamp": c.get("timestamp").cloned().unwrap_or(Value::Null)});
         let mut m = to_message(None, &value);
         m.note = Some("compaction summary".into());
-        messages.push(m);
+        pending.push(m);
+    }
+    for m in pending {
+        out.message(m).map_err(sink_error)?;
     }
     let mut keep = |p: Projected| {
         // What precedes the last compaction is replaced by its summary.
@@ -227,7 +255,8 @@ fn build_window(
         if let Some(note) = p.note {
             m.note = Some(note.into());
         }
-        messages.push(m);
+        // Keeping a message never fails.
+        let _ = out.message(m);
     };
     let mut normalizer = Normalizer::default();
     let mut placer = Placer {
@@ -238,22 +267,19 @@ fn build_window(
         normalizer.push(i, m, &mut normalize_w, &mut |p| placer.push(p, &mut keep));
         Ok(())
     })?;
-    let mut warnings = history_warnings.to_vec();
     warnings.append(&mut normalize_w);
     warnings.append(&mut later_w);
-    let cps = validate::checkpoints(hd, check.checkpoints_ok, n as u64, &mut warnings);
-    let mut system_note = None;
-    if let Some(text) = system_prompt(&cps) {
-        messages.insert(0, Message::inserted(Role::System, text));
-        system_note = Some(
-            "system prompt reconstructed from the session's checkpoints (Loop renders it live)"
-                .to_string(),
-        );
-    }
-    Ok(Window {
-        summary: summary_from_head(loc, head),
-        messages,
-        system_note,
-        warnings,
+    out.head(WindowHead {
+        window: Window {
+            summary: summary_from_head(loc, head),
+            messages: Vec::new(),
+            system_note,
+            warnings,
+            omitted: 0,
+            omitted_tokens: 0,
+        },
+        count: 0,
+        tokens: 0,
     })
+    .map_err(sink_error)
 }

@@ -223,3 +223,64 @@ pub(crate) fn raw_to(loc: &Loc, out: &mut dyn FnMut(&str) -> std::io::Result<()>
     }
     Ok(())
 }
+
+/// The raw view's last `bytes` or so of committed lines, pretty-printed, and whether
+/// earlier records were left out (the browser pages raw from its end). A range that fits,
+/// or a legacy file (capped in size), is the whole raw view.
+pub(crate) fn raw_page(loc: &Loc, bytes: u64) -> Result<(String, bool)> {
+    let whole = || super::history::raw(loc).map(|t| (t, false));
+    if loc.layout != Layout::V3 {
+        return whole();
+    }
+    let Ok(head) = read_head(loc) else {
+        return whole();
+    };
+    let r = &head.range;
+    if bytes >= r.bytes {
+        return whole();
+    }
+    let Some(mut f) = open_messages(loc, r)? else {
+        return whole();
+    };
+    let io = |e: std::io::Error| Error::io("reading", loc.messages_path(), e);
+    let end = r.start + r.bytes;
+    // The line the page's first byte falls in starts it (a record longer than the page is
+    // shown whole rather than not at all).
+    let mut from = crate::store::lines::seek_line_start(&mut f, end - bytes).map_err(io)?;
+    if from >= end {
+        from = last_line_start(&mut f, r.start, end).map_err(io)?;
+        f.seek(SeekFrom::Start(from)).map_err(io)?;
+    }
+    let mut text = format!(
+        "// messages.jsonl, committed bytes [{from}, {end}) of [{}, {end}): earlier records above\n",
+        r.start
+    );
+    let reader = BufReader::with_capacity(1 << 16, f.take(end.saturating_sub(from)));
+    each_line(loc, reader, |line| {
+        let l = line.strip_suffix(b"\n").unwrap_or(line);
+        if !l.is_empty() {
+            text.push_str(&pretty(l));
+            text.push('\n');
+        }
+        Ok(())
+    })?;
+    Ok((text, from > r.start))
+}
+
+/// Where the last line of `[start, end)` begins (its final byte is a `\n`): read backwards
+/// in blocks until the `\n` before it.
+fn last_line_start(f: &mut File, start: u64, end: u64) -> std::io::Result<u64> {
+    let mut at = end.saturating_sub(1);
+    let mut block = vec![0u8; 1 << 16];
+    while at > start {
+        let from = at.saturating_sub(block.len() as u64).max(start);
+        let n = (at - from) as usize;
+        f.seek(SeekFrom::Start(from))?;
+        f.read_exact(&mut block[..n])?;
+        if let Some(i) = block[..n].iter().rposition(|&b| b == b'\n') {
+            return Ok(from + i as u64 + 1);
+        }
+        at = from;
+    }
+    Ok(start)
+}

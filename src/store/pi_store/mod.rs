@@ -372,6 +372,8 @@ impl Store for PiStore {
             )),
             warnings: Self::warnings(&p, &t),
             summary: l.summary,
+            omitted: 0,
+            omitted_tokens: 0,
         })
     }
 

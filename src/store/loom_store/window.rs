@@ -1,0 +1,233 @@
+//! The replayed window read in two passes (issue 11): the first replays record *offsets*,
+//! a plan of a few words per message (compactions drop what they drop from it, as from the
+//! window itself); the second reads each planned record again and hands it on. `show
+//! --window` of a huge log holds the plan and one line, and the browser's page only the
+//! messages it shows.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use super::convert::{Pairing, to_message};
+use super::log::{self, EventKind, Log};
+use super::replay::{self, SUMMARY_PREFIX, Turn};
+use super::scan::{self, LMsg, Parsed};
+use super::view::{self, ORPHAN_NOTE, SYSTEM_LOGGED, SYSTEM_NOT_LOGGED};
+use crate::error::{Error, Result};
+use crate::model::{Message, Role, SessionSummary, Window};
+use crate::store::sink::WindowHead;
+
+/// Where a window message comes from: a record of the log (read again when it is sent), or
+/// a message replay made (the compaction summary, the logged system prompt).
+enum Src {
+    Line { start: u64, index: usize },
+    Inserted(Box<(LMsg, String)>),
+}
+
+/// One message of the planned window.
+struct Planned {
+    src: Src,
+    tool: bool,
+    assistant: bool,
+    calls: usize,
+    tokens: u64,
+    /// An assistant whose calls the tool messages after it do not all answer.
+    orphan: bool,
+}
+
+impl Planned {
+    fn of(src: Src, m: &LMsg) -> Planned {
+        Planned {
+            tool: m.role == "tool",
+            assistant: m.role == "assistant",
+            calls: m.tool_calls.len(),
+            // The estimate counts what the converted message shows (calls as JSON).
+            tokens: to_message(m, None, "", false).estimated_tokens(),
+            orphan: false,
+            src,
+        }
+    }
+
+    fn inserted(m: LMsg, time: &str) -> Planned {
+        let mut p = Planned::of(Src::Line { start: 0, index: 0 }, &m);
+        p.src = Src::Inserted(Box::new((m, time.into())));
+        p
+    }
+}
+
+impl Turn for Planned {
+    fn is_tool(&self) -> bool {
+        self.tool
+    }
+    fn is_assistant(&self) -> bool {
+        self.assistant
+    }
+    fn calls(&self) -> usize {
+        self.calls
+    }
+}
+
+/// A log's window as offsets, with the facts of the same pass.
+pub struct Plan {
+    slots: Vec<Planned>,
+    logged_system: bool,
+    /// The pass's facts (no events).
+    pub log: Log,
+}
+
+/// Pass one: replay (section 5) over where each message record starts.
+pub fn plan(r: impl std::io::Read, read_marker: Option<u64>) -> std::io::Result<Plan> {
+    let mut window = vec![Planned::inserted(LMsg::new("system", ""), "")];
+    let mut system: Option<(LMsg, String)> = None;
+    let mut index = 0;
+    let facts = log::read_each(r, read_marker, |start, _, kind| {
+        let EventKind::Record(r) = kind else { return };
+        match r.kind.as_str() {
+            "message" => {
+                if let Some(m) = &r.message {
+                    window.push(Planned::of(Src::Line { start, index }, m));
+                    index += 1;
+                }
+            }
+            "compact" => {
+                let text = format!("{SUMMARY_PREFIX}{}", r.summary);
+                let summary = Planned::inserted(LMsg::new("user", text), &r.time);
+                window = replay::compact_with(std::mem::take(&mut window), summary);
+            }
+            "system" => {
+                let m = r.message.clone();
+                let m = m.unwrap_or_else(|| LMsg::new("system", ""));
+                system = Some((m, r.time.clone()));
+            }
+            _ => {}
+        }
+    })?;
+    let mut slots = replay::drop_orphaned_calls(window);
+    let logged_system = system.is_some();
+    if let Some((m, time)) = system {
+        slots[0] = Planned::inserted(m, &time);
+    }
+    mark_orphans(&mut slots);
+    Ok(Plan {
+        slots,
+        logged_system,
+        log: Log {
+            events: Vec::new(),
+            facts,
+        },
+    })
+}
+
+/// Flag assistants whose calls are not all answered by the tool messages right after them
+/// (mid-log orphans: loom's replay only trims the tail, so these stay in the window).
+fn mark_orphans(slots: &mut [Planned]) {
+    for i in 0..slots.len() {
+        if !slots[i].assistant || slots[i].calls == 0 {
+            continue;
+        }
+        let answered = slots[i + 1..].iter().take_while(|s| s.tool).count();
+        slots[i].orphan = answered < slots[i].calls;
+    }
+}
+
+impl Plan {
+    /// Messages in the window, the reopened notice included.
+    pub fn count(&self) -> usize {
+        self.slots.len() + 1
+    }
+
+    /// Everything but the messages, with their count and token estimate.
+    pub fn head(&self, summary: SessionSummary, notice: &Message) -> WindowHead {
+        let mut warnings = view::warnings(&self.log);
+        if self.log.facts.long_lines > 0 {
+            warnings.push("loom refuses to resume or fork this session".to_string());
+        }
+        let note = if self.logged_system {
+            SYSTEM_LOGGED
+        } else {
+            SYSTEM_NOT_LOGGED
+        };
+        let tokens = self.slots.iter().map(|s| s.tokens).sum::<u64>() + notice.estimated_tokens();
+        WindowHead {
+            window: Window {
+                summary,
+                messages: Vec::new(),
+                system_note: Some(note.to_string()),
+                warnings,
+                omitted: 0,
+                omitted_tokens: 0,
+            },
+            count: self.count(),
+            tokens,
+        }
+    }
+
+    /// Pass two: the messages from window position `from` on (the notice last), each read
+    /// from `path` when it is sent. Tool results pair with the calls before them by
+    /// position, so reading starts at the message that opens `from`'s run of results.
+    pub fn send(
+        &self,
+        path: &Path,
+        from: usize,
+        notice: Message,
+        out: &mut dyn FnMut(Message) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let io = |e: std::io::Error| Error::io("reading", path, e);
+        let mut start = from.min(self.slots.len());
+        while start > 0 && self.slots.get(start).is_some_and(|s| s.tool) {
+            start -= 1;
+        }
+        let mut reader = BufReader::with_capacity(1 << 16, log::open(path).map_err(io)?);
+        let (mut pos, mut line) = (0u64, Vec::new());
+        let mut pairing = Pairing::default();
+        for (i, slot) in self.slots.iter().enumerate().skip(start) {
+            let mut m = match &slot.src {
+                Src::Inserted(b) => to_message(&b.0, None, &b.1, true),
+                Src::Line { start, index } => {
+                    if *start != pos {
+                        reader
+                            .seek_relative(*start as i64 - pos as i64)
+                            .map_err(io)?;
+                    }
+                    line.clear();
+                    let n = reader
+                        .by_ref()
+                        .take(scan::MAX_LINE as u64 + 1)
+                        .read_until(b'\n', &mut line)
+                        .map_err(io)?;
+                    pos = start + n as u64;
+                    let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let Parsed::Record(r) = scan::parse_line(bytes).0 else {
+                        return Err(changed(path));
+                    };
+                    let Some(lm) = r.chat_message() else {
+                        return Err(changed(path));
+                    };
+                    to_message(lm, Some(*index), &r.time, false)
+                }
+            };
+            pairing.pair(&mut m);
+            if slot.orphan {
+                m.note = Some(ORPHAN_NOTE.to_string());
+            }
+            if i >= from {
+                out(m).map_err(crate::store::sink_error)?;
+            }
+        }
+        let mut notice = notice;
+        pairing.pair(&mut notice);
+        out(notice).map_err(crate::store::sink_error)
+    }
+}
+
+/// A planned record is no longer where the first pass found it.
+fn changed(path: &Path) -> Error {
+    Error::Refused(format!(
+        "{} changed while it was read; open it again",
+        path.display()
+    ))
+}
+
+/// The user message `/resume` appends.
+pub fn notice(id: &str) -> Message {
+    Message::inserted(Role::User, replay::reopened_notice(id))
+}
