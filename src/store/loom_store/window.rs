@@ -213,6 +213,10 @@ impl Plan {
                 out(m).map_err(crate::store::sink_error)?;
             }
         }
+        if from > self.slots.len() {
+            // A page of no messages.
+            return Ok(());
+        }
         let mut notice = notice;
         pairing.pair(&mut notice);
         out(notice).map_err(crate::store::sink_error)
