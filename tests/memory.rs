@@ -302,7 +302,11 @@ fn browser_window_and_raw_views_hold_a_page() {
         return;
     };
     let (size, rounds) = loom_log_at(&t.home().join(".loom"), "20260314-091502", 48);
-    t.run("");
+    // No cache directory can be made, so no search index: indexing reads each transcript
+    // whole (its memory is the index's own bound), and this test is about the views.
+    let blocked = t.dir.path().join("not-a-dir");
+    std::fs::write(&blocked, "").unwrap();
+    t.run_env(&format!("XDG_CACHE_HOME={}/cache", blocked.display()), "");
     t.wait_listed();
     t.keys(&["Enter"]);
     t.keys(&["v"]);

@@ -16,59 +16,65 @@ use crate::error::{Error, Result};
 use crate::model::{Message, Role, SessionSummary, Window};
 use crate::store::sink::WindowHead;
 
-/// Where a window message comes from: a record of the log (read again when it is sent), or
-/// a message replay made (the compaction summary, the logged system prompt).
-enum Src {
-    Line { start: u64, index: usize },
-    Inserted(Box<(LMsg, String)>),
-}
+const TOOL: u8 = 1;
+const ASSISTANT: u8 = 2;
+/// An assistant whose calls the tool messages after it do not all answer.
+const ORPHAN: u8 = 4;
+/// A message replay made (the compaction summary, the logged system prompt), kept in
+/// `Plan::made`; otherwise a log record, read again when it is sent.
+const MADE: u8 = 8;
 
-/// One message of the planned window.
+/// One message of the planned window, in 24 bytes: a million of them take 24 MB, and the
+/// browser's first screen of a log of a million messages stays under 64 MB.
 struct Planned {
-    src: Src,
-    tool: bool,
-    assistant: bool,
-    calls: usize,
-    tokens: u64,
-    /// An assistant whose calls the tool messages after it do not all answer.
-    orphan: bool,
+    /// Where its record starts, or its place in `made`.
+    at: u64,
+    /// Its stored message index (a log record).
+    index: u32,
+    calls: u32,
+    tokens: u32,
+    flags: u8,
 }
 
 impl Planned {
-    fn of(src: Src, m: &LMsg) -> Planned {
+    fn of(at: u64, index: usize, m: &LMsg, made: bool) -> Planned {
+        let role = |r: &str, f: u8| if m.role == r { f } else { 0 };
         Planned {
-            tool: m.role == "tool",
-            assistant: m.role == "assistant",
-            calls: m.tool_calls.len(),
+            at,
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+            calls: u32::try_from(m.tool_calls.len()).unwrap_or(u32::MAX),
             // The estimate counts what the converted message shows (calls as JSON).
-            tokens: to_message(m, None, "", false).estimated_tokens(),
-            orphan: false,
-            src,
+            tokens: u32::try_from(to_message(m, None, "", false).estimated_tokens())
+                .unwrap_or(u32::MAX),
+            flags: role("tool", TOOL) | role("assistant", ASSISTANT) | if made { MADE } else { 0 },
         }
     }
 
-    fn inserted(m: LMsg, time: &str) -> Planned {
-        let mut p = Planned::of(Src::Line { start: 0, index: 0 }, &m);
-        p.src = Src::Inserted(Box::new((m, time.into())));
+    /// A message replay made, kept in `made`.
+    fn made(m: LMsg, time: &str, made: &mut Vec<(LMsg, String)>) -> Planned {
+        let p = Planned::of(made.len() as u64, 0, &m, true);
+        made.push((m, time.to_string()));
         p
     }
 }
 
 impl Turn for Planned {
     fn is_tool(&self) -> bool {
-        self.tool
+        self.flags & TOOL != 0
     }
     fn is_assistant(&self) -> bool {
-        self.assistant
+        self.flags & ASSISTANT != 0
     }
     fn calls(&self) -> usize {
-        self.calls
+        self.calls as usize
     }
 }
 
 /// A log's window as offsets, with the facts of the same pass.
 pub struct Plan {
     slots: Vec<Planned>,
+    /// The messages replay made (compaction summaries, the system prompt); a few.
+    made: Vec<(LMsg, String)>,
     logged_system: bool,
     /// The pass's facts (no events).
     pub log: Log,
@@ -76,7 +82,8 @@ pub struct Plan {
 
 /// Pass one: replay (section 5) over where each message record starts.
 pub fn plan(r: impl std::io::Read, read_marker: Option<u64>) -> std::io::Result<Plan> {
-    let mut window = vec![Planned::inserted(LMsg::new("system", ""), "")];
+    let mut made = Vec::new();
+    let mut window = vec![Planned::made(LMsg::new("system", ""), "", &mut made)];
     let mut system: Option<(LMsg, String)> = None;
     let mut index = 0;
     let facts = log::read_each(r, read_marker, |start, _, kind| {
@@ -84,13 +91,13 @@ pub fn plan(r: impl std::io::Read, read_marker: Option<u64>) -> std::io::Result<
         match r.kind.as_str() {
             "message" => {
                 if let Some(m) = &r.message {
-                    window.push(Planned::of(Src::Line { start, index }, m));
+                    window.push(Planned::of(start, index, m, false));
                     index += 1;
                 }
             }
             "compact" => {
                 let text = format!("{SUMMARY_PREFIX}{}", r.summary);
-                let summary = Planned::inserted(LMsg::new("user", text), &r.time);
+                let summary = Planned::made(LMsg::new("user", text), &r.time, &mut made);
                 window = replay::compact_with(std::mem::take(&mut window), summary);
             }
             "system" => {
@@ -104,11 +111,12 @@ pub fn plan(r: impl std::io::Read, read_marker: Option<u64>) -> std::io::Result<
     let mut slots = replay::drop_orphaned_calls(window);
     let logged_system = system.is_some();
     if let Some((m, time)) = system {
-        slots[0] = Planned::inserted(m, &time);
+        slots[0] = Planned::made(m, &time, &mut made);
     }
     mark_orphans(&mut slots);
     Ok(Plan {
         slots,
+        made,
         logged_system,
         log: Log {
             events: Vec::new(),
@@ -121,11 +129,13 @@ pub fn plan(r: impl std::io::Read, read_marker: Option<u64>) -> std::io::Result<
 /// (mid-log orphans: loom's replay only trims the tail, so these stay in the window).
 fn mark_orphans(slots: &mut [Planned]) {
     for i in 0..slots.len() {
-        if !slots[i].assistant || slots[i].calls == 0 {
+        if !slots[i].is_assistant() || slots[i].calls == 0 {
             continue;
         }
-        let answered = slots[i + 1..].iter().take_while(|s| s.tool).count();
-        slots[i].orphan = answered < slots[i].calls;
+        let answered = slots[i + 1..].iter().take_while(|s| s.is_tool()).count();
+        if answered < slots[i].calls() {
+            slots[i].flags |= ORPHAN;
+        }
     }
 }
 
@@ -146,7 +156,8 @@ impl Plan {
         } else {
             SYSTEM_NOT_LOGGED
         };
-        let tokens = self.slots.iter().map(|s| s.tokens).sum::<u64>() + notice.estimated_tokens();
+        let tokens =
+            self.slots.iter().map(|s| u64::from(s.tokens)).sum::<u64>() + notice.estimated_tokens();
         WindowHead {
             window: Window {
                 summary,
@@ -173,45 +184,50 @@ impl Plan {
     ) -> Result<()> {
         let io = |e: std::io::Error| Error::io("reading", path, e);
         let mut start = from.min(self.slots.len());
-        while start > 0 && self.slots.get(start).is_some_and(|s| s.tool) {
+        while start > 0 && self.slots.get(start).is_some_and(|s| s.is_tool()) {
             start -= 1;
         }
         let mut reader = BufReader::with_capacity(1 << 16, log::open(path).map_err(io)?);
         let (mut pos, mut line) = (0u64, Vec::new());
         let mut pairing = Pairing::default();
         for (i, slot) in self.slots.iter().enumerate().skip(start) {
-            let mut m = match &slot.src {
-                Src::Inserted(b) => to_message(&b.0, None, &b.1, true),
-                Src::Line { start, index } => {
-                    if *start != pos {
-                        reader
-                            .seek_relative(*start as i64 - pos as i64)
-                            .map_err(io)?;
-                    }
-                    line.clear();
-                    let n = reader
-                        .by_ref()
-                        .take(scan::MAX_LINE as u64 + 1)
-                        .read_until(b'\n', &mut line)
+            let mut m = if slot.flags & MADE != 0 {
+                let (made, time) = &self.made[slot.at as usize];
+                to_message(made, None, time, true)
+            } else {
+                let (start, index) = (slot.at, slot.index as usize);
+                if start != pos {
+                    reader
+                        .seek_relative(start as i64 - pos as i64)
                         .map_err(io)?;
-                    pos = start + n as u64;
-                    let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
-                    let Parsed::Record(r) = scan::parse_line(bytes).0 else {
-                        return Err(changed(path));
-                    };
-                    let Some(lm) = r.chat_message() else {
-                        return Err(changed(path));
-                    };
-                    to_message(lm, Some(*index), &r.time, false)
                 }
+                line.clear();
+                let n = reader
+                    .by_ref()
+                    .take(scan::MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut line)
+                    .map_err(io)?;
+                pos = start + n as u64;
+                let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+                let Parsed::Record(r) = scan::parse_line(bytes).0 else {
+                    return Err(changed(path));
+                };
+                let Some(lm) = r.chat_message() else {
+                    return Err(changed(path));
+                };
+                to_message(lm, Some(index), &r.time, false)
             };
             pairing.pair(&mut m);
-            if slot.orphan {
+            if slot.flags & ORPHAN != 0 {
                 m.note = Some(ORPHAN_NOTE.to_string());
             }
             if i >= from {
                 out(m).map_err(crate::store::sink_error)?;
             }
+        }
+        if from > self.slots.len() {
+            // A page of no messages.
+            return Ok(());
         }
         let mut notice = notice;
         pairing.pair(&mut notice);
