@@ -85,13 +85,14 @@ impl TextIndex {
         seen: &mut HashSet<u64>,
     ) -> Vec<Changed> {
         let mut changed = Vec::new();
+        let known = &self.sessions.get().map;
         for r in rows.iter().filter(|r| r.error.is_none()) {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
             // Quick before full, so a write in between changes at least the quick print.
             let quick = quick(&r.path, None);
             let full = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
-            if self.sessions.get(&sid).is_none_or(|k| k.fp.full != full) {
+            if known.get(&sid).is_none_or(|k| k.fp.full != full) {
                 changed.push((sid, Print { full, quick }, r.clone()));
             }
         }
@@ -137,7 +138,7 @@ impl TextIndex {
         for (store, st) in stores.stores.iter().zip(&then.stores) {
             for (sid, id, path) in &st.hot {
                 let (quick, mtime) = quick_at(path, None);
-                let known = self.sessions.get(sid).map(|k| k.fp);
+                let known = self.sessions.get().map.get(sid).map(|k| k.fp);
                 if known.is_some_and(|k| k.quick == quick) {
                     continue;
                 }
@@ -155,7 +156,7 @@ impl TextIndex {
                 }
             }
         }
-        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
         self.summarize_and_apply(todo, seen, stores, progress)
     }
 
@@ -184,7 +185,7 @@ impl TextIndex {
             let mut hot: Vec<(Option<SystemTime>, u64, &Candidate)> = Vec::new();
             for c in &found {
                 let sid = session_number(store.kind(), &c.id);
-                let known = self.sessions.get(&sid).map(|k| k.fp);
+                let known = self.sessions.get().map.get(&sid).map(|k| k.fp);
                 let (quick, mtime) = quick_at(&c.path, c.mtime);
                 hot.push((mtime, sid, c));
                 if trusted && known.is_some_and(|k| k.quick == quick) {
@@ -263,7 +264,7 @@ impl TextIndex {
         let mut todo = Vec::new();
         for r in rows {
             let sid = session_number(r.store, &r.id);
-            let Some(k) = self.sessions.get(&sid).map(|k| k.fp) else {
+            let Some(k) = self.sessions.get().map.get(&sid).map(|k| k.fp) else {
                 continue;
             };
             let store = stores.store_for(r);
@@ -281,7 +282,7 @@ impl TextIndex {
         if todo.is_empty() {
             return Ok(false);
         }
-        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
         self.summarize_and_apply(todo, seen, stores, &|_, _| {})?;
         Ok(true)
     }
