@@ -102,10 +102,7 @@ pub(super) fn candidates(
             .collect();
         order.sort_by_key(|&(c, w)| open[c].words[w].doc_freq());
         let mut target: DocId = 0;
-        loop {
-            let Some(doc) = align(&mut open, &order, target) else {
-                break;
-            };
+        while let Some(doc) = align(&mut open, &order, target) {
             target = doc + 1;
             if alive.is_some_and(|a| a.is_deleted(doc)) {
                 continue;
