@@ -11,6 +11,7 @@
 //! full check is less than `FULL_EVERY` old, stats only those directories and each store's
 //! hot sessions. The sessions a search returns are checked in full before they are shown
 //! (`stale`), so a result is never older than its files.
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -78,12 +79,12 @@ fn side_stamp(store: &dyn Store, found: &[Candidate]) -> u64 {
 impl TextIndex {
     /// The rows whose fingerprint differs from the indexed one; every row's number goes
     /// into `seen`.
-    pub(super) fn changed(
+    pub(super) fn changed<'a>(
         &self,
-        rows: &[SessionSummary],
+        rows: &'a [SessionSummary],
         stores: &Stores,
         seen: &mut HashSet<u64>,
-    ) -> Vec<Changed> {
+    ) -> Vec<Changed<'a>> {
         let mut changed = Vec::new();
         let known = &self.sessions.get().map;
         for r in rows.iter().filter(|r| r.error.is_none()) {
@@ -93,7 +94,7 @@ impl TextIndex {
             let quick = quick(&r.path, None);
             let full = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
             if known.get(&sid).is_none_or(|k| k.fp.full != full) {
-                changed.push((sid, Print { full, quick }, r.clone()));
+                changed.push((sid, Print { full, quick }, Cow::Borrowed(r)));
             }
         }
         changed
@@ -245,11 +246,11 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let chunk = todo.len().div_ceil(THREADS).max(1);
-        let changed: Vec<Changed> = gather_parallel(todo.chunks(chunk), |part| {
+        let changed: Vec<Changed<'_>> = gather_parallel(todo.chunks(chunk), |part| {
             part.iter()
                 .filter_map(|(sid, fp, store, c)| {
                     let s = store.summarize(c).filter(|s| s.error.is_none())?;
-                    Some((*sid, *fp, s))
+                    Some((*sid, *fp, Cow::Owned(s)))
                 })
                 .collect()
         });

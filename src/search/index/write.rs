@@ -3,6 +3,7 @@
 //! a first build runs finds what is indexed so far; sessions dropped while a pass runs (the
 //! browser deleted them) leave at the next batch's commit, not at the next pass.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -45,14 +46,16 @@ pub struct Hooks {
     pub gone: Option<Box<dyn Fn() -> Vec<u64> + Send>>,
 }
 
-/// A changed session: its number, new prints and listing row.
-pub type Changed = (u64, Print, SessionSummary);
+/// A changed session: its number, new prints and listing row, borrowed from the listing
+/// when the caller has one (a copy of every row would double a first build's rows: at 100k
+/// sessions that is tens of megabytes, issue 10).
+pub type Changed<'a> = (u64, Print, Cow<'a, SessionSummary>);
 
 impl TextIndex {
     /// Index `changed`, drop every indexed session not in `seen`, committing in batches.
     pub(super) fn apply(
         &mut self,
-        changed: Vec<Changed>,
+        changed: Vec<Changed<'_>>,
         seen: HashSet<u64>,
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
@@ -157,7 +160,7 @@ impl TextIndex {
     fn read_batch(
         &self,
         writer: &IndexWriter,
-        changed: &[Changed],
+        changed: &[Changed<'_>],
         next: &AtomicUsize,
         end: usize,
         deadline: Instant,
