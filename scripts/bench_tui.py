@@ -18,7 +18,8 @@ Figures (medians over runs, ms unless noted):
   first paint warm/cold  launch -> first screen with any text (warm: catalog present)
   loaded                 launch -> screen shows no "loading" and stays still for --quiet ms
   key median/p99         key sent -> last screen change before --quiet ms of stillness
-  peak RSS               VmHWM of the picker process after the keystrokes (MB)
+  peak RSS               VmHWM of the picker process after the keystrokes (MB), warm start
+                         with a current index (the cold run waits for spool's index build)
   list --json --all      wall time of `spool list --json --all`, warm catalog and cold
 Floors: the same figure for a program that prints a screenful at once (harness cost), and
 `cat` of the bytes `list` reads (cold: every session file; warm: the catalog).
@@ -220,6 +221,9 @@ def run_picker(cmd, env, cache, a, keys):
         shutil.rmtree(cache, ignore_errors=True)
     t0 = start(cmd, env)
     out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    # Let the first full-text index build finish (spool's status bar says "indexing"), so
+    # the warm start below runs with a current index: else its peak RSS is the build's.
+    watch(t0, a.quiet, a.timeout, busy=("loading", "indexing"))
     tmux("kill-server")
     t0 = start(cmd, env)
     out["warm_first"], out["warm_loaded"], _ = watch(t0, a.quiet, a.timeout)
