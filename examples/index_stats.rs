@@ -1,10 +1,11 @@
 //! Measure the full-text index on a corpus (see `gen_corpus`), for `scripts/bench_search.py`:
-//! `index_stats DIR [--build] [--queries N] [--index DIR]`.
+//! `index_stats DIR [--build] [--queries N] [--query Q] [--index DIR]`.
 //!
 //! - `--build`: build the index from nothing and print the seconds it took, the bytes of text
 //!   it indexed (documents as capped), the index's bytes on disk and their ratio. Run it under
 //!   `/usr/bin/time -v` for the peak RSS.
-//! - `--queries N`: on the built index, run each of a few queries N times and print the
+//! - `--queries N`: on the built index, run each of a few queries (`--query Q`: that one)
+//!   N times and print the
 //!   median and p99 in ms of query to results (the top 20 sessions, their hits counted, snippets cut from their files).
 //! - `--append N`: N times, append a message with a new word to a loom session and time its
 //!   re-indexing (`update_some`, as the browser's watcher asks) until a search finds the word;
@@ -18,7 +19,8 @@ use spool::search::index::{self, TextIndex};
 use spool::search::query::TextQuery;
 use spool::store::{Roots, Span, Stores};
 
-const USAGE: &str = "usage: index_stats DIR [--build] [--queries N] [--append N] [--index DIR]";
+const USAGE: &str =
+    "usage: index_stats DIR [--build] [--queries N] [--query Q] [--append N] [--index DIR]";
 const QUERIES: [&str; 4] = [
     "timeout",
     "\"router test\"",
@@ -62,6 +64,8 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let (mut corpus, mut build, mut queries, mut appends, mut at) =
         (None, false, 0usize, 0usize, None);
+    // `--query Q`: only this query (a profile of one), instead of the fixed set.
+    let mut only: Option<String> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--build" => build = true,
@@ -74,6 +78,7 @@ fn run() -> Result<(), String> {
                 appends = v.parse().map_err(|_| format!("not a number: {v}"))?;
             }
             "--index" => at = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
+            "--query" => only = Some(args.next().ok_or(USAGE)?),
             _ if a.starts_with('-') => return Err(USAGE.into()),
             _ => corpus = Some(PathBuf::from(a)),
         }
@@ -98,7 +103,11 @@ fn run() -> Result<(), String> {
     }
     if queries > 0 {
         let ix = TextIndex::open(&dir).map_err(|e| e.to_string())?;
-        for q in QUERIES {
+        let qs: Vec<&str> = match &only {
+            Some(q) => vec![q.as_str()],
+            None => QUERIES.to_vec(),
+        };
+        for q in qs {
             let parsed = TextQuery::parse(q).map_err(|e| e.to_string())?;
             let mut ms: Vec<f64> = (0..queries)
                 .map(|_| {

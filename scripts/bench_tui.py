@@ -7,6 +7,7 @@ and prints one markdown table. Everything it needs is made here: corpora from th
 HOME and cache per run.
 
     cargo build --release --example gen_corpus && cargo build --release
+    (SPOOL_BIN=PATH runs another build of spool)
     python3 scripts/bench_tui.py                       # 10k and 100k, 5 runs each
     python3 scripts/bench_tui.py --sizes 10000 --runs 3
     python3 scripts/bench_tui.py --picker 'other=other-picker --flag'   # runs beside spool
@@ -18,10 +19,19 @@ Figures (medians over runs, ms unless noted):
   loaded                 launch -> screen shows no "loading" and stays still for --quiet ms
   key median/p99         key sent -> last screen change before --quiet ms of stillness
                          (the index's "indexing N / M" progress is not counted as a change)
-  peak RSS               VmHWM of the picker process after the keystrokes (MB)
+  peak RSS               VmHWM of the picker process after the keystrokes (MB), warm start
+                         with a current index (the cold run waits for spool's index build)
   list --json --all      wall time of `spool list --json --all`, warm catalog and cold
 Floors: the same figure for a program that prints a screenful at once (harness cost), and
 `cat` of the bytes `list` reads (cold: every session file; warm: the catalog).
+
+    python3 scripts/bench_tui.py --sizes 10000 --runs 3 --during-build
+                                    # keystrokes while the first full-text index build runs
+  --during-build: the index directory in spool's cache is deleted (the catalog is kept), spool
+  starts, and keys are typed while it rebuilds the index (the quick search `/fixlogin`, Esc,
+  again, up to --build-keys keys); per key, the time to a settled screen (the status bar's
+  progress figures masked, as they change on their own) and whether the status bar showed
+  "indexing N / M" when the key settled. Prints median/p99 of the keys typed while indexing.
 """
 
 import argparse
@@ -35,7 +45,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPOOL = os.path.join(ROOT, "target", "release", "spool")
+SPOOL = os.environ.get("SPOOL_BIN") or os.path.join(ROOT, "target", "release", "spool")
 GEN = os.path.join(ROOT, "target", "release", "examples", "gen_corpus")
 SOCK = "spool-bench-%d" % os.getpid()
 
@@ -100,23 +110,74 @@ def watch(t0, quiet_ms, timeout_s, busy=("loading",)):
 INDEXING = re.compile(r"indexing [0-9,]+ / [0-9,]+")
 
 
-def key_screen():
-    return INDEXING.sub("", screen())
+def masked(s):
+    """The screen without the index's progress figures, which change on their own."""
+    return INDEXING.sub("indexing", s)
 
 
-def key_to_settled(key, quiet_ms, timeout_s=10):
-    before = key_screen()
+def key_settled_masked(key, quiet_ms, timeout_s=10):
+    """Key sent to the last change of the masked screen before quiet_ms of stillness; `key`
+    is literal text, or a tmux key name in <angle brackets>. Returns (ms, whether the
+    status bar showed indexing at the end)."""
+    before = masked(screen())
     t0 = time.perf_counter()
-    tmux("send-keys", "-t", "b", "-l", key)
-    last, last_change = before, t0
+    if key.startswith("<"):
+        tmux("send-keys", "-t", "b", key[1:-1])
+    else:
+        tmux("send-keys", "-t", "b", "-l", key)
+    last, last_change, raw = before, t0, ""
     while time.perf_counter() - t0 < timeout_s:
-        s = key_screen()
-        now = time.perf_counter()
+        raw = screen()
+        s, now = masked(raw), time.perf_counter()
         if s != last:
             last, last_change = s, now
         elif last != before and (now - last_change) * 1000 >= quiet_ms:
             break
-    return (last_change - t0) * 1000
+    return (last_change - t0) * 1000, bool(INDEXING.search(raw))
+
+
+def key_to_settled(key, quiet_ms, timeout_s=10):
+    return key_settled_masked(key, quiet_ms, timeout_s)[0]
+
+
+def during_build(a):
+    """Keystrokes while the first full-text index build runs (issue 8)."""
+    load = os.getloadavg()
+    for n in [int(s) for s in a.sizes.split(",")]:
+        c = corpus(a.work, n)
+        home = os.path.join(a.work, "home-%d" % n)
+        env = env_for(home)
+        cmd = spool_cmd(c)
+        # A first start writes the catalog (and the index, deleted below).
+        t0 = start(cmd, env)
+        watch(t0, a.quiet, a.timeout)
+        tmux("kill-server")
+        typed, idle, shown, rss = [], [], 0, []
+        for _ in range(a.runs):
+            shutil.rmtree(home + "/.cache/spool/index", ignore_errors=True)
+            t0 = start(cmd, env)
+            while time.perf_counter() - t0 < a.timeout and "sessions" not in screen():
+                time.sleep(0.005)
+            seq = (list(a.keys) + ["<Escape>"]) * 100
+            for k in seq[: a.build_keys]:
+                ms, indexing = key_settled_masked(k, a.quiet)
+                (typed if indexing else idle).append(ms)
+                shown += indexing
+            pid = pane_pid()
+            rss.append(peak_rss_mb(pid) if pid else None)
+            tmux("kill-server")
+        print("load average at start: %.2f %.2f %.2f on %d cores, at end %.2f; %d runs"
+              % (*load, os.cpu_count(), os.getloadavg()[0], a.runs))
+        print("**%s sessions: keystrokes during the first index build**\n" % format(n, ","))
+        print("| what | figure |\n| --- | --- |")
+        print("| keys settled while the status bar showed indexing | %d of %d |"
+              % (shown, len(typed) + len(idle)))
+        print("| key settled while indexing, median | %s ms |" % fmt(pct(typed, 50)))
+        print("| key settled while indexing, p99 | %s ms |" % fmt(pct(typed, 99)))
+        print("| key settled after indexing, median | %s ms |" % fmt(pct(idle, 50)))
+        print("| peak RSS (index built in the run) | %s |" % fmt(pct(rss, 50), " MB"))
+        print()
+    tmux("kill-server")
 
 
 def pct(v, p):
@@ -157,6 +218,9 @@ def run_picker(cmd, env, cache, a, keys):
         shutil.rmtree(cache, ignore_errors=True)
     t0 = start(cmd, env)
     out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    # Let the first full-text index build finish (spool's status bar says "indexing"), so
+    # the warm start below runs with a current index: else its peak RSS is the build's.
+    watch(t0, a.quiet, a.timeout, busy=("loading", "indexing"))
     tmux("kill-server")
     t0 = start(cmd, env)
     out["warm_first"], out["warm_loaded"], _ = watch(t0, a.quiet, a.timeout)
@@ -186,7 +250,12 @@ def main():
     ap.add_argument("--existing", action="append", default=[],
                     help="NAME=SPOOL FLAGS: bench spool on an existing corpus given by its store "
                          "flags (point the other stores at empty dirs) instead of --sizes")
+    ap.add_argument("--during-build", action="store_true",
+                    help="keystrokes while the first full-text index build runs (see above)")
+    ap.add_argument("--build-keys", type=int, default=30, help="keys typed per run, --during-build")
     a = ap.parse_args()
+    if a.during_build:
+        return during_build(a)
     if a.existing:
         return bench_existing(a)
     os.makedirs(a.work, exist_ok=True)

@@ -127,12 +127,14 @@ fn index_thread(
     let ix = dir.as_deref().and_then(open);
     let generation = Arc::new(AtomicU64::new(0));
     {
-        // The searcher opens its own reader of the same directory, now that it exists.
-        let (dir, events, generation) = (dir.clone(), events.clone(), generation.clone());
+        // The searcher opens its own reader of the same directory, now that it exists,
+        // sharing this thread's session table (one copy in memory, not two).
+        let searcher = ix.as_ref().and_then(TextIndex::open_sharing);
+        let (events, generation) = (events.clone(), generation.clone());
         let stores = stores.clone();
         let _ = std::thread::Builder::new()
             .name("spool-search".into())
-            .spawn(move || search_thread(dir, stores, events, generation, queries));
+            .spawn(move || search_thread(searcher, stores, events, generation, queries));
     }
     let Some(mut ix) = ix else {
         return;
@@ -197,13 +199,12 @@ fn lower_priority() {
 }
 
 fn search_thread(
-    dir: Option<PathBuf>,
+    mut ix: Option<TextIndex>,
     stores: Arc<Stores>,
     events: Sender<Event>,
     generation: Arc<AtomicU64>,
     queries: Receiver<Query>,
 ) {
-    let mut ix = dir.as_ref().and_then(|d| TextIndex::open(d).ok());
     let mut seen = generation.load(Ordering::SeqCst);
     while let Ok(mut q) = queries.recv() {
         std::thread::sleep(DEBOUNCE);

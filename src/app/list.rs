@@ -10,7 +10,9 @@ use crate::store::registry::{Filter, list_order};
 
 /// Rows, their filtered order, the search and the selection.
 pub struct List {
-    rows: HashMap<Key, SessionSummary>,
+    /// Boxed: a map entry is a key and a pointer, not a 400-byte summary, so the table's
+    /// empty slots and its doubling (old and new tables at once) cost little (issue 10).
+    rows: HashMap<Key, Box<SessionSummary>>,
     /// Keys that pass the filter, in list order (the list when there is no query).
     sorted: Vec<Key>,
     pub filter: Filter,
@@ -74,11 +76,11 @@ impl List {
     }
 
     pub fn get(&self, key: &Key) -> Option<&SessionSummary> {
-        self.rows.get(key)
+        self.rows.get(key).map(|b| &**b)
     }
 
     pub fn selected_summary(&self) -> Option<&SessionSummary> {
-        self.selected.as_ref().and_then(|k| self.rows.get(k))
+        self.selected.as_ref().and_then(|k| self.get(k))
     }
 
     /// Whether any row (whatever the filter) belongs to store `k`: `F` skips empty stores.
@@ -88,7 +90,7 @@ impl List {
 
     /// Every session listed, whatever the filter and query.
     pub fn all_rows(&self) -> impl Iterator<Item = &SessionSummary> {
-        self.rows.values()
+        self.rows.values().map(|b| &**b)
     }
 
     pub fn total_rows(&self) -> usize {
@@ -159,7 +161,7 @@ impl List {
         for s in batch {
             let key = (s.store, s.id.clone());
             let passes = self.passes(&s);
-            match self.rows.insert(key.clone(), s) {
+            match self.rows.insert(key.clone(), Box::new(s)) {
                 Some(_) => {
                     updated.push(key);
                     self.search_dirty = true;
@@ -186,7 +188,9 @@ impl List {
 
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
-        let mut v: Vec<&SessionSummary> = self.rows.values().filter(|s| self.passes(s)).collect();
+        let mut v: Vec<&SessionSummary> = (self.rows.values().map(|b| &**b))
+            .filter(|s| self.passes(s))
+            .collect();
         if self.inbox {
             v = crate::inbox::rows(v);
         } else {
@@ -416,5 +420,22 @@ impl List {
             .iter()
             .copied()
             .find(|k| has(*k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row's map entry stays a key and a pointer: an inline summary (hundreds of bytes)
+    /// made the table's empty slots and its doubling cost megabytes at 10k rows (issue 10).
+    #[test]
+    fn a_map_entry_is_small() {
+        assert!(std::mem::size_of::<(Key, Box<SessionSummary>)>() <= 48);
+        let mut l = List::new(Filter::default(), Arc::new(|| {}));
+        let s = SessionSummary::new(StoreKind::Loom, "a", "/a");
+        l.upsert(vec![s.clone()]);
+        assert_eq!(l.get(&(StoreKind::Loom, "a".into())), Some(&s));
+        assert_eq!(l.all_rows().count(), 1);
     }
 }

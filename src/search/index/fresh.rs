@@ -11,6 +11,7 @@
 //! full check is less than `FULL_EVERY` old, stats only those directories and each store's
 //! hot sessions. The sessions a search returns are checked in full before they are shown
 //! (`stale`), so a result is never older than its files.
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -78,21 +79,22 @@ fn side_stamp(store: &dyn Store, found: &[Candidate]) -> u64 {
 impl TextIndex {
     /// The rows whose fingerprint differs from the indexed one; every row's number goes
     /// into `seen`.
-    pub(super) fn changed(
+    pub(super) fn changed<'a>(
         &self,
-        rows: &[SessionSummary],
+        rows: &'a [SessionSummary],
         stores: &Stores,
         seen: &mut HashSet<u64>,
-    ) -> Vec<Changed> {
+    ) -> Vec<Changed<'a>> {
         let mut changed = Vec::new();
+        let known = &self.sessions.get().map;
         for r in rows.iter().filter(|r| r.error.is_none()) {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
             // Quick before full, so a write in between changes at least the quick print.
             let quick = quick(&r.path, None);
             let full = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
-            if self.sessions.get(&sid).is_none_or(|k| k.fp.full != full) {
-                changed.push((sid, Print { full, quick }, r.clone()));
+            if known.get(&sid).is_none_or(|k| k.fp.full != full) {
+                changed.push((sid, Print { full, quick }, Cow::Borrowed(r)));
             }
         }
         changed
@@ -137,7 +139,7 @@ impl TextIndex {
         for (store, st) in stores.stores.iter().zip(&then.stores) {
             for (sid, id, path) in &st.hot {
                 let (quick, mtime) = quick_at(path, None);
-                let known = self.sessions.get(sid).map(|k| k.fp);
+                let known = self.sessions.get().map.get(sid).map(|k| k.fp);
                 if known.is_some_and(|k| k.quick == quick) {
                     continue;
                 }
@@ -155,7 +157,7 @@ impl TextIndex {
                 }
             }
         }
-        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
         self.summarize_and_apply(todo, seen, stores, progress)
     }
 
@@ -184,7 +186,7 @@ impl TextIndex {
             let mut hot: Vec<(Option<SystemTime>, u64, &Candidate)> = Vec::new();
             for c in &found {
                 let sid = session_number(store.kind(), &c.id);
-                let known = self.sessions.get(&sid).map(|k| k.fp);
+                let known = self.sessions.get().map.get(&sid).map(|k| k.fp);
                 let (quick, mtime) = quick_at(&c.path, c.mtime);
                 hot.push((mtime, sid, c));
                 if trusted && known.is_some_and(|k| k.quick == quick) {
@@ -244,11 +246,11 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let chunk = todo.len().div_ceil(THREADS).max(1);
-        let changed: Vec<Changed> = gather_parallel(todo.chunks(chunk), |part| {
+        let changed: Vec<Changed<'_>> = gather_parallel(todo.chunks(chunk), |part| {
             part.iter()
                 .filter_map(|(sid, fp, store, c)| {
                     let s = store.summarize(c).filter(|s| s.error.is_none())?;
-                    Some((*sid, *fp, s))
+                    Some((*sid, *fp, Cow::Owned(s)))
                 })
                 .collect()
         });
@@ -263,7 +265,7 @@ impl TextIndex {
         let mut todo = Vec::new();
         for r in rows {
             let sid = session_number(r.store, &r.id);
-            let Some(k) = self.sessions.get(&sid).map(|k| k.fp) else {
+            let Some(k) = self.sessions.get().map.get(&sid).map(|k| k.fp) else {
                 continue;
             };
             let store = stores.store_for(r);
@@ -281,7 +283,7 @@ impl TextIndex {
         if todo.is_empty() {
             return Ok(false);
         }
-        let seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
         self.summarize_and_apply(todo, seen, stores, &|_, _| {})?;
         Ok(true)
     }

@@ -13,7 +13,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, Term};
 
-use super::{Doc, THREADS, TextIndex, index_err, session_docs, top};
+use super::{Doc, THREADS, TextIndex, index_err, phrase, session_docs, top};
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::search::Key;
@@ -44,6 +44,24 @@ pub struct Hit {
     pub snippet: String,
     /// Byte ranges of `snippet` that matched.
     pub highlights: Vec<Range<usize>>,
+}
+
+/// A query as tantivy runs it, and its clauses apart (words per required clause; the
+/// excluded clauses' queries) for the phrase walk (`phrase`).
+struct Built {
+    query: BooleanQuery,
+    required: Vec<phrase::Clause>,
+    excluded: Vec<Box<dyn Query>>,
+}
+
+impl Default for Built {
+    fn default() -> Built {
+        Built {
+            query: BooleanQuery::new(Vec::new()),
+            required: Vec::new(),
+            excluded: Vec::new(),
+        }
+    }
 }
 
 /// Per-session fold of the matches.
@@ -209,17 +227,20 @@ impl TextIndex {
 
     /// The tantivy query for `q`: every required word or phrase in one message, none of the
     /// excluded. `None` when a required term has nothing the tokenizer keeps (`"!!!"`).
-    fn build_query(&self, q: &TextQuery) -> Result<Option<BooleanQuery>> {
+    fn build_query(&self, q: &TextQuery) -> Result<Option<Built>> {
         let mut analyzer = self
             .index
             .tokenizer_for_field(self.f.text)
             .map_err(|e| index_err(&self.dir, e))?;
-        let mut clause = |text: &str| -> Option<Box<dyn Query>> {
+        let mut terms_of = |text: &str| -> Vec<Term> {
             let mut terms = Vec::new();
             let mut stream = analyzer.token_stream(text);
             while stream.advance() {
                 terms.push(Term::from_field_text(self.f.text, &stream.token().text));
             }
+            terms
+        };
+        let clause = |mut terms: Vec<Term>| -> Option<Box<dyn Query>> {
             match terms.len() {
                 0 => None,
                 1 => Some(Box::new(TermQuery::new(
@@ -229,19 +250,24 @@ impl TextIndex {
                 _ => Some(Box::new(PhraseQuery::new(terms))),
             }
         };
+        let mut built = Built::default();
         let mut clauses = Vec::new();
         for t in &q.required {
-            match clause(t) {
+            let terms = terms_of(t);
+            built.required.push(terms.clone());
+            match clause(terms) {
                 Some(c) => clauses.push((Occur::Must, c)),
                 None => return Ok(None),
             }
         }
         for t in &q.excluded {
-            if let Some(c) = clause(t) {
+            if let Some(c) = clause(terms_of(t)) {
+                built.excluded.push(c.box_clone());
                 clauses.push((Occur::MustNot, c));
             }
         }
-        Ok(Some(BooleanQuery::new(clauses)))
+        built.query = BooleanQuery::new(clauses);
+        Ok(Some(built))
     }
 
     /// Sessions matching `q` that `accept` lets through, best first (relevance, then the
@@ -268,15 +294,16 @@ impl TextIndex {
         limit: usize,
         stores: Option<&Stores>,
     ) -> Result<Vec<(Hit, SessionSummary)>> {
-        let Some(query) = self.build_query(q)? else {
+        let Some(built) = self.build_query(q)? else {
             return Ok(Vec::new());
         };
+        let query = &built.query;
         let searcher = self.reader.searcher();
         let mut rows: HashMap<u64, Option<SessionSummary>> = HashMap::new();
         let mut row = |sid: u64| -> Option<SessionSummary> {
             rows.entry(sid)
                 .or_insert_with(|| {
-                    let r = self.sessions.get(&sid)?.row()?;
+                    let r = self.sessions.get().map.get(&sid)?.row()?;
                     accept(&r).then_some(r)
                 })
                 .clone()
@@ -284,20 +311,33 @@ impl TextIndex {
         let err = |e| index_err(&self.dir, e);
         let fold = if limit <= PRUNED_UP_TO {
             // The few sessions that can place, then their matches folded exactly.
-            let mut sids = top::candidates(&searcher, &query, limit, &mut |sid| row(sid).is_some())
-                .map_err(err)?;
+            let mut accept = |sid| row(sid).is_some();
+            // A phrase reads positions only where a document can place (`phrase`).
+            let mut sids = if built.required.iter().any(|c| c.len() > 1) {
+                phrase::candidates(
+                    &searcher,
+                    self.f.text,
+                    &built.required,
+                    &built.excluded,
+                    limit,
+                    &mut accept,
+                )
+            } else {
+                top::candidates(&searcher, query, limit, &mut accept)
+            }
+            .map_err(err)?;
             sids.sort_unstable();
             if sids.is_empty() {
                 Vec::new()
             } else {
-                let only = top::only(&query, self.f, &sids);
+                let only = top::only(query, self.f, &sids);
                 searcher.search(&only, &SessionCollector).map_err(err)?
             }
         } else {
-            searcher.search(&query, &SessionCollector).map_err(err)?
+            searcher.search(query, &SessionCollector).map_err(err)?
         };
         let ranked = self.best(fold, &mut row, limit);
-        let mut snippets = SnippetGenerator::create(&searcher, &query, self.f.text)
+        let mut snippets = SnippetGenerator::create(&searcher, query, self.f.text)
             .map_err(|e| index_err(&self.dir, e))?;
         snippets.set_max_num_chars(SNIPPET_CHARS);
         // Where each best document is (fast fields), then its text again, from the

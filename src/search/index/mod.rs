@@ -11,12 +11,13 @@
 mod docs;
 mod fresh;
 mod hits;
+mod phrase;
 mod stamps;
 mod table;
 mod top;
 mod write;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
@@ -83,7 +84,7 @@ pub enum Freshness {
     ReadOnly,
 }
 
-use table::Known;
+use table::Table;
 
 /// The open index.
 pub struct TextIndex {
@@ -91,7 +92,8 @@ pub struct TextIndex {
     index: Index,
     f: Fields,
     reader: IndexReader,
-    sessions: HashMap<u64, Known>,
+    /// The session table, shared with the other handle of this process (`open_sharing`).
+    sessions: Table,
     batches: Batches,
     hooks: Hooks,
     /// Quick prints to record at the next table write (`fresh`).
@@ -123,7 +125,7 @@ impl TextIndex {
     /// Open the index in `dir`, rebuilding it silently (empty, to be filled by `update`)
     /// when it is missing, corrupt or of an old schema.
     pub fn open(dir: &Path) -> Result<TextIndex> {
-        if let Some(ix) = Self::try_open(dir) {
+        if let Some(ix) = Self::try_open(dir, None) {
             return Ok(ix);
         }
         wipe(dir);
@@ -134,7 +136,9 @@ impl TextIndex {
         let index = match Index::create_in_dir(dir, schema) {
             Ok(i) => i,
             // Another process created it between our look and now: use theirs.
-            Err(_) => return Self::try_open(dir).ok_or_else(|| index_err(dir, "cannot create")),
+            Err(_) => {
+                return Self::try_open(dir, None).ok_or_else(|| index_err(dir, "cannot create"));
+            }
         };
         std::fs::write(dir.join(VERSION_FILE), SCHEMA_VERSION)
             .map_err(|e| Error::io("writing", dir.join(VERSION_FILE), e))?;
@@ -144,15 +148,22 @@ impl TextIndex {
             index,
             f,
             reader,
-            sessions: HashMap::new(),
+            sessions: Table::default(),
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
         })
     }
 
-    /// The index as it is, if it is whole and of this schema.
-    fn try_open(dir: &Path) -> Option<TextIndex> {
+    /// A second handle on the index `other` has open (the browser's searcher beside its
+    /// writer), sharing its session table instead of reading another copy.
+    pub fn open_sharing(other: &TextIndex) -> Option<TextIndex> {
+        Self::try_open(&other.dir, Some(other.sessions.clone()))
+    }
+
+    /// The index as it is, if it is whole and of this schema; its table read from the
+    /// file unless `table` is given.
+    fn try_open(dir: &Path, table: Option<Table>) -> Option<TextIndex> {
         if std::fs::read_to_string(dir.join(VERSION_FILE)).ok()? != SCHEMA_VERSION {
             return None;
         }
@@ -175,7 +186,7 @@ impl TextIndex {
             index,
             f,
             reader,
-            sessions: table::read(&dir.join(SESSIONS_FILE)),
+            sessions: table.unwrap_or_else(|| Table::load(&dir.join(SESSIONS_FILE))),
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
@@ -184,13 +195,15 @@ impl TextIndex {
 
     /// Sessions indexed so far.
     pub fn session_count(&self) -> usize {
-        self.sessions.len()
+        self.sessions.get().map.len()
     }
 
     /// The indexed sessions as listing rows (title, last activity, archived, empty, cwd):
     /// what `spool search` filters and prints without listing the stores again.
-    pub fn listed(&self) -> impl Iterator<Item = SessionSummary> + '_ {
-        self.sessions.values().filter_map(table::Known::row)
+    pub fn listed(&self) -> impl Iterator<Item = SessionSummary> + use<> {
+        let t = self.sessions.get();
+        let rows: Vec<SessionSummary> = t.map.values().filter_map(table::Known::row).collect();
+        rows.into_iter()
     }
 
     /// Bring the index up to date with `rows` (every listed session of `stores`, as the
@@ -215,7 +228,7 @@ impl TextIndex {
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
-        let mut seen: HashSet<u64> = self.sessions.keys().copied().collect();
+        let mut seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
         let changed = self.changed(rows, stores, &mut seen);
         self.apply(changed, seen, stores, progress)
     }
@@ -224,7 +237,8 @@ impl TextIndex {
     /// false when the reader could not reload.
     pub fn refresh(&mut self) -> bool {
         let ok = self.reader.reload().is_ok();
-        self.sessions = table::read(&self.dir.join(SESSIONS_FILE));
+        self.sessions
+            .reload_if_changed(&self.dir.join(SESSIONS_FILE));
         ok
     }
 }

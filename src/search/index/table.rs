@@ -5,12 +5,17 @@
 //! Reading it is the warm `spool search`'s largest cost after freshness, so a row is kept as
 //! its line's text and parsed into a `SessionSummary` only when a query's top sessions are
 //! filtered and printed (about 20 of 10,000).
+//!
+//! The browser's two index threads (one writes, one searches) share one `Table` rather than
+//! each reading the file: at 10k sessions a copy is 3.4 MB of the 30 MB the list may use
+//! (issue 10). The searcher re-reads the file only when another process wrote it.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::SystemTime;
 
 use super::fresh::Print;
 use crate::error::{Error, Result};
@@ -121,6 +126,66 @@ pub fn read(path: &Path) -> HashMap<u64, Known> {
         start = end + 1;
     }
     out
+}
+
+/// The table in memory, shared by the handles of one process (`TextIndex::open_sharing`),
+/// with the file's (length, mtime) as last read or written here.
+#[derive(Clone, Default)]
+pub struct Table(Arc<RwLock<Shared>>);
+
+#[derive(Default)]
+pub struct Shared {
+    pub map: HashMap<u64, Known>,
+    stamp: Option<(u64, SystemTime)>,
+}
+
+fn stamp_of(path: &Path) -> Option<(u64, SystemTime)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+impl Table {
+    /// The table in `path` (empty when it cannot be read).
+    pub fn load(path: &Path) -> Table {
+        let stamp = stamp_of(path);
+        let map = read(path);
+        Table(Arc::new(RwLock::new(Shared { map, stamp })))
+    }
+
+    /// Read access; a poisoned lock (a panic elsewhere) still holds a whole map.
+    pub fn get(&self) -> RwLockReadGuard<'_, Shared> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn get_mut(&self) -> RwLockWriteGuard<'_, Shared> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Write the table to `dir/file` and remember its stamp.
+    pub fn save(&self, dir: &Path, file: &str) -> Result<()> {
+        // Written under the read lock: searches go on meanwhile.
+        write(dir, file, &self.get().map)?;
+        self.get_mut().stamp = stamp_of(&dir.join(file));
+        Ok(())
+    }
+
+    /// Whether both are the same table (tests).
+    #[cfg(test)]
+    pub fn same(&self, other: &Table) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Re-read `path` if another process wrote it since this process last read or wrote it.
+    pub fn reload_if_changed(&self, path: &Path) {
+        let now = stamp_of(path);
+        if now.is_some() && now == self.get().stamp {
+            return;
+        }
+        let map = read(path);
+        let mut t = self.get_mut();
+        t.map = map;
+        t.stamp = now;
+    }
 }
 
 /// Written after the commit, atomically: a crash in between only re-indexes next time.

@@ -68,3 +68,30 @@ fn fingerprint_follows_the_file_and_the_sidecar() {
     std::fs::write(dir.path().join(".spool/s.json"), "{}").unwrap();
     assert_ne!(b, fp(), "a sidecar (rename, pin)");
 }
+
+/// The browser's searcher shares its writer's session table (one copy in memory), and
+/// re-reads the file only when another process wrote it.
+#[test]
+fn a_sharing_handle_uses_the_writers_table_and_rereads_another_processes() {
+    use crate::store::Roots;
+    let demo = crate::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = TextIndex::open(dir.path()).unwrap();
+    let r = TextIndex::open_sharing(&w).unwrap();
+    assert!(r.sessions.same(&w.sessions), "one table, not two");
+    w.update(&rows, &stores, &|_, _| {}).unwrap();
+    let n = w.session_count();
+    assert!(n > 10);
+    assert_eq!(r.session_count(), n, "the searcher sees what was indexed");
+    // Another process (its own handle) drops a session and writes the file.
+    let mut other = TextIndex::open(dir.path()).unwrap();
+    assert!(!other.sessions.same(&w.sessions));
+    let sid = *other.sessions.get().map.keys().next().unwrap();
+    other.remove(&[sid], &stores).unwrap();
+    let mut r = r;
+    assert!(r.refresh());
+    assert_eq!(r.session_count(), n - 1, "re-read after another writer");
+    assert_eq!(w.session_count(), n - 1, "still one table");
+}

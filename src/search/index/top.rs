@@ -29,37 +29,71 @@ pub(super) fn candidates(
         return Ok(Vec::new());
     }
     let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
-    let mut best: HashMap<u64, Score> = HashMap::new();
-    let mut verdict: HashMap<u64, bool> = HashMap::new();
-    let mut threshold = Score::MIN;
+    let mut best = Best::new(limit);
     for seg in searcher.segment_readers() {
         let sids = seg.fast_fields().u64("sid")?;
         let alive = seg.alive_bitset();
-        weight.for_each_pruning(threshold, seg, &mut |doc, score| {
+        weight.for_each_pruning(best.threshold, seg, &mut |doc, score| {
             if alive.is_some_and(|a| a.is_deleted(doc)) {
-                return threshold;
+                return best.threshold;
             }
             let Some(sid) = sids.first(doc) else {
-                return threshold;
+                return best.threshold;
             };
-            if !*verdict.entry(sid).or_insert_with(|| accept(sid)) {
-                return threshold;
+            if best.accepted(sid, accept) {
+                best.add(sid, score);
             }
-            let b = best.entry(sid).or_insert(score);
-            *b = b.max(score);
-            if best.len() > limit * 2 + SLACK {
-                let mut scores: Vec<Score> = best.values().copied().collect();
-                let (_, kth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
-                let kth = *kth;
-                best.retain(|_, s| *s >= kth);
-                // Just below: a document scoring as the limit-th still ties, and the more
-                // recent session wins a tie.
-                threshold = below(kth);
-            }
-            threshold
+            best.threshold
         })?;
     }
-    Ok(best.into_keys().collect())
+    Ok(best.into_sids())
+}
+
+/// The best-scoring sessions so far, each by its best document, and the threshold a
+/// document must beat to place: one at the `limit`-th best score still ties (the more
+/// recent session wins a tie), so it sits just below that.
+pub(super) struct Best {
+    limit: usize,
+    best: HashMap<u64, Score>,
+    verdict: HashMap<u64, bool>,
+    pub threshold: Score,
+}
+
+impl Best {
+    pub fn new(limit: usize) -> Best {
+        Best {
+            limit: limit.max(1),
+            best: HashMap::new(),
+            verdict: HashMap::new(),
+            threshold: Score::MIN,
+        }
+    }
+
+    /// Whether a document scoring `score` can still place.
+    pub fn may_place(&self, score: Score) -> bool {
+        score > self.threshold
+    }
+
+    /// Whether the filter lets this session through (asked once per session).
+    pub fn accepted(&mut self, sid: u64, accept: &mut dyn FnMut(u64) -> bool) -> bool {
+        *self.verdict.entry(sid).or_insert_with(|| accept(sid))
+    }
+
+    pub fn add(&mut self, sid: u64, score: Score) {
+        let b = self.best.entry(sid).or_insert(score);
+        *b = b.max(score);
+        if self.best.len() > self.limit * 2 + SLACK {
+            let mut scores: Vec<Score> = self.best.values().copied().collect();
+            let (_, kth, _) = scores.select_nth_unstable_by(self.limit - 1, |a, b| b.total_cmp(a));
+            let kth = *kth;
+            self.best.retain(|_, s| *s >= kth);
+            self.threshold = below(kth);
+        }
+    }
+
+    pub fn into_sids(self) -> Vec<u64> {
+        self.best.into_keys().collect()
+    }
 }
 
 /// The largest score below `s`.

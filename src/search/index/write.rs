@@ -3,6 +3,7 @@
 //! a first build runs finds what is indexed so far; sessions dropped while a pass runs (the
 //! browser deleted them) leave at the next batch's commit, not at the next pass.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -45,31 +46,38 @@ pub struct Hooks {
     pub gone: Option<Box<dyn Fn() -> Vec<u64> + Send>>,
 }
 
-/// A changed session: its number, new prints and listing row.
-pub type Changed = (u64, Print, SessionSummary);
+/// A changed session: its number, new prints and listing row, borrowed from the listing
+/// when the caller has one (a copy of every row would double a first build's rows: at 100k
+/// sessions that is tens of megabytes, issue 10).
+pub type Changed<'a> = (u64, Print, Cow<'a, SessionSummary>);
 
 impl TextIndex {
     /// Index `changed`, drop every indexed session not in `seen`, committing in batches.
     pub(super) fn apply(
         &mut self,
-        changed: Vec<Changed>,
+        changed: Vec<Changed<'_>>,
         seen: HashSet<u64>,
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let mut removed: HashSet<u64> = self
             .sessions
+            .get()
+            .map
             .keys()
             .filter(|s| !seen.contains(s))
             .copied()
             .collect();
         // Gone before this pass began: those it knows of or was about to index.
         let gone_now = self.hooks.gone.as_ref().map(|g| g()).unwrap_or_default();
-        removed.extend(
-            gone_now.into_iter().filter(|sid| {
-                self.sessions.contains_key(sid) || changed.iter().any(|c| c.0 == *sid)
-            }),
-        );
+        {
+            let known = &self.sessions.get().map;
+            removed.extend(
+                gone_now
+                    .into_iter()
+                    .filter(|sid| known.contains_key(sid) || changed.iter().any(|c| c.0 == *sid)),
+            );
+        }
         if changed.is_empty() && removed.is_empty() && self.requick.is_empty() {
             return Ok(Freshness::Updated {
                 indexed: 0,
@@ -109,22 +117,25 @@ impl TextIndex {
                 writer.delete_term(Term::from_field_u64(self.f.sid, *sid));
             }
             writer.commit().map_err(|e| index_err(&self.dir, e))?;
-            for sid in pending.drain(..) {
-                self.sessions.remove(&sid);
-            }
-            for (sid, fp, r) in &changed[start..stop] {
-                if !dropped.contains(sid)
-                    && let Some(k) = table::Known::new(*fp, r)
-                {
-                    self.sessions.insert(*sid, k);
+            {
+                let known = &mut self.sessions.get_mut().map;
+                for sid in pending.drain(..) {
+                    known.remove(&sid);
+                }
+                for (sid, fp, r) in &changed[start..stop] {
+                    if !dropped.contains(sid)
+                        && let Some(k) = table::Known::new(*fp, r)
+                    {
+                        known.insert(*sid, k);
+                    }
+                }
+                for (sid, quick) in self.requick.drain(..) {
+                    if let Some(k) = known.get_mut(&sid) {
+                        k.fp.quick = quick;
+                    }
                 }
             }
-            for (sid, quick) in self.requick.drain(..) {
-                if let Some(k) = self.sessions.get_mut(&sid) {
-                    k.fp.quick = quick;
-                }
-            }
-            table::write(&self.dir, SESSIONS_FILE, &self.sessions)?;
+            self.sessions.save(&self.dir, SESSIONS_FILE)?;
             self.reader.reload().map_err(|e| index_err(&self.dir, e))?;
             if let Some(c) = &self.hooks.committed {
                 c(stop, total);
@@ -149,7 +160,7 @@ impl TextIndex {
     fn read_batch(
         &self,
         writer: &IndexWriter,
-        changed: &[Changed],
+        changed: &[Changed<'_>],
         next: &AtomicUsize,
         end: usize,
         deadline: Instant,
@@ -201,6 +212,8 @@ impl TextIndex {
         let gone: HashSet<u64> = sids.iter().copied().collect();
         let seen = self
             .sessions
+            .get()
+            .map
             .keys()
             .filter(|s| !gone.contains(s))
             .copied()
