@@ -353,7 +353,10 @@ fn list_and_watch(
         // A cold pass read everything: the store's section is replaced whole.
         entries.retain(|id, _| known.contains_key(id));
         let fresh: Vec<Entry> = entries.into_values().collect();
-        if let Some(c) = &cat.cache {
+        // A store with no sessions (a default location that does not exist) has nothing to
+        // record, and its section would be dropped again with its missing directory: writing
+        // it re-encoded the whole catalog at every warm start.
+        if let Some(c) = cat.cache.as_ref().filter(|_| !fresh.is_empty()) {
             crate::catalog::patch(c, kind, store.sessions_dir(), |s| {
                 s.entries = fresh;
             });

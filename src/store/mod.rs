@@ -142,10 +142,7 @@ pub trait Store: Send + Sync {
     /// replaced by a directory re-reads the row (an error row) without listing anything; a
     /// store whose rows also read files elsewhere names them too.
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
-        let mut v = Vec::with_capacity(2);
-        v.push(c.path.clone());
-        v.push(self.state_file(&c.id));
-        v
+        vec![c.path.clone(), self.state_file(&c.id)]
     }
 
     /// When a row summarized now would read differently with none of its files changed (a
