@@ -283,6 +283,28 @@ fn loom_window_is_replayed_from_offsets() {
     }
 }
 
+/// Indexing a big session for full-text search reads it an entry at a time: `spool search`
+/// builds the index first, and the transcript is never held whole (it was: about 3x the
+/// log, beside the writer's 16 MB budget).
+#[test]
+fn indexing_a_big_log_streams_it() {
+    let h = Home::empty();
+    let size = loom_log(&h, "20260314-091502", 48);
+    let (ok, rss) = peak_rss(&h, &["search", "lorem", "--limit", "1"]);
+    assert!(ok, "search failed");
+    assert!(
+        rss < INDEXED,
+        "indexing a {} MiB log peaked at {} MiB (bound {} MiB)",
+        size / MIB,
+        rss / MIB,
+        INDEXED / MIB
+    );
+}
+
+/// What the index build may hold: tantivy's writer budget (16 MB) and its segments being
+/// merged, beside one entry of the session.
+const INDEXED: u64 = 100 * MIB;
+
 /// The peak resident set of a running process (`VmHWM`), in bytes.
 fn high_water(pid: i32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();

@@ -119,30 +119,56 @@ pub fn title_doc(s: &SessionSummary) -> Doc {
 /// The documents of one session, in history order: the title/summary document first.
 pub fn docs(s: &SessionSummary, t: &Transcript) -> Vec<Doc> {
     let mut out = vec![title_doc(s)];
-    let mut users = 0usize;
-    let mut last: (Option<usize>, usize) = (None, 0);
-    // Compaction summaries are shown just before the message they precede: they take its
-    // index and round, so "round R, message M" lands where they are drawn.
-    let mut pending: Vec<String> = Vec::new();
+    let mut b = DocBuilder::new(t.first_round);
     for e in &t.entries {
+        b.entry(e, &mut |d| out.push(d));
+    }
+    b.finish(&mut |d| out.push(d));
+    out
+}
+
+/// Turns a history's entries into documents as they arrive, so a session is indexed
+/// without holding its transcript whole (a 300 MB log is read one entry at a time).
+pub struct DocBuilder {
+    first_round: usize,
+    users: usize,
+    /// Index and round of the last message, where trailing compaction summaries land.
+    last: (Option<usize>, usize),
+    /// Compaction summaries are shown just before the message they precede: they take its
+    /// index and round, so "round R, message M" lands where they are drawn.
+    pending: Vec<String>,
+}
+
+impl DocBuilder {
+    pub fn new(first_round: usize) -> Self {
+        DocBuilder {
+            first_round,
+            users: 0,
+            last: (None, 0),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The documents `e` completes, in order.
+    pub fn entry(&mut self, e: &Entry, out: &mut dyn FnMut(Doc)) {
         match e {
             Entry::Message(m) => {
                 if m.role == crate::model::Role::User {
-                    users += 1;
+                    self.users += 1;
                 }
-                let round = t.first_round + users.saturating_sub(1);
-                for text in pending.drain(..) {
-                    out.push(Doc {
+                let round = self.first_round + self.users.saturating_sub(1);
+                for text in self.pending.drain(..) {
+                    out(Doc {
                         message: m.index,
                         round: Some(round),
                         role: Some("compaction".into()),
                         text,
                     });
                 }
-                last = (m.index, round);
+                self.last = (m.index, round);
                 let text = message_text(m);
                 if !text.trim().is_empty() {
-                    out.push(Doc {
+                    out(Doc {
                         message: m.index,
                         round: Some(round),
                         role: Some(m.role.as_str().to_string()),
@@ -151,18 +177,21 @@ pub fn docs(s: &SessionSummary, t: &Transcript) -> Vec<Doc> {
                 }
             }
             Entry::Compaction { summary, .. } if !summary.trim().is_empty() => {
-                pending.push(capped(summary).to_string());
+                self.pending.push(capped(summary).to_string());
             }
             _ => {}
         }
     }
-    for text in pending {
-        out.push(Doc {
-            message: last.0,
-            round: Some(last.1),
-            role: Some("compaction".into()),
-            text,
-        });
+
+    /// Compaction summaries after the last message.
+    pub fn finish(self, out: &mut dyn FnMut(Doc)) {
+        for text in self.pending {
+            out(Doc {
+                message: self.last.0,
+                round: Some(self.last.1),
+                role: Some("compaction".into()),
+                text,
+            });
+        }
     }
-    out
 }

@@ -13,7 +13,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, Term};
 
-use super::{Doc, THREADS, TextIndex, index_err, phrase, session_docs, top};
+use super::{Doc, THREADS, TextIndex, each_session_doc, index_err, phrase, top};
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::search::Key;
@@ -367,8 +367,14 @@ impl TextIndex {
             let got = crate::store::gather_parallel(jobs.chunks(chunk), |part| {
                 part.iter()
                     .map(|&(i, r, ord)| {
-                        let mut d = session_docs(stores, r);
-                        (i, (ord < d.len()).then(|| d.swap_remove(ord)))
+                        let mut found = None;
+                        each_session_doc(stores, r, &mut |at, d| {
+                            if at == ord {
+                                found = Some(d);
+                            }
+                            at < ord
+                        });
+                        (i, found)
                     })
                     .collect()
             });

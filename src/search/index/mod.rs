@@ -12,6 +12,7 @@ mod docs;
 mod fresh;
 mod hits;
 mod phrase;
+mod session_docs;
 mod stamps;
 mod table;
 mod top;
@@ -26,11 +27,12 @@ use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
 pub use fresh::Print;
 pub use hits::Hit;
+use session_docs::each_session_doc;
 pub use write::{Batches, Hooks};
 
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
-use crate::store::{Span, Stores};
+use crate::store::Stores;
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
 const SCHEMA_VERSION: &str = "spool-index 5\n";
@@ -240,15 +242,6 @@ impl TextIndex {
         self.sessions
             .reload_if_changed(&self.dir.join(SESSIONS_FILE));
         ok
-    }
-}
-
-/// A session's documents; one it cannot read is still found by its title and summary.
-/// The same call cuts a shown hit's snippet from the document at its `ord`.
-fn session_docs(stores: &Stores, row: &SessionSummary) -> Vec<Doc> {
-    match stores.store_for(row).transcript(&row.id, Span::All) {
-        Ok(t) => docs(row, &t),
-        Err(_) => vec![title_doc(row)],
     }
 }
 

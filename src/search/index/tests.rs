@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::{Entry, Message, Role, Transcript};
+use crate::store::Span;
 
 fn transcript(entries: Vec<Entry>) -> Transcript {
     Transcript {
@@ -94,4 +95,35 @@ fn a_sharing_handle_uses_the_writers_table_and_rereads_another_processes() {
     assert!(r.refresh());
     assert_eq!(r.session_count(), n - 1, "re-read after another writer");
     assert_eq!(w.session_count(), n - 1, "still one table");
+}
+
+/// The index reads each session a piece at a time: for every session of every store in the
+/// demo (compactions, tool results, thinking, damaged files), the streamed documents are
+/// the documents of the whole transcript, in the same order (a snippet is found by its
+/// place in that order), and a stop after document N reads no further.
+#[test]
+fn streamed_documents_are_the_whole_transcripts_documents() {
+    use crate::store::Roots;
+    let demo = crate::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    assert!(rows.len() > 20);
+    let mut compared = 0;
+    for row in &rows {
+        let streamed = session_docs::session_docs(&stores, row);
+        let whole = match stores.store_for(row).transcript(&row.id, Span::All) {
+            Ok(t) => docs(row, &t),
+            Err(_) => vec![title_doc(row)],
+        };
+        assert_eq!(streamed, whole, "{:?} {}", row.store, row.id);
+        compared += usize::from(whole.len() > 1);
+        let want = streamed.len() / 2;
+        let mut seen = Vec::new();
+        each_session_doc(&stores, row, &mut |ord, _| {
+            seen.push(ord);
+            ord < want
+        });
+        assert_eq!(seen, (0..=want).collect::<Vec<_>>(), "{}", row.id);
+    }
+    assert!(compared > 20, "sessions with messages: {compared}");
 }

@@ -12,8 +12,8 @@ use tantivy::{IndexWriter, TantivyError, Term};
 
 use super::fresh::Print;
 use super::{Freshness, SESSIONS_FILE, THREADS, TextIndex, WRITER_BUDGET, WRITER_THREADS};
+use super::{each_session_doc, to_doc};
 use super::{index_err, table};
-use super::{session_docs, to_doc};
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::Stores;
@@ -186,8 +186,14 @@ impl TextIndex {
                             let (sid, _, row) = &changed[i];
                             if !dropped.contains(sid) {
                                 writer.delete_term(Term::from_field_u64(f.sid, *sid));
-                                for (ord, d) in session_docs(stores, row).into_iter().enumerate() {
-                                    writer.add_document(to_doc(f, *sid, row, ord, d))?;
+                                let mut failed = None;
+                                each_session_doc(stores, row, &mut |ord, d| {
+                                    let added = writer.add_document(to_doc(f, *sid, row, ord, d));
+                                    failed = added.err();
+                                    failed.is_none()
+                                });
+                                if let Some(e) = failed {
+                                    return Err(e);
                                 }
                             }
                             progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
