@@ -459,6 +459,7 @@ mod tests {
             .map(|i| {
                 let mut s = SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/a");
                 s.title = format!("title {i}");
+                s.has_user_message = true;
                 s
             })
             .collect()
