@@ -235,12 +235,13 @@ fn list_and_watch(
     poke_tx: Sender<()>,
     pokes: Receiver<()>,
     stop: &AtomicBool,
-    cat: Cat,
+    mut cat: Cat,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
-    if let Some(old) = &cat.known {
-        let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
+    if let Some(metas) = cat.known.take() {
+        let old = Cat::by_id(metas);
+        let Some(mut known) = check_cached(store, i, tx, &cat, &old) else {
             return;
         };
         let watch = Watch::start(store.sessions_dir(), poke_tx);

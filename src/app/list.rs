@@ -158,6 +158,14 @@ impl List {
 
     pub fn upsert(&mut self, batch: Vec<SessionSummary>) -> Vec<Key> {
         let mut updated = Vec::new();
+        // One allocation for the catalog's 10k+ rows at start, not a doubling table that
+        // rehashes every row a dozen times before the first frame.
+        self.rows.reserve(batch.len());
+        // Before the first frame with an empty query the matcher is not read: its items
+        // are built by the first `tick` after the frame (`defer_search`).
+        if self.defer_search() {
+            self.search_dirty = true;
+        }
         for s in batch {
             let key = (s.store, s.id.clone());
             let passes = self.passes(&s);
@@ -227,7 +235,7 @@ impl List {
     /// Feed pending changes to the matcher and take its newest results. Returns whether
     /// the matcher is still running.
     pub fn tick(&mut self, timeout_ms: u64) -> bool {
-        if self.search_dirty {
+        if self.search_dirty && !self.defer_search() {
             self.search.clear();
             for k in &self.sorted {
                 if let Some(s) = self.rows.get(k) {
@@ -241,6 +249,13 @@ impl List {
             self.repin();
         }
         running
+    }
+
+    /// Whether the matcher's items can wait: nothing has been shown yet and no query needs
+    /// them. Building them (lower-cased, one-line text per row) was a third of the warm
+    /// start's work before its first frame (issue 10); the first tick after it does it.
+    fn defer_search(&self) -> bool {
+        !self.shown && !self.searching()
     }
 
     /// Keep the selection on its session; fall back to the same row number when it left the
@@ -437,5 +452,50 @@ mod tests {
         l.upsert(vec![s.clone()]);
         assert_eq!(l.get(&(StoreKind::Loom, "a".into())), Some(&s));
         assert_eq!(l.all_rows().count(), 1);
+    }
+
+    fn rows(n: usize) -> Vec<SessionSummary> {
+        (0..n)
+            .map(|i| {
+                let mut s = SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/a");
+                s.title = format!("title {i}");
+                s.has_user_message = true;
+                s
+            })
+            .collect()
+    }
+
+    /// The start's rows reach the first frame without the matcher's items (a third of the
+    /// warm start's work, issue 10); the first tick after the frame builds every one.
+    #[test]
+    fn matcher_items_wait_for_the_first_frame() {
+        let mut l = List::new(Filter::default(), Arc::new(|| {}));
+        l.upsert(rows(50));
+        l.tick(0);
+        assert_eq!(l.len(), 50, "the list itself is complete before the frame");
+        assert_eq!(l.search.item_count(), 0, "no matcher item before the frame");
+        l.shown();
+        l.tick(0);
+        assert_eq!(l.search.item_count(), 50);
+        // Rows arriving later are matched as before.
+        l.upsert(rows(60));
+        l.tick(0);
+        assert_eq!(l.search.item_count(), 60);
+    }
+
+    /// A query before the first frame (nothing deferred then) still searches every row.
+    #[test]
+    fn a_query_before_the_first_frame_searches_every_row() {
+        let mut l = List::new(Filter::default(), Arc::new(|| {}));
+        l.upsert(rows(30));
+        l.set_query("title 2");
+        l.tick(0);
+        assert_eq!(l.search.item_count(), 30);
+        let n = l.len();
+        assert!(
+            (1..30).contains(&n),
+            "title 2 matches some rows, not all: {n}"
+        );
+        assert!(l.keys(0, n).iter().all(|k| k.1.contains('2')));
     }
 }

@@ -14,10 +14,15 @@ use crate::store::Store;
 /// One store's part of the catalog: where it lives, and the rows cached for this store.
 pub struct Cat {
     pub cache: Option<PathBuf>,
-    pub known: Option<HashMap<String, Meta>>,
+    pub known: Option<Vec<Meta>>,
 }
 
 impl Cat {
+    /// The cached metas by id, built on the loader's thread (not before the first frame).
+    pub fn by_id(metas: Vec<Meta>) -> HashMap<String, Meta> {
+        metas.into_iter().map(|m| (m.id.clone(), m)).collect()
+    }
+
     /// Add what a pass re-read (and what left) to the catalog's patch log: the cost of the
     /// change, not of the catalog.
     pub fn record(&self, store: &dyn Store, fresh: &[Entry], gone: &[String]) {

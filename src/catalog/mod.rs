@@ -73,6 +73,7 @@ pub struct Section {
     pub kind: StoreKind,
     #[serde(with = "crate::model::wire::path_bytes")]
     pub dir: PathBuf,
+    #[serde(deserialize_with = "wire::entries")]
     pub entries: Vec<Entry>,
 }
 

@@ -217,3 +217,15 @@ fn a_long_log_is_folded_into_the_base_and_threads_lose_no_patch() {
     assert_eq!(cat.sections.len(), 1);
     assert_eq!(cat.sections[0].entries.len(), 1 + 4 * 150);
 }
+
+/// A section's entries are decoded into a vector of their exact count (serde's doubling
+/// copied and over-allocated megabytes before the warm start's first frame, issue 10).
+#[test]
+fn entries_decode_into_a_vector_of_their_exact_count() {
+    let mut cat = sample();
+    cat.sections[0].entries = (0..5000).map(|i| entry(&format!("e{i}"))).collect();
+    let back = decode(&encode(&cat).unwrap()).unwrap();
+    assert_eq!(back, cat);
+    let e = &back.sections[0].entries;
+    assert_eq!((e.len(), e.capacity()), (5000, 5000));
+}

@@ -1,8 +1,7 @@
 //! A start from the catalog: the cached rows of every configured store, handed to the
 //! browser before its first frame, and what the loader needs to check them in the
-//! background (each store's metas, by id).
+//! background (each store's metas, indexed by id on the loader's thread, after the frame).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::Meta;
@@ -10,10 +9,12 @@ use crate::model::SessionSummary;
 use crate::store::Stores;
 
 /// What the loader checks against: per store (in `Stores` order), the cached metas, or
-/// `None` where the catalog had no section (that store loads cold).
+/// `None` where the catalog had no section (that store loads cold). A list, not a map by
+/// id: hashing 10k ids (and cloning each) cost the first frame several ms, and only the
+/// loader's thread needs the map (`live::Cat::by_id`).
 pub struct Warm {
     pub cache: PathBuf,
-    pub known: Vec<Option<HashMap<String, Meta>>>,
+    pub known: Vec<Option<Vec<Meta>>>,
 }
 
 /// Read the catalog in `cache` for `stores`: the cached rows (in no particular order) and
@@ -26,10 +27,11 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<SessionSummary>, Warm) {
         .iter()
         .map(|s| {
             let section = cat.take(s.kind(), s.sessions_dir())?;
-            let mut metas = HashMap::with_capacity(section.entries.len());
+            rows.reserve(section.entries.len());
+            let mut metas = Vec::with_capacity(section.entries.len());
             for e in section.entries {
                 rows.extend(e.row);
-                metas.insert(e.meta.id.clone(), e.meta);
+                metas.push(e.meta);
             }
             Some(metas)
         })
