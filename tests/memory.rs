@@ -270,6 +270,21 @@ fn harness_show_skips_the_working_context() {
     }
 }
 
+/// The listing row of a harness record holds each entry's role and two entries, never the
+/// history: parsed whole, the row took about 3.7x the record.
+#[test]
+fn harness_row_holds_no_history() {
+    let h = Home::empty();
+    let id = "Qm3xT8vLk2pR9aZc";
+    let size = harness_record(&h, id, 40);
+    for args in [vec!["list"], vec!["list", "--json"]] {
+        assert_peak_under(&h, &args, ROW_BOUND, size);
+    }
+}
+
+/// A row of a 40 MiB record: far below the record, which held whole was 3.7x it.
+const ROW_BOUND: u64 = 24 * MIB;
+
 #[test]
 fn loom_window_is_replayed_from_offsets() {
     let h = Home::empty();

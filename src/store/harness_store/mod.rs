@@ -4,6 +4,7 @@
 
 mod ended;
 mod json;
+mod lean;
 mod record;
 mod render;
 mod write;
@@ -180,7 +181,7 @@ impl Store for HarnessStore {
         if c.path == self.sessions {
             return crate::store::unreadable_dir_row(StoreKind::Harness, c);
         }
-        Some(match record::load(&c.path) {
+        Some(match record::load_row(&c.path) {
             Ok(loaded) => record::summarize(&self.sessions, &c.id, &c.path, &loaded),
             Err(e) => SessionSummary::error_row(
                 StoreKind::Harness,
