@@ -183,7 +183,10 @@ mod tests {
         assert_eq!(h.last.unwrap()["content"], "t");
         let full = super::super::json::parse_record(text).unwrap();
         let whole = Hist::of(super::super::record::history(&full.map).unwrap());
-        assert_eq!(whole.kinds, [System, NoRole, User, Assistant, User, Tool, System]);
+        assert_eq!(
+            whole.kinds,
+            [System, NoRole, User, Assistant, User, Tool, System]
+        );
         assert!(whole.unread(Some(5)) && !whole.unread(Some(6)) && !whole.unread(Some(8)));
     }
 
