@@ -5,16 +5,20 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::record::{content_text, history, role, unwrap_tool};
+use super::record::{content_text, role, unwrap_tool};
 use super::render::NOTICE;
 use crate::model::Ended;
 use crate::model::ended::reports_error;
 use crate::store::lease;
 
-pub fn ended(sessions: &Path, id: &str, map: &Map<String, Value>) -> Option<Ended> {
-    let last = history(map)?
-        .iter()
-        .rfind(|e| role(e).is_some_and(|r| r != "system"))?;
+/// `last` is the history's last entry with a role other than `system`.
+pub fn ended(
+    sessions: &Path,
+    id: &str,
+    map: &Map<String, Value>,
+    last: Option<&Value>,
+) -> Option<Ended> {
+    let last = last?;
     match map.get("status").and_then(Value::as_str) {
         Some("active") => {
             let lock = sessions.join(format!("{id}.lock"));

@@ -11,6 +11,9 @@ pub struct Parsed {
     /// `NaN`/`Infinity`/`-Infinity` were read as `null`; such a record must never be rewritten
     /// (we could not reproduce those values).
     pub non_finite: bool,
+    /// The history reduced for the row when the record was parsed for its row only
+    /// (`lean::parse_row`): `messages` and `transcript` are then empty arrays in `map`.
+    pub hist: Option<super::lean::Hist>,
 }
 
 /// Parse a record file. Errors are the reason text for an "unreadable record" row.
@@ -23,7 +26,11 @@ pub fn parse_record(bytes: &[u8]) -> Result<Parsed, String> {
     let value: Value = serde_json::from_slice(cleaned.as_deref().unwrap_or(bytes))
         .map_err(|e| format!("invalid JSON ({e})"))?;
     match value {
-        Value::Object(map) => Ok(Parsed { map, non_finite }),
+        Value::Object(map) => Ok(Parsed {
+            map,
+            non_finite,
+            hist: None,
+        }),
         _ => Err("not a JSON object".into()),
     }
 }

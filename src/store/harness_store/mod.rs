@@ -4,6 +4,7 @@
 
 mod ended;
 mod json;
+mod lean;
 mod record;
 mod render;
 mod write;
@@ -98,6 +99,21 @@ impl HarnessStore {
         self.open(id)
     }
 
+    /// `open` for the window, which shows `messages` and not `transcript`: the row comes
+    /// from its own lean parse (`record::load_row`) and the record is parsed without
+    /// `transcript`, so neither history is held twice (issue 11).
+    fn open_window(&self, id: &str) -> Result<(SessionSummary, json::Parsed)> {
+        let path = self.record_path(id)?;
+        if let Ok(row) = record::load_row(&path)
+            && let Ok(Some(loaded)) = record::load_lean(&path, "transcript")
+        {
+            let summary = record::summarize(&self.sessions, id, &path, &row);
+            drop(row);
+            return self.checked_as(id, summary, loaded);
+        }
+        self.open(id)
+    }
+
     fn checked(
         &self,
         id: &str,
@@ -105,6 +121,16 @@ impl HarnessStore {
         loaded: record::Loaded,
     ) -> Result<(SessionSummary, json::Parsed)> {
         let summary = record::summarize(&self.sessions, id, path, &loaded);
+        self.checked_as(id, summary, loaded)
+    }
+
+    /// `checked` with the row already built.
+    fn checked_as(
+        &self,
+        id: &str,
+        summary: SessionSummary,
+        loaded: record::Loaded,
+    ) -> Result<(SessionSummary, json::Parsed)> {
         let parsed = loaded.parsed.map_err(|why| {
             Error::Corrupt(format!(
                 "harness session {id} is an unreadable record: {why}"
@@ -180,7 +206,7 @@ impl Store for HarnessStore {
         if c.path == self.sessions {
             return crate::store::unreadable_dir_row(StoreKind::Harness, c);
         }
-        Some(match record::load(&c.path) {
+        Some(match record::load_row(&c.path) {
             Ok(loaded) => record::summarize(&self.sessions, &c.id, &c.path, &loaded),
             Err(e) => SessionSummary::error_row(
                 StoreKind::Harness,
@@ -218,7 +244,7 @@ impl Store for HarnessStore {
     }
 
     fn window(&self, id: &str) -> Result<Window> {
-        let (summary, parsed) = self.open(id)?;
+        let (summary, parsed) = self.open_window(id)?;
         let mut warnings = self.warnings(id, &summary, &parsed);
         let map = &parsed.map;
         if summary.archived {
@@ -250,9 +276,14 @@ impl Store for HarnessStore {
             std::io::ErrorKind::NotFound => Error::NotFound(format!("harness:{id}")),
             _ => Error::io("reading", &path, e),
         })?;
-        Ok(match loaded.parsed {
-            Ok(p) if !p.non_finite => json::py_dump(&serde_json::Value::Object(p.map)),
-            _ => String::from_utf8_lossy(&loaded.bytes).into_owned(),
+        let record::Loaded { bytes, parsed } = loaded;
+        Ok(match parsed {
+            // The text is not shown once parsed: dropped before the dump is built.
+            Ok(p) if !p.non_finite => {
+                drop(bytes);
+                json::py_dump(&serde_json::Value::Object(p.map))
+            }
+            _ => String::from_utf8_lossy(&bytes).into_owned(),
         })
     }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::json::{self, Parsed};
+use super::lean::{Hist, Kind};
 use crate::model::{SessionSummary, StoreKind, parse_time};
 use crate::store::regular::{self, Links};
 use crate::store::{lease, sidecar};
@@ -52,8 +53,25 @@ pub fn load_lean(path: &Path, skip: &str) -> Result<Option<Loaded>, std::io::Err
         parsed: Ok(Parsed {
             map,
             non_finite: false,
+            hist: None,
         }),
     }))
+}
+
+/// `load` for the listing row: parsed as it is read, the histories reduced to what the row
+/// shows (`lean::parse_row`), so a row never holds a record's history. Records that path
+/// declines are read by `load`, which words their error.
+pub fn load_row(path: &Path) -> Result<Loaded, std::io::Error> {
+    let f = regular::open(path, Links::Refuse)?;
+    if f.metadata()?.len() <= MAX_RECORD_BYTES
+        && let Some(parsed) = super::lean::parse_row(f)
+    {
+        return Ok(Loaded {
+            bytes: Vec::new(),
+            parsed: Ok(parsed),
+        });
+    }
+    load(path)
 }
 
 /// A string field (absent or another type → `None`).
@@ -150,19 +168,19 @@ pub fn unwrap_tool(s: &str) -> Option<(&str, &str)> {
 }
 
 /// The first user message of the history, unwrapped.
-pub fn first_user_text(map: &Map<String, Value>) -> Option<String> {
-    let first = history(map)?.iter().find(|e| role(e) == Some("user"))?;
+pub fn first_user_text(hist: Option<&Hist>) -> Option<String> {
+    let first = hist?.first_user.as_ref()?;
     Some(unwrap_user(&content_text(first.get("content"))).to_string())
 }
 
 /// Section 3's title chain: title → first user message (collapsed, 80 chars) → first line
 /// of summary → id.
-pub fn title(map: &Map<String, Value>, id: &str) -> String {
+pub fn title(map: &Map<String, Value>, hist: Option<&Hist>, id: &str) -> String {
     let t = str_field(map, "title").unwrap_or("").trim();
     if !t.is_empty() {
         return t.to_string();
     }
-    if let Some(u) = first_user_text(map) {
+    if let Some(u) = first_user_text(hist) {
         let c: String = crate::text::collapse_whitespace(&u)
             .chars()
             .take(80)
@@ -183,20 +201,6 @@ pub fn title(map: &Map<String, Value>, id: &str) -> String {
     id.to_string()
 }
 
-/// Section 7's unread rule over the history and the sidecar's `read_transcript_len`.
-pub fn unread(history: &[Value], read_len: Option<u64>) -> bool {
-    let Some(n) = read_len else { return false };
-    let Ok(n) = usize::try_from(n) else {
-        return false;
-    };
-    if history.len() < n {
-        return false; // stale marker
-    }
-    history[n..]
-        .iter()
-        .any(|e| matches!(role(e), Some("assistant") | Some("tool")))
-}
-
 /// The listing row for the record at `path` (file stem `stem`). Never fails: problems become
 /// an error row holding whatever could be read.
 pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> SessionSummary {
@@ -210,6 +214,12 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         }
     };
     let map = &parsed.map;
+    // Parsed for the row only, the history is already reduced; else reduce it here.
+    let whole = match parsed.hist {
+        Some(_) => None,
+        None => history(map).map(|h| Hist::of(h)),
+    };
+    let hist = parsed.hist.as_ref().or(whole.as_ref());
     if let Some(why) = problem(map, stem) {
         s.error = Some(why);
         s.read_only = true;
@@ -217,7 +227,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
             s.badges.push(format!("record id {inner}"));
         }
     }
-    s.title = title(map, stem);
+    s.title = title(map, hist, stem);
     s.summary = str_field(map, "summary").unwrap_or("").to_string();
     s.cwd = str_field(map, "project_root").map(str::to_string);
     match str_field(map, "updated_at").map(|u| (u, parse_time(u))) {
@@ -229,11 +239,11 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         Some((raw, None)) => s.badges.push(format!("updated_at {raw:?}")),
         None => {}
     }
-    if let Some(h) = history(map) {
-        s.messages = h.iter().filter(|e| role(e) != Some("system")).count() as u64;
-        s.has_user_message = h.iter().any(|e| role(e) == Some("user"));
+    if let Some(h) = hist {
+        s.messages = h.kinds.iter().filter(|k| **k != Kind::System).count() as u64;
+        s.has_user_message = h.kinds.contains(&Kind::User);
     }
-    s.first_prompt = first_user_text(map).unwrap_or_default();
+    s.first_prompt = first_user_text(hist).unwrap_or_default();
     s.archived = map.get("archived").is_some_and(json::truthy);
     s.forked_from = str_field(map, "branched_from")
         .filter(|b| !b.is_empty())
@@ -243,7 +253,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         s.badges.push(b);
     }
     if s.error.is_none() {
-        s.ended = super::ended::ended(sessions, stem, map);
+        s.ended = super::ended::ended(sessions, stem, map, hist.and_then(|h| h.last.as_ref()));
     }
     if parsed.non_finite {
         s.badges.push("non-finite numbers".into());
@@ -258,8 +268,8 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         s.pinned_at = p.as_str().and_then(parse_time);
         s.pinned_flag = s.pinned_at.is_none();
     }
-    if let Some(h) = history(map) {
-        s.unread = unread(h, side.u64("read_transcript_len"));
+    if let Some(h) = hist {
+        s.unread = h.unread(side.u64("read_transcript_len"));
     }
     s
 }
