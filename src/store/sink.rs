@@ -36,6 +36,32 @@ pub fn send_whole(t: Transcript, sink: &mut dyn EntrySink) -> io::Result<()> {
     entries.into_iter().try_for_each(|e| sink.entry(e))
 }
 
+/// A sink that gathers a transcript whole: a store that streams its transcript builds its
+/// `transcript` (the browser's page, export) from the same reader, holding only what is
+/// sent.
+#[derive(Default)]
+pub struct Gather(Option<Transcript>);
+
+impl Gather {
+    /// The transcript sent (`None` if no head came).
+    pub fn finish(self) -> Option<Transcript> {
+        self.0
+    }
+}
+
+impl EntrySink for Gather {
+    fn head(&mut self, head: Transcript) -> io::Result<()> {
+        self.0 = Some(head);
+        Ok(())
+    }
+    fn entry(&mut self, entry: Entry) -> io::Result<()> {
+        if let Some(t) = self.0.as_mut() {
+            t.entries.push(entry);
+        }
+        Ok(())
+    }
+}
+
 /// One piece of a streamed transcript.
 pub enum Piece {
     // Boxed: entries, not the one head, fill the channel.

@@ -90,7 +90,7 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
-fn write_value(out: &mut String, v: &Value, level: usize) {
+pub fn write_value(out: &mut String, v: &Value, level: usize) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -132,7 +132,7 @@ fn write_value(out: &mut String, v: &Value, level: usize) {
 
 /// `py_encode_basestring`: escape `"`, `\`, and C0 controls (short forms for \n \r \t \b \f,
 /// `\u00xx` lowercase otherwise); everything else, DEL and non-ASCII included, stays raw.
-fn write_str(out: &mut String, s: &str) {
+pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

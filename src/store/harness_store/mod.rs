@@ -5,8 +5,11 @@
 mod ended;
 mod json;
 mod lean;
+mod passes;
+mod raw;
 mod record;
 mod render;
+mod streamed;
 mod write;
 
 #[cfg(test)]
@@ -14,15 +17,24 @@ mod tests_malformed;
 #[cfg(test)]
 mod tests_read;
 #[cfg(test)]
+mod tests_stream;
+#[cfg(test)]
 mod tests_write;
 
 use std::path::{Path, PathBuf};
 
+use super::sink::{EntrySink, WindowSink};
 use super::{Candidate, Span, Store, lease, sidecar};
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, Transcript, Window};
+use crate::store::regular::{self, Links};
 
 pub use render::NOTICE;
+
+/// Records from this size on are read in passes (`streamed`, `raw`); smaller ones whole,
+/// in one read, which costs less than three passes and at most a few MB. Unit tests take
+/// the passes for every record, so the fixtures prove them equal to the whole read.
+const STREAM_FROM: u64 = if cfg!(test) { 0 } else { 1 << 20 };
 
 pub struct HarnessStore {
     root: PathBuf,
@@ -160,6 +172,101 @@ impl HarnessStore {
         }
         w
     }
+    /// The window's warnings: the transcript's and what stops a resume.
+    fn window_warnings(&self, id: &str, s: &SessionSummary, p: &json::Parsed) -> Vec<String> {
+        let mut warnings = self.warnings(id, s, p);
+        if s.archived {
+            warnings.push("archived: the harness refuses to resume it until unarchived".into());
+        }
+        if s.badges.iter().any(|b| b == "running") {
+            warnings.push("running: another harness process holds the session".into());
+        }
+        warnings
+    }
+
+    /// The transcript from the record parsed whole: the careful path, for the records the
+    /// passes decline (it words what is wrong with them).
+    fn transcript_whole(&self, id: &str, span: Span) -> Result<Transcript> {
+        let (summary, parsed) = self.open_transcript(id)?;
+        let warnings = self.warnings(id, &summary, &parsed);
+        // `state` is saved apart from `messages` and may lag them after a crash (the
+        // contract calls it advisory): the card shows it as the recorded list all the same.
+        let todos = parsed
+            .map
+            .get("state")
+            .and_then(|s| s.get("todos"))
+            .filter(|t| t.is_array())
+            .map(crate::model::left_off::LeftOff::stored_todos);
+        let all = render::entries(parsed.map);
+        let (entries, first_round, total_rounds) = match span {
+            Span::All => render::last_rounds(all, usize::MAX),
+            Span::LastRounds(n) => render::last_rounds(all, n),
+        };
+        Ok(Transcript {
+            summary,
+            entries,
+            total_rounds,
+            first_round,
+            warnings,
+            todos,
+        })
+    }
+
+    /// The window from the record parsed whole (as `transcript_whole`).
+    fn window_whole(&self, id: &str) -> Result<Window> {
+        let (summary, parsed) = self.open_window(id)?;
+        let warnings = self.window_warnings(id, &summary, &parsed);
+        let map = &parsed.map;
+        let messages: &[serde_json::Value] = map
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        Ok(Window {
+            messages: render::window_messages(messages),
+            system_note: Some(render::resume_note(map)),
+            summary,
+            warnings,
+            omitted: 0,
+            omitted_tokens: 0,
+        })
+    }
+    /// The record of `id` opened for a streamed read; `None` when it is small enough to read
+    /// whole in one go (the passes read it three times), or too big to read at all (the
+    /// careful path words that).
+    fn open_record(&self, id: &str) -> Result<Option<std::fs::File>> {
+        let path = self.record_path(id)?;
+        let f = match regular::open(&path, Links::Refuse) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotFound(format!("harness:{id}")));
+            }
+            Err(e) => return Err(Error::io("reading", &path, e)),
+        };
+        let fits = f
+            .metadata()
+            .is_ok_and(|m| (STREAM_FROM..=record::MAX_RECORD_BYTES).contains(&m.len()));
+        Ok(fits.then_some(f))
+    }
+
+    /// The record pretty-printed as the harness writes it, parsed whole; records that cannot
+    /// be re-serialised faithfully (unparsable, non-finite numbers) are shown as stored.
+    fn raw_whole(&self, id: &str) -> Result<String> {
+        let path = self.record_path(id)?;
+        let loaded = record::load(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound(format!("harness:{id}")),
+            _ => Error::io("reading", &path, e),
+        })?;
+        let record::Loaded { bytes, parsed } = loaded;
+        Ok(match parsed {
+            // The text is not shown once parsed: dropped before the dump is built.
+            Ok(p) if !p.non_finite => {
+                drop(bytes);
+                json::py_dump(&serde_json::Value::Object(p.map))
+            }
+            _ => String::from_utf8_lossy(&bytes).into_owned(),
+        })
+    }
 }
 
 impl Store for HarnessStore {
@@ -218,73 +325,75 @@ impl Store for HarnessStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let (summary, parsed) = self.open_transcript(id)?;
-        let warnings = self.warnings(id, &summary, &parsed);
-        // `state` is saved apart from `messages` and may lag them after a crash (the
-        // contract calls it advisory): the card shows it as the recorded list all the same.
-        let todos = parsed
-            .map
-            .get("state")
-            .and_then(|s| s.get("todos"))
-            .filter(|t| t.is_array())
-            .map(crate::model::left_off::LeftOff::stored_todos);
-        let all = render::entries(parsed.map);
-        let (entries, first_round, total_rounds) = match span {
-            Span::All => render::last_rounds(all, usize::MAX),
-            Span::LastRounds(n) => render::last_rounds(all, n),
-        };
-        Ok(Transcript {
-            summary,
-            entries,
-            total_rounds,
-            first_round,
-            warnings,
-            todos,
-        })
+        let mut gather = super::sink::Gather::default();
+        if streamed::transcript_to(self, id, span, &mut gather)?
+            && let Some(t) = gather.finish()
+        {
+            return Ok(t);
+        }
+        self.transcript_whole(id, span)
+    }
+
+    /// The entries shown, read and sent one at a time (`streamed`): a 100 MB record costs
+    /// what is shown.
+    fn transcript_to(&self, id: &str, span: Span, sink: &mut dyn EntrySink) -> Result<()> {
+        if streamed::transcript_to(self, id, span, sink)? {
+            return Ok(());
+        }
+        let t = self.transcript_whole(id, span)?;
+        super::sink::send_whole(t, sink).map_err(super::sink_error)
     }
 
     fn window(&self, id: &str) -> Result<Window> {
-        let (summary, parsed) = self.open_window(id)?;
-        let mut warnings = self.warnings(id, &summary, &parsed);
-        let map = &parsed.map;
-        if summary.archived {
-            warnings.push("archived: the harness refuses to resume it until unarchived".into());
-        }
-        if summary.badges.iter().any(|b| b == "running") {
-            warnings.push("running: another harness process holds the session".into());
-        }
-        let messages: &[serde_json::Value] = map
-            .get("messages")
-            .and_then(serde_json::Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        Ok(Window {
-            messages: render::window_messages(messages),
-            system_note: Some(render::resume_note(map)),
-            summary,
-            warnings,
-            omitted: 0,
-            omitted_tokens: 0,
-        })
+        self.window_page(id, usize::MAX)
     }
 
-    /// The record pretty-printed as the harness writes it; records that cannot be
-    /// re-serialised faithfully (unparsable, non-finite numbers) are shown as stored.
+    /// The window's messages, counted in one pass and sent in the next (`streamed`).
+    fn window_to(&self, id: &str, sink: &mut dyn WindowSink) -> Result<()> {
+        if streamed::window_to(self, id, sink)? {
+            return Ok(());
+        }
+        let w = self.window_whole(id)?;
+        super::sink::send_window(w, sink).map_err(super::sink_error)
+    }
+
+    /// The record pretty-printed as the harness writes it, gathered from `raw_to`.
     fn raw(&self, id: &str) -> Result<String> {
-        let path = self.record_path(id)?;
-        let loaded = record::load(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::NotFound(format!("harness:{id}")),
-            _ => Error::io("reading", &path, e),
+        let mut text = String::new();
+        self.raw_to(id, &mut |piece| {
+            text.push_str(piece);
+            Ok(())
         })?;
-        let record::Loaded { bytes, parsed } = loaded;
-        Ok(match parsed {
-            // The text is not shown once parsed: dropped before the dump is built.
-            Ok(p) if !p.non_finite => {
-                drop(bytes);
-                json::py_dump(&serde_json::Value::Object(p.map))
+        Ok(text)
+    }
+
+    /// The dump written a field, and a history entry, at a time (`raw`); records that
+    /// cannot be re-serialised faithfully (unparsable, non-finite numbers, a repeated key)
+    /// take the careful path.
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
+        if let Some(mut f) = self.open_record(id)? {
+            let mut failed = false;
+            let done = raw::dump_to(&mut f, &mut |p| out(p).inspect_err(|_| failed = true));
+            match done {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) if failed => return Err(super::sink_error(e)),
+                Err(e) => return Err(Error::io("reading", &self.record_path(id)?, e)),
             }
-            _ => String::from_utf8_lossy(&bytes).into_owned(),
-        })
+        }
+        let text = self.raw_whole(id)?;
+        out(&text).map_err(super::sink_error)
+    }
+
+    /// The dump's last `bytes` or so, in whole fields and history entries.
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        if let Some(mut f) = self.open_record(id)?
+            && let Some(page) = raw::tail(&mut f, bytes)
+                .map_err(|e| Error::Corrupt(format!("harness:{id}: {e}")))?
+        {
+            return Ok(page);
+        }
+        Ok((self.raw_whole(id)?, false))
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {

@@ -12,7 +12,7 @@ use crate::store::regular::{self, Links};
 use crate::store::{lease, sidecar};
 
 /// Records beyond this size are refused as unreadable rather than read into memory.
-const MAX_RECORD_BYTES: u64 = 512 * 1024 * 1024;
+pub const MAX_RECORD_BYTES: u64 = 512 * 1024 * 1024;
 
 /// A record file as read from disk.
 #[derive(Clone, Debug)]

@@ -13,7 +13,15 @@ pub const NOTICE: &str = "Execution interrupted; outcome unknown. Inspect state 
 
 /// The tool calls of an assistant entry, with arguments parsed when they are valid JSON.
 fn tool_calls(entry: &Value) -> Vec<ToolCall> {
-    let Some(calls) = entry.get("tool_calls").and_then(Value::as_array) else {
+    entry
+        .get("tool_calls")
+        .map(tool_calls_of)
+        .unwrap_or_default()
+}
+
+/// `tool_calls` of an entry's `tool_calls` value (a pass that reads only that field).
+pub fn tool_calls_of(calls: &Value) -> Vec<ToolCall> {
+    let Some(calls) = calls.as_array() else {
         return Vec::new();
     };
     calls
@@ -45,7 +53,7 @@ fn tool_calls(entry: &Value) -> Vec<ToolCall> {
 }
 
 /// One stored entry as a display message. `calls` maps call ids to tool names for pairing.
-fn message(index: usize, entry: &Value, calls: &HashMap<String, String>) -> Message {
+pub fn message(index: usize, entry: &Value, calls: &HashMap<String, String>) -> Message {
     let Some(r) = role(entry) else {
         // Not an object or no role: keep its position, show it raw.
         let mut m = Message::new(Role::Other("unknown".into()), entry.to_string());
@@ -120,6 +128,30 @@ fn compaction(entry: &Value) -> Entry {
     Entry::Compaction { summary, timestamp }
 }
 
+/// The compaction markers of a history of `len` entries, each with the entry it goes before
+/// (`len`: after the last), in display order: where `transcript_length` says (the history's
+/// length when it ran), or at the end when that is missing or beyond the history.
+pub fn markers(map: &Map<String, Value>, len: usize) -> Vec<(usize, Entry)> {
+    let mut markers: Vec<(usize, Entry)> = map
+        .get("compactions")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    let at = c
+                        .get("transcript_length")
+                        .and_then(Value::as_u64)
+                        .and_then(|n| usize::try_from(n).ok())
+                        .map_or(len, |n| n.min(len));
+                    (at, compaction(c))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    markers.sort_by_key(|(at, _)| *at); // stable: same position keeps stored order
+    markers
+}
+
 /// The transcript (fallback messages) in display order, with a compaction marker placed once
 /// `transcript_length` entries have been shown (the history length when it ran), or at the
 /// end when that position is missing or beyond the history.
@@ -136,24 +168,7 @@ pub fn entries(mut map: Map<String, Value>) -> Vec<Entry> {
         _ => Vec::new(),
     };
     let calls = call_names(&hist);
-    let mut markers: Vec<(usize, Entry)> = map
-        .get("compactions")
-        .and_then(Value::as_array)
-        .map(|cs| {
-            cs.iter()
-                .map(|c| {
-                    let at = c
-                        .get("transcript_length")
-                        .and_then(Value::as_u64)
-                        .and_then(|n| usize::try_from(n).ok())
-                        .map_or(hist.len(), |n| n.min(hist.len()));
-                    (at, compaction(c))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    markers.sort_by_key(|(at, _)| *at); // stable: same position keeps stored order
-    let mut markers = markers.into_iter().peekable();
+    let mut markers = markers(&map, hist.len()).into_iter().peekable();
     let mut out = Vec::with_capacity(hist.len());
     for (i, e) in hist.into_iter().enumerate() {
         while let Some((_, m)) = markers.next_if(|(at, _)| *at <= i) {
@@ -191,28 +206,61 @@ pub fn last_rounds(entries: Vec<Entry>, n: usize) -> (Vec<Entry>, usize, usize) 
 pub fn window_messages(messages: &[Value]) -> Vec<Message> {
     let calls = call_names(messages);
     let mut out = Vec::with_capacity(messages.len());
-    let mut i = 0;
-    while i < messages.len() {
-        let entry = &messages[i];
-        out.push(message(i, entry, &calls));
-        i += 1;
-        let own = if role(entry) == Some("assistant") {
-            tool_calls(entry)
-        } else {
-            Vec::new()
-        };
-        if own.is_empty() {
-            continue;
-        }
-        let mut answered = HashSet::new();
-        while i < messages.len() && role(&messages[i]) == Some("tool") {
-            if let Some(id) = str_field_v(&messages[i], "tool_call_id") {
+    let mut walk = WindowWalk::default();
+    let mut keep = |m| {
+        out.push(m);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    for (i, entry) in messages.iter().enumerate() {
+        let _ = walk.push(i, entry, &calls, &mut keep);
+    }
+    let _ = walk.finish(&mut keep);
+    out
+}
+
+/// `window_messages` an entry at a time, for a window read as a stream (`passes`): what it
+/// holds between entries is the calls of the last assistant entry and which were answered.
+#[derive(Default)]
+pub struct WindowWalk {
+    /// The calls of the assistant entry whose run of tool results is being read, and the
+    /// call ids those results answered.
+    open: Option<(Vec<ToolCall>, HashSet<String>)>,
+}
+
+impl WindowWalk {
+    /// Entry `i` of `messages`: its messages (and the notices of the run it ends) to `out`.
+    pub fn push<E>(
+        &mut self,
+        i: usize,
+        entry: &Value,
+        calls: &HashMap<String, String>,
+        out: &mut dyn FnMut(Message) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if let Some((_, answered)) = self.open.as_mut()
+            && role(entry) == Some("tool")
+        {
+            if let Some(id) = str_field_v(entry, "tool_call_id") {
                 answered.insert(id.to_string());
             }
-            out.push(message(i, &messages[i], &calls));
-            i += 1;
+            return out(message(i, entry, calls));
         }
-        // Like recover(): `answered` holds only the stored results, so duplicates repeat.
+        self.finish(out)?;
+        out(message(i, entry, calls))?;
+        if role(entry) == Some("assistant") {
+            let own = tool_calls(entry);
+            if !own.is_empty() {
+                self.open = Some((own, HashSet::new()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of a run of tool results (or of the window): a notice for each unanswered
+    /// call. Like recover(): `answered` holds only the stored results, so duplicates repeat.
+    pub fn finish<E>(&mut self, out: &mut dyn FnMut(Message) -> Result<(), E>) -> Result<(), E> {
+        let Some((own, answered)) = self.open.take() else {
+            return Ok(());
+        };
         for c in own {
             if c.id.is_empty() || answered.contains(&c.id) {
                 continue;
@@ -221,10 +269,10 @@ pub fn window_messages(messages: &[Value]) -> Vec<Message> {
             m.tool_call_id = Some(c.id.clone());
             m.tool_name = Some(c.name.clone()).filter(|n| !n.is_empty());
             m.note = Some("recovery notice the harness adds on resume".into());
-            out.push(m);
+            out(m)?;
         }
+        Ok(())
     }
-    out
 }
 
 /// What `--resume` restores besides the messages (section 5), as one note.
