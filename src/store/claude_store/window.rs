@@ -15,7 +15,9 @@ use crate::model::{Entry, Message};
 pub const SYSTEM_NOTE: &str = "Claude Code also sends its system prompt, tool definitions and \
      CLAUDE.md memory files; they are not stored in the transcript";
 
-/// The messages of the window, from the whole-file chain.
+/// The messages of the window, from the whole-file chain (the tests' reference for the
+/// streamed window).
+#[cfg(test)]
 pub fn messages(recs: &[read::Rec], chain: &Chain, cx: &Ctx<'_>) -> Vec<Message> {
     let start = chain
         .path
