@@ -311,3 +311,24 @@ fn streamed_views_equal_the_whole_file_read_on_a_generated_transcript() {
         &|e| matches!(e, Entry::Message(m) if m.images.first().is_some_and(|i| i.bytes == 48 * 1024 / 4 * 3))
     ));
 }
+
+#[test]
+fn raw_a_record_at_a_time_and_its_last_page_are_the_raw_view() {
+    let d = tempfile::tempdir().unwrap();
+    generated(d.path(), 6, 1024);
+    let store = ClaudeStore::new(&d.path().join("claude"), &d.path().join("state"));
+    let whole = store.raw(ID).unwrap();
+    let mut streamed = String::new();
+    store
+        .raw_to(ID, &mut |t| {
+            streamed.push_str(t);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(streamed, whole);
+    // The smallest page still holds the last record, and says there is more before it.
+    let (page, more) = store.raw_page(ID, 1).unwrap();
+    assert!(more && !page.is_empty() && whole.ends_with(&page));
+    assert!(page.contains("\"thanks\""), "{page}");
+    assert_eq!(store.raw_page(ID, u64::MAX).unwrap(), (whole, false));
+}
