@@ -25,18 +25,20 @@ pub fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
 /// The messages of a context window: entries' messages, with a compaction's summary as the
 /// user message replay inserts.
 pub fn window_messages(entries: Vec<Entry>) -> Vec<crate::model::Message> {
-    entries
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Message(m) => Some(*m),
-            Entry::Compaction { summary, timestamp } => {
-                let mut m = crate::model::Message::inserted(crate::model::Role::User, summary);
-                m.timestamp = timestamp;
-                Some(m)
-            }
-            _ => None,
-        })
-        .collect()
+    entries.into_iter().filter_map(window_message).collect()
+}
+
+/// One entry of a window as the message replay sends (`None`: not sent).
+pub fn window_message(e: Entry) -> Option<crate::model::Message> {
+    match e {
+        Entry::Message(m) => Some(*m),
+        Entry::Compaction { summary, timestamp } => {
+            let mut m = crate::model::Message::inserted(crate::model::Role::User, summary);
+            m.timestamp = timestamp;
+            Some(m)
+        }
+        _ => None,
+    }
 }
 
 /// The warnings of a tolerant line reader, one sentence each.

@@ -156,8 +156,15 @@ pub fn from_the_end<T>(mut attempt: impl FnMut(u64) -> io::Result<Option<T>>) ->
 /// (first-wins duplicate keys), as stored otherwise; an over-long line is a placeholder.
 pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {
     let mut out = Vec::new();
+    pretty_each(r, max_line, |t| out.push(t))?;
+    Ok(out.join("\n"))
+}
+
+/// `pretty_jsonl` a record at a time: `f` gets each record's text as it is read, so a raw
+/// view is never held whole, nor its pretty form (issue 11).
+pub fn pretty_each<R: Read>(r: R, max_line: usize, mut f: impl FnMut(String)) -> io::Result<()> {
     for_each_line(r, max_line, |line| match line {
-        RawLine::TooLong { len, .. } => out.push(format!(
+        RawLine::TooLong { len, .. } => f(format!(
             "[line of {len} bytes, longer than {} MiB, not shown]",
             max_line >> 20
         )),
@@ -167,12 +174,11 @@ pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {
                 return;
             }
             match super::json_first::parse(text.as_bytes()) {
-                Some(v) => out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
-                None => out.push(text.into_owned()),
+                Some(v) => f(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
+                None => f(text.into_owned()),
             }
         }
-    })?;
-    Ok(out.join("\n"))
+    })
 }
 
 fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {

@@ -179,6 +179,31 @@ impl DocBuilder {
             Entry::Compaction { summary, .. } if !summary.trim().is_empty() => {
                 self.pending.push(capped(summary).to_string());
             }
+            // A subagent's transcript is searched under its parent, at the message that
+            // spawned it (its own messages have no position in the parent).
+            Entry::Nested(n) => {
+                for e in &n.entries {
+                    self.nested(e, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn nested(&self, e: &Entry, out: &mut dyn FnMut(Doc)) {
+        match e {
+            Entry::Message(m) => {
+                let text = message_text(m);
+                if !text.trim().is_empty() {
+                    out(Doc {
+                        message: self.last.0,
+                        round: Some(self.last.1),
+                        role: Some("subagent".into()),
+                        text,
+                    });
+                }
+            }
+            Entry::Nested(n) => n.entries.iter().for_each(|e| self.nested(e, out)),
             _ => {}
         }
     }
@@ -193,5 +218,48 @@ impl DocBuilder {
                 text,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Nested, Role};
+
+    #[test]
+    fn a_subagents_messages_are_documents_at_the_call_that_spawned_it() {
+        let mut call = Message::new(Role::Tool, "spawned");
+        call.index = Some(4);
+        let mut user = Message::new(Role::User, "fix it");
+        user.index = Some(3);
+        let nested = Entry::Nested(Box::new(Nested {
+            key: "a1".into(),
+            note: "subagent a1".into(),
+            entries: vec![
+                Entry::Message(Box::new(Message::new(Role::User, "find the flaky test"))),
+                Entry::Message(Box::new(Message::new(Role::Assistant, "it is zebrafish"))),
+            ],
+        }));
+        let mut b = DocBuilder::new(0);
+        let mut out = Vec::new();
+        for e in [
+            Entry::Message(Box::new(user)),
+            Entry::Message(Box::new(call)),
+            nested,
+        ] {
+            b.entry(&e, &mut |d| out.push(d));
+        }
+        let sub: Vec<_> = out
+            .iter()
+            .filter(|d| d.role.as_deref() == Some("subagent"))
+            .map(|d| (d.message, d.round, d.text.as_str()))
+            .collect();
+        assert_eq!(
+            sub,
+            [
+                (Some(4), Some(0), "find the flaky test"),
+                (Some(4), Some(0), "it is zebrafish")
+            ]
+        );
     }
 }

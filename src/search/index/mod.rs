@@ -35,7 +35,8 @@ use crate::model::{SessionSummary, StoreKind};
 use crate::store::Stores;
 
 /// Bump when the schema or what goes into a document changes: the old index is rebuilt.
-const SCHEMA_VERSION: &str = "spool-index 5\n";
+// 6: subagent transcripts are indexed under their parent.
+const SCHEMA_VERSION: &str = "spool-index 6\n";
 const VERSION_FILE: &str = "spool-schema";
 /// The session table (`table`): number, fingerprint and listing fields of each session.
 const SESSIONS_FILE: &str = "sessions.tsv";

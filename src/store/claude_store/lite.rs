@@ -48,6 +48,13 @@ const RECORD: Spec = &[
     ("type", All),
     ("isSidechain", All),
     ("uuid", All),
+    // The chain and the subagent links, so a view can follow the listing's records and
+    // read each one whole only when it is shown (`stream`).
+    ("parentUuid", All),
+    ("logicalParentUuid", All),
+    ("subtype", All),
+    ("parentToolUseID", All),
+    ("data", Only(&[("agentId", All)])),
     ("timestamp", All),
     ("snapshot", Only(&[("timestamp", All)])),
     ("cwd", All),

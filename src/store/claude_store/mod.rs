@@ -14,19 +14,25 @@ mod listing;
 mod lite;
 mod read;
 mod record;
+mod slim;
+mod stream;
 mod transcript;
+mod view;
 mod window;
 
 #[cfg(test)]
 mod tests_malformed;
 #[cfg(test)]
 mod tests_read;
+#[cfg(test)]
+mod tests_stream;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
+use super::sink::{EntrySink, WindowSink};
 use super::state::{self, StateDir};
 use super::{Candidate, Span, Store};
 use crate::error::{Error, Result};
@@ -146,7 +152,7 @@ impl ClaudeStore {
     /// directory; message positions stay the parent's.
     fn read_subagents(session_dir: &Path, subs: &mut [Subagent]) {
         for sub in subs {
-            let Ok(mut p) = read::read(&sub.path, read::Mode::Full) else {
+            let Ok(mut p) = read::read(&sub.path, read::Mode::View) else {
                 continue;
             };
             as_main_line(&mut p.recs);
@@ -209,6 +215,16 @@ impl ClaudeStore {
             ));
         }
         w
+    }
+
+    /// The session an old build's continuation of this one opens from: its first summaries
+    /// name records in another file.
+    fn continued(path: &Path, facts: &listing::Facts, id: &str) -> Option<String> {
+        facts
+            .leading_leaves
+            .iter()
+            .find(|leaf| !facts.uuids.contains(*leaf))
+            .and_then(|leaf| discover::holder_of(path.parent()?, leaf, id))
     }
 
     /// The refusal for anything that would write into Claude's directory.
@@ -292,6 +308,15 @@ impl Store for ClaudeStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
+        let n = match span {
+            Span::LastRounds(n) => n,
+            // The whole view is read as `show` streams it, and collected.
+            Span::All => {
+                let mut all = view::Collect::default();
+                self.send_all(id, &mut all)?;
+                return all.0.ok_or_else(|| Error::NotFound(format!("claude:{id}")));
+            }
+        };
         let (path, mut l) = self.load_id(id)?;
         let sdir = Self::session_dir(&path, id);
         Self::read_subagents(&sdir, &mut l.subagents);
@@ -300,35 +325,16 @@ impl Store for ClaudeStore {
             subagents: &l.subagents,
         };
         let mut warnings = Self::warnings(&l.parsed, &l.facts);
-        // An old build's continuation opens with summaries of records in another file.
-        let continued = l
-            .facts
-            .leading_leaves
-            .iter()
-            .find(|leaf| !l.facts.uuids.contains(*leaf))
-            .and_then(|leaf| discover::holder_of(path.parent()?, leaf, id));
-        let (mut entries, total_rounds, first_round) = match span {
-            Span::LastRounds(n) => {
-                let (e, total, first, whole) = window::last_rounds(&path, n, &cx)
-                    .map_err(|e| Error::io("reading", &path, e))?;
-                if !whole {
-                    warnings.push(
-                        "read from the end of the file: rounds and message positions count \
-                         from the first record read"
-                            .into(),
-                    );
-                }
-                (e, total, first)
-            }
-            Span::All => {
-                let p = read::read(&path, read::Mode::Full)
-                    .map_err(|e| Error::io("reading", &path, e))?;
-                let c = chain::build(&p.recs);
-                // Unreadable lines are reported once, in the warnings.
-                let entries = transcript::entries(&p.recs, &c, &cx, 0);
-                crate::store::last_rounds(entries, Span::All)
-            }
-        };
+        let continued = Self::continued(&path, &l.facts, id);
+        let (mut entries, total_rounds, first_round, whole) =
+            window::last_rounds(&path, n, &cx).map_err(|e| Error::io("reading", &path, e))?;
+        if !whole {
+            warnings.push(
+                "read from the end of the file: rounds and message positions count from the \
+                 first record read"
+                    .into(),
+            );
+        }
         if let Some(parent) = continued
             && first_round == 0
         {
@@ -344,23 +350,24 @@ impl Store for ClaudeStore {
         })
     }
 
+    /// `Span::All` a record at a time; the last rounds are read from the end of the file.
+    fn transcript_to(&self, id: &str, span: Span, sink: &mut dyn EntrySink) -> Result<()> {
+        match span {
+            Span::All => self.send_all(id, sink),
+            Span::LastRounds(_) => {
+                let t = self.transcript(id, span)?;
+                super::sink::send_whole(t, sink).map_err(super::sink_error)
+            }
+        }
+    }
+
     fn window(&self, id: &str) -> Result<Window> {
-        let (path, l) = self.load_id(id)?;
-        let p = read::read(&path, read::Mode::Full).map_err(|e| Error::io("reading", &path, e))?;
-        let sdir = Self::session_dir(&path, id);
-        let cx = Ctx {
-            session_dir: &sdir,
-            subagents: &l.subagents,
-        };
-        let c = chain::build(&p.recs);
-        Ok(Window {
-            messages: window::messages(&p.recs, &c, &cx),
-            system_note: Some(window::SYSTEM_NOTE.into()),
-            warnings: Self::warnings(&l.parsed, &l.facts),
-            summary: l.summary,
-            omitted: 0,
-            omitted_tokens: 0,
-        })
+        self.window_page(id, usize::MAX)
+    }
+
+    /// Replayed from the records' offsets, each message read as it is sent.
+    fn window_to(&self, id: &str, sink: &mut dyn WindowSink) -> Result<()> {
+        self.send_window(id, sink)
     }
 
     fn raw(&self, id: &str) -> Result<String> {
@@ -368,6 +375,14 @@ impl Store for ClaudeStore {
         let f = read::open(&path).map_err(|e| Error::io("reading", &path, e))?;
         crate::store::lines::pretty_jsonl(f, read::MAX_LINE)
             .map_err(|e| Error::io("reading", &path, e))
+    }
+
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        view::raw_page(&self.locate(id)?, bytes)
+    }
+
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
+        view::raw_to(&self.locate(id)?, out)
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {

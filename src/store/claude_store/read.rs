@@ -30,10 +30,15 @@ pub fn read_small(path: &Path) -> io::Result<Vec<u8>> {
     regular::read(path, MAX_SMALL, Links::Refuse)
 }
 
-/// One parsed line (a JSON object).
+/// One parsed line (a JSON object) and where it sits in the file, so a view can read it
+/// again, whole, when its turn comes (`stream`).
 #[derive(Clone, Debug)]
 pub struct Rec {
     pub v: Value,
+    /// Byte offset of the line's first byte.
+    pub start: u64,
+    /// Length of the line, without its `\n`.
+    pub len: u64,
 }
 
 /// What a read produced.
@@ -56,10 +61,14 @@ pub struct Parsed {
 /// Which lines to parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Every line (transcript, window, raw).
+    /// Every line decoded whole (the tests' reference for the streamed views).
+    #[cfg(test)]
     Full,
     /// Listing: every line, pruned to the keys the row reads (`lite`).
     List,
+    /// A view: every key the transcript reads, image payloads and `toolUseResult` pruned
+    /// (`slim`).
+    View,
 }
 
 /// Read a transcript.
@@ -79,10 +88,13 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
     let start = lines::seek_line_start(&mut f, from)?;
     p.from = start;
     let settled = lines::settled(p.mtime);
+    let base = start;
     let size = p.size;
     let decode = match mode {
+        #[cfg(test)]
         Mode::Full => crate::store::entries::decode,
         Mode::List => super::lite::decode,
+        Mode::View => super::slim::decode,
     };
     lines::for_each_line(
         f.take(size.saturating_sub(start)),
@@ -90,7 +102,9 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         |line| match line {
             RawLine::TooLong { len, .. } => p.oversized.push(len),
             RawLine::Line {
-                bytes, terminated, ..
+                bytes,
+                terminated,
+                start,
             } => {
                 if bytes.iter().all(u8::is_ascii_whitespace) {
                     return;
@@ -98,7 +112,11 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
                 match decode(bytes) {
                     Some((v, lossy)) => {
                         p.lossy += u64::from(lossy);
-                        p.recs.push(Rec { v });
+                        p.recs.push(Rec {
+                            v,
+                            start: base + start,
+                            len: bytes.len() as u64,
+                        });
                     }
                     None if !terminated && !settled => p.pending = true,
                     None if !terminated => {
@@ -118,5 +136,5 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
 pub fn read_tail(path: &Path, bytes: u64) -> io::Result<Parsed> {
     let f = open(path)?;
     let size = f.metadata()?.len();
-    read_from(f, size.saturating_sub(bytes), Mode::Full)
+    read_from(f, size.saturating_sub(bytes), Mode::View)
 }

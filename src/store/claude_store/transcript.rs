@@ -12,7 +12,7 @@ use super::chain::Chain;
 use super::read::{self, Rec};
 use super::record::{self as r, UserKind};
 use crate::model::{Entry, ImageRef, Message, Nested, Role, ToolCall};
-use crate::store::entries::{self, cut};
+use crate::store::entries::cut;
 
 /// How much of one tool output is shown inline (claude-code.md 6.2: "first 64 KiB").
 pub const SHOW_BYTES: usize = 64 * 1024;
@@ -35,70 +35,22 @@ pub struct Ctx<'a> {
     pub subagents: &'a [Subagent],
 }
 
-/// The entries of the main view, in order. Message `index` counts from `first_index`.
+/// The entries of the main view, in order, from records already read. Message `index` counts
+/// from `first_index`.
 pub fn entries(recs: &[Rec], chain: &Chain, cx: &Ctx<'_>, first_index: usize) -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
+    let mut out = Vec::new();
     let spawned = progress_links(recs);
-    let mut i = 0;
-    while i < chain.path.len() {
-        let pos = chain.path[i];
-        let v = &recs[pos].v;
-        i += 1;
-        match r::kind(v) {
-            "assistant" => {
-                // Consecutive chunks of one message.id are one message.
-                let id = r::message_id(v).map(str::to_string);
-                let mut chunks = vec![v];
-                while i < chain.path.len() {
-                    let w = &recs[chain.path[i]].v;
-                    if r::kind(w) == "assistant"
-                        && id.is_some()
-                        && r::message_id(w) == id.as_deref()
-                    {
-                        chunks.push(w);
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                out.push(Entry::Message(Box::new(assistant(&chunks))));
-            }
-            "user" => user(v, cx, &spawned, &mut out),
-            "attachment" => {
-                if let Some(p) = r::queued_prompt(v) {
-                    let mut m = Message::new(Role::User, p);
-                    m.timestamp = r::timestamp(v);
-                    out.push(Entry::Message(Box::new(m)));
-                }
-            }
-            "system" => system(v, &mut out),
-            _ => {}
-        }
-        if let Some(n) = chain.branches.get(&pos) {
-            out.push(Entry::Notice(format!(
-                "{n} alternative branch{} not shown",
-                if *n == 1 { "" } else { "es" }
-            )));
-        }
-    }
-    if !chain.unlinked.is_empty() {
-        out.push(Entry::Notice(format!(
-            "unlinked records ({}): their parent was not found",
-            chain.unlinked.len()
-        )));
-        let linked = Chain {
-            path: chain.unlinked.clone(),
-            ..Chain::default()
-        };
-        out.extend(entries(recs, &linked, cx, 0));
-    }
-    entries::number(&mut out, first_index);
-    entries::pair(&mut out, |_| true);
+    let src = super::stream::InMemory(recs);
+    // Records in memory cannot fail to read.
+    let _ = super::stream::emit(&src, chain, cx, first_index, &spawned, &mut |e| {
+        out.push(e);
+        Ok(())
+    });
     out
 }
 
 /// One assistant message from its chunks (cumulative snapshots keep the longer block).
-fn assistant(chunks: &[&Value]) -> Message {
+pub(super) fn assistant(chunks: &[&Value]) -> Message {
     let mut blocks: Vec<Value> = Vec::new();
     for c in chunks {
         let new = r::blocks(c);
@@ -181,7 +133,7 @@ fn extends(a: &Value, b: &Value) -> bool {
 
 fn image(b: &Value) -> ImageRef {
     let src = b.get("source");
-    let data_len = src.and_then(|s| r::s(s, "data")).map_or(0, str::len);
+    let data_len = src.and_then(super::slim::data_len).unwrap_or(0);
     ImageRef {
         mime_type: src
             .and_then(|s| r::s(s, "media_type"))
@@ -191,7 +143,12 @@ fn image(b: &Value) -> ImageRef {
     }
 }
 
-fn user(v: &Value, cx: &Ctx<'_>, spawned: &HashMap<String, String>, out: &mut Vec<Entry>) {
+pub(super) fn user(
+    v: &Value,
+    cx: &Ctx<'_>,
+    spawned: &HashMap<String, String>,
+    out: &mut Vec<Entry>,
+) {
     let ts = r::timestamp(v);
     let push = |out: &mut Vec<Entry>, role: Role, text: String| {
         let mut m = Message::new(role, text);
@@ -333,7 +290,7 @@ fn persisted(m: &mut Message, v: &Value, call: &str, session_dir: &Path) {
 
 /// `parentToolUseID` -> `data.agentId` from `progress` records (the second way a subagent is
 /// linked to its call).
-fn progress_links(recs: &[Rec]) -> HashMap<String, String> {
+pub(super) fn progress_links(recs: &[Rec]) -> HashMap<String, String> {
     let mut m = HashMap::new();
     for rec in recs {
         let v = &rec.v;
@@ -347,7 +304,7 @@ fn progress_links(recs: &[Rec]) -> HashMap<String, String> {
     m
 }
 
-fn system(v: &Value, out: &mut Vec<Entry>) {
+pub(super) fn system(v: &Value, out: &mut Vec<Entry>) {
     match r::s(v, "subtype") {
         Some("compact_boundary") => {
             let meta = v.get("compactMetadata");

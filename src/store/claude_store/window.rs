@@ -5,18 +5,25 @@
 
 use std::path::Path;
 
-use super::chain::{self, Chain};
+use super::chain;
 use super::read;
-use super::record as r;
 use super::transcript::{self, Ctx};
-use crate::model::{Entry, Message};
+use crate::model::Entry;
 
 /// What Claude resends besides the transcript (not stored in it).
 pub const SYSTEM_NOTE: &str = "Claude Code also sends its system prompt, tool definitions and \
      CLAUDE.md memory files; they are not stored in the transcript";
 
-/// The messages of the window, from the whole-file chain.
-pub fn messages(recs: &[read::Rec], chain: &Chain, cx: &Ctx<'_>) -> Vec<Message> {
+/// The messages of the window, from the whole-file chain (the tests' reference for the
+/// streamed window).
+#[cfg(test)]
+pub fn messages(
+    recs: &[read::Rec],
+    chain: &chain::Chain,
+    cx: &Ctx<'_>,
+) -> Vec<crate::model::Message> {
+    use super::record as r;
+    use chain::Chain;
     let start = chain
         .path
         .iter()

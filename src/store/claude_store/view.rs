@@ -1,0 +1,190 @@
+//! The streamed views of a Claude transcript (issues 9 and 11): `show`, the pane's whole
+//! transcript, the replayed window and the full-text indexer follow the listing's pass (every
+//! record pruned, with its offset) and read each shown record again, one at a time, so a
+//! 40 MB transcript of base64 images is never held, nor built into a tree.
+
+use std::io;
+use std::path::Path;
+
+use super::chain::{self, Chain};
+use super::transcript::{self, Ctx};
+use super::{ClaudeStore, read, record as r, stream};
+use crate::error::{Error, Result};
+use crate::model::{Entry, Transcript};
+use crate::store::sink::{EntrySink, WindowHead, WindowSink};
+use crate::store::{lines, sink_error};
+
+/// A sink's own failure, told apart from the store's read failure.
+fn sink_failed(slot: &mut Option<io::Error>, e: io::Error) -> io::Error {
+    let out = io::Error::new(e.kind(), e.to_string());
+    *slot = Some(e);
+    out
+}
+
+impl ClaudeStore {
+    /// The whole main view to `sink`, a record at a time.
+    pub(super) fn send_all(&self, id: &str, sink: &mut dyn EntrySink) -> Result<()> {
+        let (path, mut l) = self.load_id(id)?;
+        let io = |e| Error::io("reading", &path, e);
+        let file = read::open(&path).map_err(io)?;
+        let sdir = Self::session_dir(&path, id);
+        Self::read_subagents(&sdir, &mut l.subagents);
+        let cx = Ctx {
+            session_dir: &sdir,
+            subagents: &l.subagents,
+        };
+        let continued = Self::continued(&path, &l.facts, id);
+        let recs = &l.parsed.recs;
+        let chain = chain::build(recs);
+        let spawned = transcript::progress_links(recs);
+        let (users, _) = stream::counts(recs, &chain, &cx, &spawned);
+        let warnings = Self::warnings(&l.parsed, &l.facts);
+        sink.head(Transcript {
+            summary: l.summary.clone(),
+            entries: Vec::new(),
+            total_rounds: users,
+            first_round: 0,
+            warnings,
+            todos: None,
+        })
+        .map_err(sink_error)?;
+        if let Some(parent) = continued {
+            sink.entry(Entry::Notice(format!("continued from claude:{parent}")))
+                .map_err(sink_error)?;
+        }
+        let src = stream::FromFile::new(recs, file);
+        let mut failed = None;
+        let read = stream::emit(&src, &chain, &cx, 0, &spawned, &mut |e| {
+            sink.entry(e).map_err(|e| sink_failed(&mut failed, e))
+        });
+        if let Some(e) = failed {
+            return Err(sink_error(e));
+        }
+        read.map_err(io)
+    }
+
+    /// The window to `sink`: its messages are counted in a first pass over the records
+    /// after the last compaction and read again as they are sent.
+    pub(super) fn send_window(&self, id: &str, sink: &mut dyn WindowSink) -> Result<()> {
+        let (path, l) = self.load_id(id)?;
+        let io = |e| Error::io("reading", &path, e);
+        let sdir = Self::session_dir(&path, id);
+        let cx = Ctx {
+            session_dir: &sdir,
+            subagents: &l.subagents,
+        };
+        let recs = &l.parsed.recs;
+        let c = chain::build(recs);
+        let spawned = transcript::progress_links(recs);
+        let start = c
+            .path
+            .iter()
+            .rposition(|&i| {
+                r::kind(&recs[i].v) == "system"
+                    && r::s(&recs[i].v, "subtype") == Some("compact_boundary")
+            })
+            .map_or(0, |k| k + 1);
+        let before = Chain {
+            path: c.path[..start].to_vec(),
+            ..Chain::default()
+        };
+        // Positions continue the transcript's numbering.
+        let (_, first) = stream::counts(recs, &before, &cx, &spawned);
+        let tail = Chain {
+            path: c.path[start..].to_vec(),
+            ..Chain::default()
+        };
+        let (mut count, mut tokens) = (0, 0);
+        let src = stream::FromFile::new(recs, read::open(&path).map_err(io)?);
+        stream::emit(&src, &tail, &cx, first, &spawned, &mut |e| {
+            if let Some(m) = crate::store::entries::window_message(e) {
+                count += 1;
+                tokens += m.estimated_tokens();
+            }
+            Ok(())
+        })
+        .map_err(io)?;
+        sink.head(WindowHead {
+            window: crate::model::Window {
+                messages: Vec::new(),
+                system_note: Some(super::window::SYSTEM_NOTE.into()),
+                warnings: Self::warnings(&l.parsed, &l.facts),
+                summary: l.summary.clone(),
+                omitted: 0,
+                omitted_tokens: 0,
+            },
+            count,
+            tokens,
+        })
+        .map_err(sink_error)?;
+        let src = stream::FromFile::new(recs, read::open(&path).map_err(io)?);
+        let mut failed = None;
+        let read = stream::emit(&src, &tail, &cx, first, &spawned, &mut |e| {
+            match crate::store::entries::window_message(e) {
+                Some(m) => sink.message(m).map_err(|e| sink_failed(&mut failed, e)),
+                None => Ok(()),
+            }
+        });
+        if let Some(e) = failed {
+            return Err(sink_error(e));
+        }
+        read.map_err(io)
+    }
+}
+
+/// Collects a streamed transcript (the pane's whole view).
+#[derive(Default)]
+pub(super) struct Collect(pub Option<Transcript>);
+
+impl EntrySink for Collect {
+    fn head(&mut self, head: Transcript) -> io::Result<()> {
+        self.0 = Some(head);
+        Ok(())
+    }
+    fn entry(&mut self, entry: Entry) -> io::Result<()> {
+        if let Some(t) = self.0.as_mut() {
+            t.entries.push(entry);
+        }
+        Ok(())
+    }
+}
+
+/// The records that start in the last `bytes` (at least the last one), each pretty-printed,
+/// and whether records before them were left out: the browser's raw page.
+pub(super) fn raw_page(path: &Path, bytes: u64) -> Result<(String, bool)> {
+    use std::io::Read;
+    let io = |e| Error::io("reading", path, e);
+    let mut file = read::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    let mut bytes = bytes.max(1);
+    loop {
+        let start = lines::seek_line_start(&mut file, size.saturating_sub(bytes)).map_err(io)?;
+        let text =
+            lines::pretty_jsonl((&mut file).take(size - start), read::MAX_LINE).map_err(io)?;
+        // A record longer than the page: the page grows until it holds one.
+        if !text.is_empty() || start == 0 {
+            return Ok((text, start > 0));
+        }
+        bytes = bytes.saturating_mul(2);
+    }
+}
+
+/// `show --raw` a record at a time.
+pub(super) fn raw_to(path: &Path, out: &mut dyn FnMut(&str) -> io::Result<()>) -> Result<()> {
+    let file = read::open(path).map_err(|e| Error::io("reading", path, e))?;
+    let mut failed = None;
+    let mut first = true;
+    let read = lines::pretty_each(file, read::MAX_LINE, |t| {
+        if failed.is_some() {
+            return;
+        }
+        let sep = if std::mem::take(&mut first) { "" } else { "\n" };
+        if let Err(e) = out(sep).and_then(|()| out(&t)) {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(sink_error(e));
+    }
+    read.map_err(|e| Error::io("reading", path, e))
+}
