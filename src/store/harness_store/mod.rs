@@ -32,9 +32,10 @@ use crate::store::regular::{self, Links};
 pub use render::NOTICE;
 
 /// Records from this size on are read in passes (`streamed`, `raw`); smaller ones whole,
-/// in one read, which costs less than three passes and at most a few MB. Unit tests take
-/// the passes for every record, so the fixtures prove them equal to the whole read.
-const STREAM_FROM: u64 = if cfg!(test) { 0 } else { 1 << 20 };
+/// in one read, which costs less than three passes and at most a few MB. Unit tests and
+/// the fuzzer (`cargo fuzz` builds with `--cfg fuzzing`) take the passes for every record,
+/// so the fixtures prove them equal to the whole read and the fuzzer reaches them.
+const STREAM_FROM: u64 = if cfg!(any(test, fuzzing)) { 0 } else { 1 << 20 };
 
 pub struct HarnessStore {
     root: PathBuf,
