@@ -365,6 +365,7 @@ impl Search {
         // Its rank may have changed either way: the matches are taken again (milliseconds,
         // the items themselves are kept).
         self.dirty = true;
+        self.scanned = 0;
         true
     }
 
