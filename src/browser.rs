@@ -438,7 +438,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // Once the listing has streamed in, the index catches up with it in the background.
         if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
         {
-            indexer.index_all(app.list.all_rows().map(for_index).collect());
+            indexer.index_all(app.list.shared_rows());
         }
     }
     drop(tui);
@@ -446,18 +446,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         s.tidy();
     }
     Ok(())
-}
-
-/// A row as the index needs it: the listing's copy without the fields the index never reads
-/// (first prompt, badges, model, branch), so handing it the whole listing costs less.
-fn for_index(s: &SessionSummary) -> SessionSummary {
-    SessionSummary {
-        first_prompt: String::new(),
-        badges: Vec::new(),
-        model: None,
-        git_branch: None,
-        ..s.clone()
-    }
 }
 
 /// Map one event to actions. The only place key kinds are filtered (presses only).

@@ -2,6 +2,8 @@
 //! those headings in that order, newest first within each. The browser's `i` view and
 //! `spool list --inbox` both take their rows from here.
 
+use std::borrow::Borrow;
+
 use crate::model::{Ended, SessionSummary};
 
 /// Whether `s` belongs in the inbox.
@@ -10,9 +12,11 @@ pub fn accepts(s: &SessionSummary) -> bool {
 }
 
 /// The inbox rows of `rows`, in inbox order (group, then newest activity first, then id).
-pub fn rows<'a>(rows: impl IntoIterator<Item = &'a SessionSummary>) -> Vec<&'a SessionSummary> {
-    let mut out: Vec<&SessionSummary> = rows.into_iter().filter(|s| accepts(s)).collect();
+/// Generic over how a row is held: the CLI has references, the browser shared rows.
+pub fn rows<R: Borrow<SessionSummary>>(rows: impl IntoIterator<Item = R>) -> Vec<R> {
+    let mut out: Vec<R> = rows.into_iter().filter(|s| accepts(s.borrow())).collect();
     out.sort_by(|a, b| {
+        let (a, b): (&SessionSummary, &SessionSummary) = (a.borrow(), b.borrow());
         a.ended
             .cmp(&b.ended)
             .then_with(|| b.last_activity().cmp(&a.last_activity()))

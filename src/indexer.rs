@@ -28,8 +28,9 @@ const DEBOUNCE: Duration = Duration::from_millis(25);
 const PROGRESS_EVERY: usize = 50;
 
 enum Job {
-    /// The whole listing: index what changed, drop what is gone.
-    All(Vec<SessionSummary>),
+    /// The whole listing: index what changed, drop what is gone. The list's own rows,
+    /// shared: a copy of the listing was the largest item of the heap's peak (issue 10).
+    All(Vec<Arc<SessionSummary>>),
     /// Sessions re-read while the browser runs: only these.
     Some(Vec<SessionSummary>),
     /// Sessions went (their numbers are in `Indexer::gone`): drop them.
@@ -90,7 +91,7 @@ impl Indexer {
     }
 
     /// Index the whole listing (once it has streamed in).
-    pub fn index_all(&self, rows: Vec<SessionSummary>) {
+    pub fn index_all(&self, rows: Vec<Arc<SessionSummary>>) {
         self.started.set(true);
         let _ = self.jobs.send(Job::All(rows));
     }

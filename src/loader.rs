@@ -544,8 +544,12 @@ fn rescan(
         };
         let is_new = !known.contains_key(&c.id);
         let moved = known.get(&c.id).is_some_and(|(p, _)| *p != c.path);
-        let differs =
-            !is_new && (moved || known.get(&c.id).is_some_and(|(_, old)| *old != fp) || named(c));
+        // Keys are compared only when this pass took them: with a watcher `fp` is 0, and a
+        // warm start's known keys (the catalog's) differed from it for every session, so the
+        // first event re-read the whole store (66k sessions at 100k: seconds of work and a
+        // Reread of every row, issue 10).
+        let rekeyed = fingerprints && known.get(&c.id).is_some_and(|(_, old)| *old != fp);
+        let differs = !is_new && (moved || rekeyed || named(c));
         if is_new || differs {
             known.insert(c.id.clone(), (c.path.clone(), fp));
             let e = crate::catalog::pass::read(store, c);
@@ -589,3 +593,7 @@ fn rescan(
     }
     true
 }
+
+#[cfg(test)]
+#[path = "loader_tests.rs"]
+mod tests;

@@ -128,7 +128,7 @@ fn the_browsers_indexer_drops_a_deleted_session() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx) = mpsc::channel();
     let ix = Indexer::start_in(Some(dir.path().to_path_buf()), stores.clone(), tx);
-    ix.index_all(rows.clone());
+    ix.index_all(rows.iter().cloned().map(Arc::new).collect());
     let wait = |want: &dyn Fn(&Action) -> bool| loop {
         match rx.recv_timeout(Duration::from_secs(60)).expect("an answer") {
             Event::Action(a) if want(&a) => return a,

@@ -10,11 +10,13 @@ use crate::store::registry::{Filter, list_order};
 
 /// Rows, their filtered order, the search and the selection.
 pub struct List {
-    /// Boxed: a map entry is a key and a pointer, not a 400-byte summary, so the table's
-    /// empty slots and its doubling (old and new tables at once) cost little (issue 10).
-    rows: HashMap<Key, Box<SessionSummary>>,
-    /// Keys that pass the filter, in list order (the list when there is no query).
-    sorted: Vec<Key>,
+    /// Behind an `Arc`: a map entry is a key and a pointer, not a 400-byte summary, so the
+    /// table's empty slots and its doubling cost little, and the view order, the matcher and
+    /// the index's first pass share each summary instead of copying it (issue 10: at 100k
+    /// rows a copy of the listing for the index was ~70 MB, the view's keys ~6 MB).
+    rows: HashMap<Key, Arc<SessionSummary>>,
+    /// Rows that pass the filter, in list order (the list when there is no query).
+    sorted: Vec<Arc<SessionSummary>>,
     pub filter: Filter,
     search: Search,
     /// Re-inject every filtered row into the matcher at the next tick (a row changed or the
@@ -79,6 +81,11 @@ impl List {
         self.rows.get(key).map(|b| &**b)
     }
 
+    /// Every session listed, shared rather than copied (the index's first pass).
+    pub fn shared_rows(&self) -> Vec<Arc<SessionSummary>> {
+        self.rows.values().cloned().collect()
+    }
+
     pub fn selected_summary(&self) -> Option<&SessionSummary> {
         self.selected.as_ref().and_then(|k| self.get(k))
     }
@@ -124,7 +131,10 @@ impl List {
             self.search.matched_keys(start..start + n)
         } else {
             let end = (start + n).min(self.sorted.len());
-            self.sorted[start.min(end)..end].to_vec()
+            self.sorted[start.min(end)..end]
+                .iter()
+                .map(|s| (s.store, s.id.clone()))
+                .collect()
         }
     }
 
@@ -132,7 +142,9 @@ impl List {
         if self.searching() {
             self.search.position(key)
         } else {
-            self.sorted.iter().position(|k| k == key)
+            self.sorted
+                .iter()
+                .position(|s| s.store == key.0 && s.id == key.1)
         }
     }
 
@@ -166,24 +178,62 @@ impl List {
         if self.defer_search() {
             self.search_dirty = true;
         }
+        // A few rows into a long list (what the watcher re-reads) are placed by binary
+        // search, and a changed row's matcher item is replaced in place: re-sorting every
+        // row and rebuilding every item held a key typed meanwhile at 100k rows (issue 10).
+        let mut place = !self.inbox && batch.len() * 64 <= self.sorted.len();
         for s in batch {
             let key = (s.store, s.id.clone());
             let passes = self.passes(&s);
-            match self.rows.insert(key.clone(), Box::new(s)) {
-                Some(_) => {
+            let s = Arc::new(s);
+            match self.rows.insert(key.clone(), s.clone()) {
+                Some(old) => {
                     updated.push(key);
-                    self.search_dirty = true;
+                    let was = self.passes(&old);
+                    if place {
+                        place = !was || self.unplace(&old);
+                        if place && passes {
+                            self.place(&s);
+                        }
+                    }
+                    let replaced =
+                        was && passes && !self.search_dirty && self.search.replace(&old, s);
+                    self.search_dirty |= !replaced;
                 }
-                None if passes && !self.search_dirty => {
-                    if let Some(s) = self.rows.get(&key) {
+                None => {
+                    if place && passes {
+                        self.place(&s);
+                    }
+                    if passes && !self.search_dirty {
                         self.search.push(s);
                     }
                 }
-                None => {}
             }
         }
-        self.resort();
+        if place {
+            self.repin();
+        } else {
+            self.resort();
+        }
         updated
+    }
+
+    /// Insert `s` at its place in the view order (it passes the filter; no inbox).
+    fn place(&mut self, s: &Arc<SessionSummary>) {
+        let at = (self.sorted).partition_point(|x| list_order(x, s) == std::cmp::Ordering::Less);
+        self.sorted.insert(at, s.clone());
+    }
+
+    /// Take `old` out of the view order; false when it is not where the order says (the
+    /// caller then re-sorts everything).
+    fn unplace(&mut self, old: &SessionSummary) -> bool {
+        match self.sorted.binary_search_by(|x| list_order(x, old)) {
+            Ok(at) => {
+                self.sorted.remove(at);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     pub fn remove(&mut self, keys: &[Key]) {
@@ -196,8 +246,9 @@ impl List {
 
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
-        let mut v: Vec<&SessionSummary> = (self.rows.values().map(|b| &**b))
+        let mut v: Vec<Arc<SessionSummary>> = (self.rows.values())
             .filter(|s| self.passes(s))
+            .cloned()
             .collect();
         if self.inbox {
             v = crate::inbox::rows(v);
@@ -214,7 +265,7 @@ impl List {
                 }
             }
         }
-        self.sorted = v.into_iter().map(|s| (s.store, s.id.clone())).collect();
+        self.sorted = v;
         self.repin();
     }
 
@@ -237,10 +288,9 @@ impl List {
     pub fn tick(&mut self, timeout_ms: u64) -> bool {
         if self.search_dirty && !self.defer_search() {
             self.search.clear();
-            for k in &self.sorted {
-                if let Some(s) = self.rows.get(k) {
-                    self.search.push(s);
-                }
+            self.search.reserve(self.sorted.len());
+            for s in &self.sorted {
+                self.search.push(s.clone());
             }
             self.search_dirty = false;
         }
@@ -439,63 +489,4 @@ impl List {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A row's map entry stays a key and a pointer: an inline summary (hundreds of bytes)
-    /// made the table's empty slots and its doubling cost megabytes at 10k rows (issue 10).
-    #[test]
-    fn a_map_entry_is_small() {
-        assert!(std::mem::size_of::<(Key, Box<SessionSummary>)>() <= 48);
-        let mut l = List::new(Filter::default(), Arc::new(|| {}));
-        let s = SessionSummary::new(StoreKind::Loom, "a", "/a");
-        l.upsert(vec![s.clone()]);
-        assert_eq!(l.get(&(StoreKind::Loom, "a".into())), Some(&s));
-        assert_eq!(l.all_rows().count(), 1);
-    }
-
-    fn rows(n: usize) -> Vec<SessionSummary> {
-        (0..n)
-            .map(|i| {
-                let mut s = SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/a");
-                s.title = format!("title {i}");
-                s.has_user_message = true;
-                s
-            })
-            .collect()
-    }
-
-    /// The start's rows reach the first frame without the matcher's items (a third of the
-    /// warm start's work, issue 10); the first tick after the frame builds every one.
-    #[test]
-    fn matcher_items_wait_for_the_first_frame() {
-        let mut l = List::new(Filter::default(), Arc::new(|| {}));
-        l.upsert(rows(50));
-        l.tick(0);
-        assert_eq!(l.len(), 50, "the list itself is complete before the frame");
-        assert_eq!(l.search.item_count(), 0, "no matcher item before the frame");
-        l.shown();
-        l.tick(0);
-        assert_eq!(l.search.item_count(), 50);
-        // Rows arriving later are matched as before.
-        l.upsert(rows(60));
-        l.tick(0);
-        assert_eq!(l.search.item_count(), 60);
-    }
-
-    /// A query before the first frame (nothing deferred then) still searches every row.
-    #[test]
-    fn a_query_before_the_first_frame_searches_every_row() {
-        let mut l = List::new(Filter::default(), Arc::new(|| {}));
-        l.upsert(rows(30));
-        l.set_query("title 2");
-        l.tick(0);
-        assert_eq!(l.search.item_count(), 30);
-        let n = l.len();
-        assert!(
-            (1..30).contains(&n),
-            "title 2 matches some rows, not all: {n}"
-        );
-        assert!(l.keys(0, n).iter().all(|k| k.1.contains('2')));
-    }
-}
+mod tests;

@@ -43,9 +43,9 @@ pub fn haystack(s: &SessionSummary) -> String {
     )
 }
 
-/// One session as the matcher sees it.
+/// One session as the matcher sees it: only what it matches (its identity is the shared
+/// row beside it in `Search::rows`, not a copy of the id).
 struct Item {
-    key: Key,
     title: Utf32String,
     /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart;
     /// `None` when it is already all lower case (then `lower` is the text: one copy, not two).
@@ -66,7 +66,6 @@ impl Item {
         );
         let lower = text.to_lowercase();
         Item {
-            key: (s.store, s.id.clone()),
             title: Utf32String::from(one_line(&s.title).as_str()),
             text: (lower != text).then(|| text.into()),
             lower: lower.into(),
@@ -314,6 +313,8 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
 /// The quick search: items in, ranked matches and highlight indices out.
 pub struct Search {
     items: Vec<Item>,
+    /// The row of each item (same index), shared with the list.
+    rows: Vec<Arc<SessionSummary>>,
     query: Query,
     text: String,
     /// Matching items (index into `items`) with their rank, best first.
@@ -331,6 +332,7 @@ impl Search {
     pub fn new(_notify: Arc<dyn Fn() + Sync + Send>) -> Search {
         Search {
             items: Vec::new(),
+            rows: Vec::new(),
             query: Query::parse(""),
             text: String::new(),
             matches: Vec::new(),
@@ -340,14 +342,38 @@ impl Search {
     }
 
     /// Add one session to the matcher.
-    pub fn push(&mut self, s: &SessionSummary) {
-        self.items.push(Item::new(s));
+    pub fn push(&mut self, s: Arc<SessionSummary>) {
+        self.items.push(Item::new(&s));
+        self.rows.push(s);
+    }
+
+    /// Room for `n` more sessions: a rebuild of 100k items grew the vector by doubling,
+    /// holding old and new buffers at once (2.4 MB of the 10k heap peak, issue 10).
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve_exact(n);
+        self.rows.reserve_exact(n);
+    }
+
+    /// Replace `old`'s item with `new`'s (the same session re-read), to be matched again at
+    /// the next tick; false when `old` is not an item (the caller rebuilds them all).
+    pub fn replace(&mut self, old: &Arc<SessionSummary>, new: Arc<SessionSummary>) -> bool {
+        let Some(i) = self.rows.iter().position(|r| Arc::ptr_eq(r, old)) else {
+            return false;
+        };
+        self.items[i] = Item::new(&new);
+        self.rows[i] = new;
+        // Its rank may have changed either way: the matches are taken again (milliseconds,
+        // the items themselves are kept).
+        self.dirty = true;
+        self.scanned = 0;
+        true
     }
 
     /// Drop every item (re-filled by the caller right after); the old matches stay visible
     /// until the next tick, so the list does not blink.
     pub fn clear(&mut self) {
         self.items.clear();
+        self.rows.clear();
         self.scanned = 0;
         self.dirty = true;
     }
@@ -418,15 +444,19 @@ impl Search {
         let start = range.start.min(end);
         self.matches[start..end]
             .iter()
-            .map(|m| self.items[m.1 as usize].key.clone())
+            .map(|m| {
+                let s = &self.rows[m.1 as usize];
+                (s.store, s.id.clone())
+            })
             .collect()
     }
 
     /// Position of `key` among the matches (a scan; called only when the matches changed).
     pub fn position(&self, key: &Key) -> Option<usize> {
-        self.matches
-            .iter()
-            .position(|m| self.items[m.1 as usize].key == *key)
+        self.matches.iter().position(|m| {
+            let s = &self.rows[m.1 as usize];
+            s.store == key.0 && s.id == key.1
+        })
     }
 
     /// Char indices of `title` that match the query, sorted and unique (for highlighting the

@@ -11,14 +11,14 @@
 //! full check is less than `FULL_EVERY` old, stats only those directories and each store's
 //! hot sessions. The sessions a search returns are checked in full before they are shown
 //! (`stale`), so a result is never older than its files.
-use std::borrow::Cow;
+use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::stamps::{self, Stamps, StoreStamp};
-use super::write::Changed;
+use super::write::{Changed, Row};
 use super::{Freshness, THREADS, TextIndex, fingerprint, session_number};
 use crate::error::Result;
 use crate::model::SessionSummary;
@@ -79,22 +79,24 @@ fn side_stamp(store: &dyn Store, found: &[Candidate]) -> u64 {
 impl TextIndex {
     /// The rows whose fingerprint differs from the indexed one; every row's number goes
     /// into `seen`.
-    pub(super) fn changed<'a>(
+    pub(super) fn changed<'a, R: Borrow<SessionSummary>>(
         &self,
-        rows: &'a [SessionSummary],
+        rows: &'a [R],
         stores: &Stores,
         seen: &mut HashSet<u64>,
     ) -> Vec<Changed<'a>> {
         let mut changed = Vec::new();
         let known = &self.sessions.get().map;
-        for r in rows.iter().filter(|r| r.error.is_none()) {
+        for r in
+            (rows.iter().map(<R as Borrow<SessionSummary>>::borrow)).filter(|r| r.error.is_none())
+        {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
             // Quick before full, so a write in between changes at least the quick print.
             let quick = quick(&r.path, None);
             let full = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
             if known.get(&sid).is_none_or(|k| k.fp.full != full) {
-                changed.push((sid, Print { full, quick }, Cow::Borrowed(r)));
+                changed.push((sid, Print { full, quick }, Row::Borrowed(r)));
             }
         }
         changed
@@ -250,7 +252,7 @@ impl TextIndex {
             part.iter()
                 .filter_map(|(sid, fp, store, c)| {
                     let s = store.summarize(c).filter(|s| s.error.is_none())?;
-                    Some((*sid, *fp, Cow::Owned(s)))
+                    Some((*sid, *fp, Row::Owned(Box::new(s))))
                 })
                 .collect()
         });

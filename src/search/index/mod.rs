@@ -212,9 +212,9 @@ impl TextIndex {
     /// Bring the index up to date with `rows` (every listed session of `stores`, as the
     /// browser holds them): index the changed ones, drop the vanished ones.
     /// `progress(done, total)` is called from the indexing threads as sessions are read.
-    pub fn update(
+    pub fn update<R: std::borrow::Borrow<SessionSummary>>(
         &mut self,
-        rows: &[SessionSummary],
+        rows: &[R],
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {

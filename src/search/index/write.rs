@@ -3,7 +3,6 @@
 //! a first build runs finds what is indexed so far; sessions dropped while a pass runs (the
 //! browser deleted them) leave at the next batch's commit, not at the next pass.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -49,7 +48,25 @@ pub struct Hooks {
 /// A changed session: its number, new prints and listing row, borrowed from the listing
 /// when the caller has one (a copy of every row would double a first build's rows: at 100k
 /// sessions that is tens of megabytes, issue 10).
-pub type Changed<'a> = (u64, Print, Cow<'a, SessionSummary>);
+pub type Changed<'a> = (u64, Print, Row<'a>);
+
+/// A changed session's row, borrowed or boxed. Not a `Cow`: its owned case holds the summary
+/// inline, so every element of a first build's list was a whole summary wide even when
+/// borrowed (at 100k sessions that list grew to 60 MB, issue 10); this is two words.
+pub enum Row<'a> {
+    Borrowed(&'a SessionSummary),
+    Owned(Box<SessionSummary>),
+}
+
+impl std::ops::Deref for Row<'_> {
+    type Target = SessionSummary;
+    fn deref(&self) -> &SessionSummary {
+        match self {
+            Row::Borrowed(r) => r,
+            Row::Owned(r) => r,
+        }
+    }
+}
 
 impl TextIndex {
     /// Index `changed`, drop every indexed session not in `seen`, committing in batches.

@@ -89,7 +89,7 @@ fn settle(s: &mut Search) {
 fn matches_and_highlights_char_indices() {
     let mut s = Search::new(Arc::new(|| {}));
     for r in fixtures() {
-        s.push(&r);
+        s.push(Arc::new(r));
     }
     s.set_query("parser");
     settle(&mut s);
@@ -105,7 +105,7 @@ fn refining_a_query_gives_what_a_fresh_one_gives() {
     let mut all = fixtures();
     let mut s = Search::new(Arc::new(|| {}));
     for r in &all {
-        s.push(r);
+        s.push(Arc::new(r.clone()));
     }
     for (i, q) in ["p", "pa", "par", "pars", "parse", "parser", "parser f"]
         .iter()
@@ -116,7 +116,7 @@ fn refining_a_query_gives_what_a_fresh_one_gives() {
         let got = s.matched_keys(0..10);
         let mut fresh = Search::new(Arc::new(|| {}));
         for r in &all {
-            fresh.push(r);
+            fresh.push(Arc::new(r.clone()));
         }
         fresh.set_query(q);
         settle(&mut fresh);
@@ -124,7 +124,7 @@ fn refining_a_query_gives_what_a_fresh_one_gives() {
         // Rows pushed after the query was set are matched too.
         if i == 2 {
             all.push(row("z", "parser late", "", "", 9));
-            s.push(&all[all.len() - 1]);
+            s.push(Arc::new(all[all.len() - 1].clone()));
         }
     }
 }
