@@ -23,20 +23,34 @@ fn stamp(h: u64, p: &Path) -> u64 {
     }
 }
 
+/// The fields of one `lstat` a key is made of: (dev, inode, size, mtime, ctime, mode).
+/// Discovery keeps the one it takes of a session's own path (`Candidate::stat`), so the
+/// pass does not `lstat` that path a second time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat([u64; 8]);
+
+impl Stat {
+    pub fn of(m: &std::fs::Metadata) -> Stat {
+        Stat([
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime() as u64,
+            m.mtime_nsec() as u64,
+            m.ctime() as u64,
+            m.ctime_nsec() as u64,
+            u64::from(m.mode()),
+        ])
+    }
+}
+
 /// `h` with one present file's metadata mixed in.
 fn of(h: u64, m: &std::fs::Metadata) -> u64 {
-    [
-        m.dev(),
-        m.ino(),
-        m.size(),
-        m.mtime() as u64,
-        m.mtime_nsec() as u64,
-        m.ctime() as u64,
-        m.ctime_nsec() as u64,
-        u64::from(m.mode()),
-    ]
-    .into_iter()
-    .fold(mix(h, 1), mix)
+    with(h, &Stat::of(m))
+}
+
+fn with(h: u64, s: &Stat) -> u64 {
+    s.0.into_iter().fold(mix(h, 1), mix)
 }
 
 /// The key of a row derived from `inputs` (in the order the store names them).
@@ -73,12 +87,15 @@ impl Memo {
         }
     }
 
-    /// `key(inputs)`, with what the memo knows: the same digest for the same files.
-    pub fn key(&mut self, inputs: &[PathBuf]) -> u64 {
+    /// `key(inputs)`, with what the memo knows: the same digest for the same files. `seen`
+    /// is discovery's `lstat` of `path` (the candidate's own path), used for that input.
+    pub fn key(&mut self, inputs: &[PathBuf], path: &Path, seen: Option<&Stat>) -> u64 {
         let first = inputs.first().map_or(Path::new(""), PathBuf::as_path);
         let mut h = mix(0, inputs.len() as u64);
         for p in inputs {
-            h = if self.in_state_dir(p) {
+            h = if let Some(s) = seen.filter(|_| p == path) {
+                with(h, s)
+            } else if self.in_state_dir(p) {
                 if self.absent(p) {
                     mix(h, 0)
                 } else {
