@@ -72,6 +72,7 @@ pub fn perform(
             id: s.id.clone(),
             path: s.path.clone(),
             mtime: None,
+            stat: None,
         };
         Outcome {
             message,

@@ -54,6 +54,7 @@ pub fn read(cache: &Path, sessions_dir: &Path) -> Vec<Candidate> {
             id: id.to_string(),
             path: PathBuf::from(path),
             mtime: None,
+            stat: None,
         })
         .filter(|c| c.path.starts_with(sessions_dir) && std::fs::symlink_metadata(&c.path).is_ok())
         .take(KEEP)

@@ -151,6 +151,7 @@ impl Loader {
                     id: s.id.clone(),
                     path: s.path.clone(),
                     mtime: None,
+                    stat: None,
                 };
                 let store = stores.store_for(&s);
                 let row = store.summarize(&c);

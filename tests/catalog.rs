@@ -271,3 +271,39 @@ fn a_warm_start_with_a_store_that_does_not_exist_leaves_the_catalog_file_alone()
         "catalog.bin rewritten by a warm start"
     );
 }
+
+/// `spool list --json --all` (and the table) prints the same bytes with a warm catalog as
+/// with none, after random changes to the fixtures: the catalog and the fast JSON writer
+/// change what it costs, never what it says (issue 10).
+#[test]
+fn list_output_with_a_warm_catalog_equals_output_without_one() {
+    let h = home();
+    let stores = h.stores();
+    let cache = h.path().join(".cache/spool");
+    let mut rng = Lcg(7);
+    for round in 0..6u64 {
+        for args in [&["list", "--json", "--all"][..], &["list", "--all"][..]] {
+            let _ = std::fs::remove_dir_all(&cache);
+            let cold = h.ok(args);
+            assert!(catalog::load(&cache).is_some(), "the cold run wrote it");
+            assert_eq!(h.ok(args), cold, "round {round}: warm {args:?} differs");
+        }
+        let rows = stores.list_of(None);
+        let s = &rows[rng.next(rows.len())];
+        let store = stores.store_for(s);
+        let _ = match rng.next(4) {
+            0 => store.set_pinned(&s.id, !s.pinned()),
+            1 => store.set_unread(&s.id, !s.unread),
+            2 => store.rename(&s.id, &format!("title \u{202e}{round} \"q\"")),
+            _ => store.set_archived(&s.id, !s.archived),
+        };
+        // The next round's cold run starts from no catalog; its warm run must see the change.
+        let warm_before = h.ok(&["list", "--json", "--all"]);
+        let _ = std::fs::remove_dir_all(&cache);
+        assert_eq!(
+            h.ok(&["list", "--json", "--all"]),
+            warm_before,
+            "round {round}"
+        );
+    }
+}

@@ -32,6 +32,7 @@ impl Store for Fake {
                 path: self.dir.join(&id),
                 id,
                 mtime: None,
+                stat: None,
             })
             .collect()
     }

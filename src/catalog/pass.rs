@@ -96,7 +96,10 @@ fn still_valid(
         && m.cwd
             .as_deref()
             .is_none_or(|d| memo.0.is_dir(d) == m.cwd_dir)
-        && memo.1.key(&store.summary_inputs(c)) == m.key
+        && memo
+            .1
+            .key(&store.summary_inputs(c), &c.path, c.stat.as_ref())
+            == m.key
 }
 
 /// The directory `store` keeps its state files in (every id's file lives there).

@@ -23,20 +23,34 @@ fn stamp(h: u64, p: &Path) -> u64 {
     }
 }
 
+/// The fields of one `lstat` a key is made of: (dev, inode, size, mtime, ctime, mode).
+/// Discovery keeps the one it takes of a session's own path (`Candidate::stat`), so the
+/// pass does not `lstat` that path a second time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat([u64; 8]);
+
+impl Stat {
+    pub fn of(m: &std::fs::Metadata) -> Stat {
+        Stat([
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime() as u64,
+            m.mtime_nsec() as u64,
+            m.ctime() as u64,
+            m.ctime_nsec() as u64,
+            u64::from(m.mode()),
+        ])
+    }
+}
+
 /// `h` with one present file's metadata mixed in.
 fn of(h: u64, m: &std::fs::Metadata) -> u64 {
-    [
-        m.dev(),
-        m.ino(),
-        m.size(),
-        m.mtime() as u64,
-        m.mtime_nsec() as u64,
-        m.ctime() as u64,
-        m.ctime_nsec() as u64,
-        u64::from(m.mode()),
-    ]
-    .into_iter()
-    .fold(mix(h, 1), mix)
+    with(h, &Stat::of(m))
+}
+
+fn with(h: u64, s: &Stat) -> u64 {
+    s.0.into_iter().fold(mix(h, 1), mix)
 }
 
 /// The key of a row derived from `inputs` (in the order the store names them).
@@ -73,18 +87,21 @@ impl Memo {
         }
     }
 
-    /// `key(inputs)`, with what the memo knows: the same digest for the same files.
-    pub fn key(&mut self, inputs: &[PathBuf]) -> u64 {
+    /// `key(inputs)`, with what the memo knows: the same digest for the same files. `seen`
+    /// is discovery's `lstat` of `path` (the candidate's own path), used for that input.
+    pub fn key(&mut self, inputs: &[PathBuf], path: &Path, seen: Option<&Stat>) -> u64 {
         let first = inputs.first().map_or(Path::new(""), PathBuf::as_path);
         let mut h = mix(0, inputs.len() as u64);
         for p in inputs {
-            h = if self.in_state_dir(p) {
+            h = if let Some(s) = seen.filter(|_| p.as_os_str() == path.as_os_str()) {
+                with(h, s)
+            } else if self.in_state_dir(p) {
                 if self.absent(p) {
                     mix(h, 0)
                 } else {
                     stamp(h, p)
                 }
-            } else if p.starts_with(first) {
+            } else if within(p, first) {
                 stamp(h, p)
             } else {
                 let m = self
@@ -100,8 +117,18 @@ impl Memo {
         h
     }
 
+    /// Whether `p` is a file directly in the state directory (by bytes; a miss only costs
+    /// an `lstat`, but a hit must be exact: `absent` trusts the listing for it).
     fn in_state_dir(&self, p: &Path) -> bool {
-        self.state_dir.is_some() && p.parent() == self.state_dir.as_deref()
+        use std::os::unix::ffi::OsStrExt;
+        let Some(d) = self.state_dir.as_deref() else {
+            return false;
+        };
+        p.as_os_str()
+            .as_bytes()
+            .strip_prefix(d.as_os_str().as_bytes())
+            .and_then(|rest| rest.strip_prefix(b"/"))
+            .is_some_and(|name| !name.is_empty() && !name.contains(&b'/'))
     }
 
     /// Whether the state directory's listing proves `p` missing.
@@ -127,10 +154,47 @@ impl Memo {
     }
 }
 
+/// Whether `p` is `dir` or below it, by bytes: a prefix that ends at a separator. The
+/// component-wise `Path::starts_with` and `parent` were a twentieth of a warm `spool list`
+/// at 100k. Both paths come from `join`, so a path this misses (`a//b`, `a/./b`) only loses
+/// the memo's shortcut (it is stamped by its own `lstat`), never its right key.
+fn within(p: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, d) = (p.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    p.starts_with(d) && (p.len() == d.len() || p[d.len()] == b'/' || d.ends_with(b"/"))
+}
+
 /// Seconds since the epoch (what `Meta::expires` holds).
 pub fn unix_secs(t: std::time::SystemTime) -> i64 {
     match t.duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
         Err(e) => -(e.duration().as_secs() as i64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_prefixes_end_at_a_separator_and_state_files_are_direct_children() {
+        let p = Path::new;
+        assert!(within(p("/a/b"), p("/a/b")));
+        assert!(within(p("/a/b/c"), p("/a/b")));
+        assert!(within(p("/a/b/c"), p("/a/b/")));
+        assert!(!within(p("/a/bc"), p("/a/b")));
+        assert!(!within(p("/a"), p("/a/b")));
+        let m = Memo::new(Some(PathBuf::from("/s/.spool")));
+        assert!(m.in_state_dir(p("/s/.spool/x.json")));
+        for miss in [
+            "/s/.spool",
+            "/s/.spool/",
+            "/s/.spool/d/x.json",
+            "/s/.spoolx/a",
+            "/t/a",
+        ] {
+            assert!(!m.in_state_dir(p(miss)), "{miss}");
+        }
+        assert!(!Memo::new(None).in_state_dir(p("/s/.spool/x.json")));
     }
 }

@@ -108,7 +108,8 @@ fn a_pass_memo_gives_the_same_key_as_one_lstat_per_input() {
             state.join(format!("{id}.json")),
         ]
     };
-    let memo_key = |id: &str| stamp::Memo::new(Some(state.clone())).key(&inputs(id));
+    let memo_key =
+        |id: &str| stamp::Memo::new(Some(state.clone())).key(&inputs(id), &session, None);
     // No state directory, no shared file: both count as missing.
     assert_eq!(memo_key("a"), stamp::key(&inputs("a")));
     // Both present; a state file of another id is still missing.
@@ -121,8 +122,24 @@ fn a_pass_memo_gives_the_same_key_as_one_lstat_per_input() {
     // One memo over many sessions: the shared file stamped once still gives each its key.
     let mut memo = stamp::Memo::new(Some(state.clone()));
     for id in ["a", "b", "a"] {
-        assert_eq!(memo.key(&inputs(id)), stamp::key(&inputs(id)), "{id}");
+        assert_eq!(
+            memo.key(&inputs(id), &session, None),
+            stamp::key(&inputs(id)),
+            "{id}"
+        );
     }
+    // Discovery's `lstat` of the session's path stands for that input's: the same key, and
+    // a stale one (the path changed since) gives another key, so the row is read again.
+    let seen = stamp::Stat::of(&std::fs::symlink_metadata(&session).unwrap());
+    assert_eq!(
+        memo.key(&inputs("a"), &session, Some(&seen)),
+        stamp::key(&inputs("a"))
+    );
+    let other = stamp::Stat::of(&std::fs::symlink_metadata(&shared).unwrap());
+    assert_ne!(
+        memo.key(&inputs("a"), &session, Some(&other)),
+        stamp::key(&inputs("a"))
+    );
 }
 
 /// A new entry for the sample's section (another loom session).

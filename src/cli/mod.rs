@@ -19,6 +19,7 @@ use crate::store::{Store, Stores};
 use crate::text;
 
 mod actions;
+mod jsonl;
 mod stream;
 mod table;
 

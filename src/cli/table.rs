@@ -32,13 +32,22 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     // write calls alone cost more than the stat pass behind them.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if a.json {
+        // One line buffer for every row: `jsonl::row` writes what `json_line` would.
+        let mut line = Vec::with_capacity(1024);
         for r in &rows {
-            writeln!(out, "{}", json_line(&r.to_json())).map_err(stdout_err)?;
+            line.clear();
+            super::jsonl::row(&mut line, r);
+            line.push(b'\n');
+            out.write_all(&line).map_err(stdout_err)?;
         }
     } else {
         write_table(&mut out, &rows).map_err(stdout_err)?;
     }
-    out.flush().map_err(stdout_err)
+    out.flush().map_err(stdout_err)?;
+    // The process ends right after printing: freeing every row's strings one by one (tens
+    // of thousands of `free`s at 10k rows) would only delay the exit the OS does at once.
+    std::mem::forget(rows);
+    Ok(())
 }
 
 /// Compact JSON with every character a terminal could act on escaped (serde_json leaves
@@ -50,16 +59,20 @@ pub fn json_line(v: &serde_json::Value) -> String {
 pub(super) fn escape_json_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let risky = ('\u{7f}'..='\u{9f}').contains(&c)
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
-                | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
-        if risky {
+        if risky(c) {
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// A character a terminal could act on that serde_json leaves raw.
+pub(super) fn risky(c: char) -> bool {
+    ('\u{7f}'..='\u{9f}').contains(&c)
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}'
+            | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}')
 }
 
 fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {

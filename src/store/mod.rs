@@ -71,6 +71,9 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Modification time, used to read likely-recent sessions first.
     pub mtime: Option<SystemTime>,
+    /// The `lstat` of `path` discovery took anyway (for `mtime`), kept so the catalog's stat
+    /// pass does not take it again; `None` where discovery took none.
+    pub stat: Option<crate::catalog::stamp::Stat>,
 }
 
 impl Candidate {
@@ -84,6 +87,7 @@ impl Candidate {
                 .unwrap_or_default(),
             path: dir.to_path_buf(),
             mtime: None,
+            stat: None,
         }
     }
 }

@@ -153,6 +153,7 @@ impl TextIndex {
                             id: id.clone(),
                             path: path.clone(),
                             mtime,
+                            stat: None,
                         };
                         todo.push((*sid, Print { full, quick }, store.as_ref(), c));
                     }
@@ -278,6 +279,7 @@ impl TextIndex {
                     id: r.id.clone(),
                     path: r.path.clone(),
                     mtime,
+                    stat: None,
                 };
                 todo.push((sid, Print { full, quick }, store, c));
             }

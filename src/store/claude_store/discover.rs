@@ -58,11 +58,12 @@ pub fn discover(projects: &Path) -> Vec<Candidate> {
             if !ft.is_file() {
                 continue;
             }
-            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            let meta = e.metadata().ok();
             out.push(Candidate {
                 id: stem.to_string(),
                 path: e.path(),
-                mtime,
+                mtime: meta.as_ref().and_then(|m| m.modified().ok()),
+                stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
             });
         }
     }
@@ -173,6 +174,7 @@ fn discover_in(dir: &Path) -> Vec<Candidate> {
                 id: stem.to_string(),
                 path: e.path(),
                 mtime: None,
+                stat: None,
             })
         })
         .collect()

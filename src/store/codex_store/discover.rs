@@ -167,6 +167,7 @@ impl From<&Entry> for Candidate {
             id: e.id.clone(),
             path: e.path.clone(),
             mtime: e.mtime,
+            stat: None,
         }
     }
 }

@@ -299,10 +299,12 @@ impl Store for HarnessStore {
                 if !e.file_type().ok()?.is_file() {
                     return None;
                 }
+                let meta = e.metadata().ok();
                 Some(Candidate {
                     id: stem.to_string(),
                     path: e.path(),
-                    mtime: e.metadata().ok().and_then(|m| m.modified().ok()),
+                    mtime: meta.as_ref().and_then(|m| m.modified().ok()),
+                    stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
                 })
             })
             .collect();

@@ -55,6 +55,7 @@ pub fn row(store: &HarnessStore, id: &str) -> SessionSummary {
         id: id.into(),
         path: path(store, &format!("{id}.json")),
         mtime: None,
+        stat: None,
     };
     store.summarize(&c).unwrap()
 }

@@ -62,6 +62,7 @@ pub fn discover(sessions: &Path) -> Vec<Candidate> {
                 id: id.to_string(),
                 path: e.path(),
                 mtime: None,
+                stat: None,
             })
         })
         .collect();

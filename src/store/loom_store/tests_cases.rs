@@ -235,6 +235,7 @@ fn unreadable_file_is_an_error_row() {
         id: ID.into(),
         path: dir,
         mtime: None,
+        stat: None,
     };
     let r = s.summarize(&c).unwrap();
     assert!(r.error.is_some() && r.read_only);

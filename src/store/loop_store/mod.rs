@@ -134,11 +134,12 @@ impl LoopStore {
             } else {
                 continue;
             };
-            let mtime = e.metadata().ok().and_then(|m| m.modified().ok());
+            let meta = e.metadata().ok();
             out.push(Candidate {
                 id,
                 path: e.path(),
-                mtime,
+                mtime: meta.as_ref().and_then(|m| m.modified().ok()),
+                stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
             });
         }
     }

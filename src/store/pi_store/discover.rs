@@ -74,10 +74,12 @@ fn files_in(dir: &Path, out: &mut Vec<Candidate>, subdirs: Option<&mut Vec<PathB
         if !ft.is_file() || !name.ends_with(".jsonl") || name.len() == ".jsonl".len() {
             continue;
         }
+        let meta = e.metadata().ok();
         out.push(Candidate {
             id: super::listing::stem_id(&e.path()),
             path: e.path(),
-            mtime: e.metadata().ok().and_then(|m| m.modified().ok()),
+            mtime: meta.as_ref().and_then(|m| m.modified().ok()),
+            stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
         });
     }
 }
