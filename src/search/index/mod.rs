@@ -8,6 +8,7 @@
 //! batches (`write`). `spool search` checks freshness cheaply (`fresh`). One process writes at
 //! a time (tantivy's own writer lock); another finds the lock taken and searches what is there.
 
+mod columns;
 mod docs;
 mod fresh;
 mod hits;
@@ -100,6 +101,8 @@ pub struct TextIndex {
     hooks: Hooks,
     /// Quick prints to record at the next table write (`fresh`).
     requick: Vec<(u64, u64)>,
+    /// The fast-field columns searches read, per segment.
+    columns: columns::ColumnCache,
 }
 
 /// `<cache dir>/spool/index/<hash of the stores' directories>`: one index per set of
@@ -154,6 +157,7 @@ impl TextIndex {
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
+            columns: Default::default(),
         })
     }
 
@@ -192,6 +196,7 @@ impl TextIndex {
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
+            columns: Default::default(),
         })
     }
 
