@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::app::Action;
 use crate::app::text_search::TEXT_LIMIT;
@@ -24,8 +24,11 @@ use crate::store::registry::Filter;
 
 /// Keystrokes typed within this wait are answered by one search, of the newest query.
 const DEBOUNCE: Duration = Duration::from_millis(25);
-/// Progress is reported every this many sessions (and at the end).
-const PROGRESS_EVERY: usize = 50;
+/// Progress is reported at most this often (the end by the last commit). Each report
+/// redraws the status bar, and a key that comes within a frame of a redraw waits for the
+/// next frame: at every 50 sessions a first build at 10k redrew about 60 times a second,
+/// so nearly every key typed during it waited, and the terminal was kept busy too.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 enum Job {
     /// The whole listing: index what changed, drop what is gone. The list's own rows,
@@ -160,9 +163,10 @@ fn index_thread(
     lower_priority();
     for job in jobs {
         let tx = events.clone();
+        let every = Every::new(PROGRESS_EVERY);
         // The end is reported by the last commit, once it is searchable.
         let progress = move |done: usize, total: usize| {
-            if done.is_multiple_of(PROGRESS_EVERY) && done < total {
+            if done < total && every.due() {
                 let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
             }
         };
@@ -187,15 +191,50 @@ fn index_thread(
     }
 }
 
-/// Index at a lower priority than the UI and a resumed agent (the machines are often two
-/// cores shared with builds): threads this one starts later, tantivy's, inherit it.
+/// True at most once per period, from any thread (the indexing threads report progress).
+struct Every {
+    start: Instant,
+    period_ms: u64,
+    /// Milliseconds after `start` of the last time it was due.
+    last: AtomicU64,
+}
+
+impl Every {
+    fn new(period: Duration) -> Every {
+        Every {
+            start: Instant::now(),
+            period_ms: period.as_millis() as u64,
+            last: AtomicU64::new(0),
+        }
+    }
+
+    fn due(&self) -> bool {
+        let now = self.start.elapsed().as_millis() as u64;
+        let last = self.last.load(Ordering::Relaxed);
+        now >= last + self.period_ms
+            && self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
+
+/// Index only on CPU time nothing else of spool wants (the machines are often two cores
+/// shared with builds): threads this one starts later, ours and tantivy's, inherit it.
+/// Nice 10 was not enough: three indexing threads at nice 10 on two cores still took the
+/// CPU from the UI thread often enough that keys typed during a first build settled in
+/// 28 ms (8 ms after it). SCHED_IDLE threads give way to a waking UI thread at once; the
+/// nice value stays for systems that refuse the policy.
 fn lower_priority() {
-    // On Linux the nice value is per thread, and `who = 0` is the calling thread; elsewhere
-    // it would be the whole process, so it is left alone.
+    // On Linux the nice value and the policy are per thread, and `0` is the calling
+    // thread; elsewhere it would be the whole process, so it is left alone.
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority only reads its integer arguments.
+    // SAFETY: setpriority reads its integer arguments; sched_setscheduler reads the
+    // param, which lives across the call.
     unsafe {
         libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
     }
 }
 
@@ -239,5 +278,43 @@ fn search_thread(
         {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_is_due_once_per_period() {
+        let every = Every::new(Duration::from_secs(3600));
+        // Not at the start (the first figures come a period in), nor twice in one period.
+        assert!(!every.due());
+        let every = Every::new(Duration::ZERO);
+        assert!(every.due());
+        let hour = Every::new(Duration::from_secs(3600));
+        hour.last.store(0, Ordering::Relaxed);
+        assert!(!hour.due() && !hour.due());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn index_threads_and_theirs_run_idle_the_ui_does_not() {
+        let (ui, index, child) = std::thread::spawn(|| {
+            // SAFETY: sched_getscheduler reads its argument only.
+            let policy = || unsafe { libc::sched_getscheduler(0) };
+            let ui = policy();
+            lower_priority();
+            let index = policy();
+            let child = std::thread::spawn(policy).join().unwrap();
+            (ui, index, child)
+        })
+        .join()
+        .unwrap();
+        assert_ne!(ui, libc::SCHED_IDLE);
+        assert_eq!(index, libc::SCHED_IDLE);
+        assert_eq!(child, libc::SCHED_IDLE, "tantivy's threads inherit it");
+        // SAFETY: as above.
+        assert_ne!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_IDLE);
     }
 }

@@ -5,14 +5,15 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::Column;
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader, Term};
 
+use super::columns::{ColumnCache, Columns};
 use super::{Doc, THREADS, TextIndex, each_session_doc, index_err, phrase, top};
 use crate::error::Result;
 use crate::model::SessionSummary;
@@ -119,17 +120,15 @@ impl Hasher for SidHasher {
 /// from fast fields (no stored document is touched). A session's documents are added in
 /// one run, so within a segment they come in a row: folding into the last entry avoids a
 /// hash lookup per document (at 100k sessions a word can match a million messages).
-struct SessionCollector;
+struct SessionCollector<'a>(&'a ColumnCache);
 
 struct SegmentFold {
     ord: SegmentOrdinal,
-    sid: Column<u64>,
-    message: Column<u64>,
-    updated: Column<i64>,
+    cols: Arc<Columns>,
     fold: Fold,
 }
 
-impl Collector for SessionCollector {
+impl Collector for SessionCollector<'_> {
     type Fruit = Fold;
     type Child = SegmentFold;
 
@@ -140,9 +139,7 @@ impl Collector for SessionCollector {
     ) -> tantivy::Result<SegmentFold> {
         Ok(SegmentFold {
             ord,
-            sid: seg.fast_fields().u64("sid")?,
-            message: seg.fast_fields().u64("message")?,
-            updated: seg.fast_fields().i64("updated")?,
+            cols: self.0.get(seg)?,
             fold: Vec::new(),
         })
     }
@@ -168,16 +165,17 @@ impl SegmentCollector for SegmentFold {
     type Fruit = Fold;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        let Some(sid) = self.sid.first(doc) else {
+        let c = &*self.cols;
+        let Some(sid) = c.sid.first(doc) else {
             return;
         };
         let a = Agg {
             score,
             best: DocAddress::new(self.ord, doc),
             best_score: score,
-            best_is_message: self.message.first(doc).is_some_and(|m| m != u64::MAX),
+            best_is_message: c.message.first(doc).is_some_and(|m| m != u64::MAX),
             hits: 1,
-            updated: self.updated.first(doc).unwrap_or(i64::MIN),
+            updated: c.updated.first(doc).unwrap_or(i64::MIN),
         };
         match self.fold.last_mut() {
             Some((last, b)) if *last == sid => merge(b, a),
@@ -190,7 +188,24 @@ impl SegmentCollector for SegmentFold {
     }
 }
 
+/// Listing rows read from the session table during one query, `None` for a session the
+/// filter turned down (or the table lacks): each parsed once.
+type Rows = HashMap<u64, Option<SessionSummary>, BuildHasherDefault<SidHasher>>;
+
 impl TextIndex {
+    /// The row of session `sid` if `accept` lets it through, from `rows` or the table.
+    fn row<'a>(
+        &self,
+        rows: &'a mut Rows,
+        accept: &dyn Fn(&SessionSummary) -> bool,
+        sid: u64,
+    ) -> &'a Option<SessionSummary> {
+        rows.entry(sid).or_insert_with(|| {
+            let r = self.sessions.get().map.get(&sid)?.row()?;
+            accept(&r).then_some(r)
+        })
+    }
+
     /// The best `limit` sessions of `fold` that `row` accepts (giving their listing row),
     /// best first. Only the top few are sorted (a common word matches nearly every session
     /// at 100k); the whole fold only when filters left too few of them.
@@ -299,19 +314,13 @@ impl TextIndex {
         };
         let query = &built.query;
         let searcher = self.reader.searcher();
-        let mut rows: HashMap<u64, Option<SessionSummary>> = HashMap::new();
-        let mut row = |sid: u64| -> Option<SessionSummary> {
-            rows.entry(sid)
-                .or_insert_with(|| {
-                    let r = self.sessions.get().map.get(&sid)?.row()?;
-                    accept(&r).then_some(r)
-                })
-                .clone()
-        };
+        self.columns.keep_only(&searcher);
+        let mut rows = Rows::default();
         let err = |e| index_err(&self.dir, e);
         let fold = if limit <= PRUNED_UP_TO {
-            // The few sessions that can place, then their matches folded exactly.
-            let mut accept = |sid| row(sid).is_some();
+            // The few sessions that can place, then their matches folded exactly. The
+            // verdict alone is asked here: no row is copied for a session that cannot place.
+            let mut accept = |sid| self.row(&mut rows, accept, sid).is_some();
             // A phrase reads positions only where a document can place (`phrase`).
             let mut sids = if built.required.iter().any(|c| c.len() > 1) {
                 phrase::candidates(
@@ -319,11 +328,12 @@ impl TextIndex {
                     self.f.text,
                     &built.required,
                     &built.excluded,
+                    &self.columns,
                     limit,
                     &mut accept,
                 )
             } else {
-                top::candidates(&searcher, query, limit, &mut accept)
+                top::candidates(&searcher, query, &self.columns, limit, &mut accept)
             }
             .map_err(err)?;
             sids.sort_unstable();
@@ -331,11 +341,15 @@ impl TextIndex {
                 Vec::new()
             } else {
                 let only = top::only(query, self.f, &sids);
-                searcher.search(&only, &SessionCollector).map_err(err)?
+                let collector = SessionCollector(&self.columns);
+                searcher.search(&only, &collector).map_err(err)?
             }
         } else {
-            searcher.search(query, &SessionCollector).map_err(err)?
+            searcher
+                .search(query, &SessionCollector(&self.columns))
+                .map_err(err)?
         };
+        let mut row = |sid: u64| self.row(&mut rows, accept, sid).clone();
         let ranked = self.best(fold, &mut row, limit);
         let mut snippets = SnippetGenerator::create(&searcher, query, self.f.text)
             .map_err(|e| index_err(&self.dir, e))?;
@@ -345,11 +359,12 @@ impl TextIndex {
         let places: Vec<[Option<usize>; 3]> = ranked
             .iter()
             .map(|(_, a)| {
-                let ff = searcher.segment_reader(a.best.segment_ord).fast_fields();
-                ["message", "round", "ord"].map(|name| {
-                    ff.u64(name)
-                        .ok()
-                        .and_then(|c| c.first(a.best.doc_id))
+                let seg = searcher.segment_reader(a.best.segment_ord);
+                let Ok(c) = self.columns.get(seg) else {
+                    return [None; 3];
+                };
+                [&c.message, &c.round, &c.ord].map(|col| {
+                    col.first(a.best.doc_id)
                         .filter(|&n| n != u64::MAX)
                         .map(|n| n as usize)
                 })

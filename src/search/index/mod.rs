@@ -8,6 +8,7 @@
 //! batches (`write`). `spool search` checks freshness cheaply (`fresh`). One process writes at
 //! a time (tantivy's own writer lock); another finds the lock taken and searches what is there.
 
+mod columns;
 mod docs;
 mod fresh;
 mod hits;
@@ -101,6 +102,8 @@ pub struct TextIndex {
     hooks: Hooks,
     /// Quick prints to record at the next table write (`fresh`).
     requick: Vec<(u64, u64)>,
+    /// The fast-field columns searches read, per segment.
+    columns: columns::ColumnCache,
 }
 
 /// `<cache dir>/spool/index/<hash of the stores' directories>`: one index per set of
@@ -155,6 +158,7 @@ impl TextIndex {
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
+            columns: Default::default(),
         })
     }
 
@@ -193,6 +197,7 @@ impl TextIndex {
             batches: Batches::default(),
             hooks: Hooks::default(),
             requick: Vec::new(),
+            columns: Default::default(),
         })
     }
 

@@ -7,7 +7,8 @@
 //! that count gives a score no lower than the true one, from the postings' frequencies alone.
 //! Documents are walked on those bounds, and positions are read only for the few whose bound
 //! beats the threshold (`top::candidates` raises it as sessions fill the top): the rest cannot
-//! place whatever their positions say. A document whose positions hold no phrase is skipped,
+//! place whatever their positions say. The bound is tightened word by word, rarest first, so
+//! most documents are dropped on the rarest word's count before the others are sought. A document whose positions hold no phrase is skipped,
 //! so no non-match becomes a candidate; the second pass (`top::only`) scores the candidates
 //! with tantivy's own query, so the ranking shown is tantivy's exactly.
 
@@ -17,6 +18,7 @@ use tantivy::query::{Bm25Weight, EnableScoring, Query, Scorer};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, Searcher, TERMINATED, Term};
 
+use super::columns::ColumnCache;
 use super::top::Best;
 
 /// A required clause: one word, or a phrase of several (in order, adjacent).
@@ -40,6 +42,7 @@ pub(super) fn candidates(
     field: Field,
     required: &[Clause],
     excluded: &[Box<dyn Query>],
+    columns: &ColumnCache,
     limit: usize,
     accept: &mut dyn FnMut(u64) -> bool,
 ) -> tantivy::Result<Vec<u64>> {
@@ -92,35 +95,32 @@ pub(super) fn candidates(
             .fieldnorms_readers()
             .get_field(field)?
             .unwrap_or_else(|| FieldNormReader::constant(seg.max_doc(), 1));
-        let sids = seg.fast_fields().u64("sid")?;
+        let cols = columns.get(seg)?;
+        let sids = &cols.sid;
         let alive = seg.alive_bitset();
-        // The rarest word leads the intersection.
+        // The rarest word leads the intersection, and each word's frequency tightens the
+        // bound as it is read: most documents holding the rarest word are dropped on its
+        // count alone, before the other words' postings are sought at all.
         let mut order: Vec<(usize, usize)> = open
             .iter()
             .enumerate()
             .flat_map(|(c, o)| (0..o.words.len()).map(move |w| (c, w)))
             .collect();
         order.sort_by_key(|&(c, w)| open[c].words[w].doc_freq());
+        let mut walk = Walk {
+            order,
+            most: open.iter().map(|o| o.bm25.max_score()).collect(),
+            fewest: vec![u32::MAX; open.len()],
+        };
         let mut target: DocId = 0;
-        while let Some(doc) = align(&mut open, &order, target) {
+        while let Some(doc) = walk.next(&mut open, &norms, &best, target) {
             target = doc + 1;
             if alive.is_some_and(|a| a.is_deleted(doc)) {
                 continue;
             }
+            // Positions first: the filter's verdict (a table row parsed per session) and
+            // the exclusions are asked only of documents that hold the phrase and place.
             let norm = norms.fieldnorm_id(doc);
-            let bound: Score = open.iter().map(|o| bound_of(o, norm)).sum();
-            if !best.may_place(bound * (1.0 + MARGIN)) {
-                continue;
-            }
-            if out.iter_mut().any(|s| seek(s.as_mut(), doc) == doc) {
-                continue;
-            }
-            let Some(sid) = sids.first(doc) else {
-                continue;
-            };
-            if !best.accepted(sid, accept) {
-                continue;
-            }
             let mut score = 0.0;
             for o in &mut open {
                 let freq = if o.words.len() > 1 {
@@ -134,7 +134,16 @@ pub(super) fn candidates(
                 }
                 score += o.bm25.score(norm, freq);
             }
-            if !score.is_nan() && best.may_place(score * (1.0 + MARGIN)) {
+            if score.is_nan() || !best.may_place(score * (1.0 + MARGIN)) {
+                continue;
+            }
+            if out.iter_mut().any(|s| seek(s.as_mut(), doc) == doc) {
+                continue;
+            }
+            let Some(sid) = sids.first(doc) else {
+                continue;
+            };
+            if best.accepted(sid, accept) {
                 best.add(sid, score);
             }
         }
@@ -142,11 +151,69 @@ pub(super) fn candidates(
     Ok(best.into_sids())
 }
 
-/// A score no lower than the clause's in a document of this norm: a phrase occurs at most
-/// as often as its rarest word.
-fn bound_of(o: &Open, norm: u8) -> Score {
-    let freq = o.words.iter().map(|p| p.term_freq()).min().unwrap_or(0);
-    o.bm25.score(norm, freq)
+/// The intersection walk: the words in the order they are read (rarest first), and per
+/// clause the highest score it can have and the lowest count of its words read so far in
+/// the current document.
+struct Walk {
+    order: Vec<(usize, usize)>,
+    most: Vec<Score>,
+    fewest: Vec<u32>,
+}
+
+impl Walk {
+    /// The first document at or after `target` that holds every word and whose bound can
+    /// place, every postings list left on it; `None` at the end. A phrase occurs at most as
+    /// often as its rarest word, so a clause scores at most its BM25 at the lowest count
+    /// read so far (a clause not read yet: its highest score); the bound only falls as
+    /// words are read, so the document is dropped as soon as it cannot place.
+    fn next(
+        &mut self,
+        open: &mut [Open],
+        norms: &FieldNormReader,
+        best: &Best,
+        mut target: DocId,
+    ) -> Option<DocId> {
+        'again: loop {
+            let (c, w) = self.order[0];
+            let doc = seek_postings(&mut open[c].words[w], target);
+            if doc == TERMINATED {
+                return None;
+            }
+            target = doc + 1;
+            let norm = norms.fieldnorm_id(doc);
+            self.fewest.fill(u32::MAX);
+            for (i, &(c, w)) in self.order.iter().enumerate() {
+                let p = &mut open[c].words[w];
+                if i > 0 {
+                    let d = seek_postings(p, doc);
+                    if d == TERMINATED {
+                        return None;
+                    }
+                    if d > doc {
+                        target = d;
+                        continue 'again;
+                    }
+                }
+                self.fewest[c] = self.fewest[c].min(p.term_freq());
+                let bound: Score = open
+                    .iter()
+                    .zip(&self.fewest)
+                    .zip(&self.most)
+                    .map(|((o, &n), &most)| {
+                        if n == u32::MAX {
+                            most
+                        } else {
+                            o.bm25.score(norm, n)
+                        }
+                    })
+                    .sum();
+                if !best.may_place(bound * (1.0 + MARGIN)) {
+                    continue 'again;
+                }
+            }
+            return Some(doc);
+        }
+    }
 }
 
 fn seek(d: &mut dyn Scorer, target: DocId) -> DocId {
@@ -157,34 +224,16 @@ fn seek(d: &mut dyn Scorer, target: DocId) -> DocId {
     }
 }
 
+/// The postings on their first document at or after `target`; the next one is a step, not
+/// a search (the walk mostly steps the rarest word one document on).
 fn seek_postings(p: &mut SegmentPostings, target: DocId) -> DocId {
-    if p.doc() < target {
-        p.seek(target)
+    let at = p.doc();
+    if at >= target {
+        at
+    } else if at + 1 == target {
+        p.advance()
     } else {
-        p.doc()
-    }
-}
-
-/// The first document at or after `target` that holds every word, every postings list left
-/// on it; `None` at the end.
-fn align(open: &mut [Open], order: &[(usize, usize)], mut target: DocId) -> Option<DocId> {
-    'again: loop {
-        let (c, w) = order[0];
-        let doc = seek_postings(&mut open[c].words[w], target);
-        if doc == TERMINATED {
-            return None;
-        }
-        for &(c, w) in &order[1..] {
-            let d = seek_postings(&mut open[c].words[w], doc);
-            if d == TERMINATED {
-                return None;
-            }
-            if d > doc {
-                target = d;
-                continue 'again;
-            }
-        }
-        return Some(doc);
+        p.seek(target)
     }
 }
 

@@ -12,6 +12,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Score, Searcher, Term};
 
 use super::Fields;
+use super::columns::ColumnCache;
 
 /// Candidates kept before the threshold is raised again, beyond twice the limit.
 const SLACK: usize = 16;
@@ -22,6 +23,7 @@ const SLACK: usize = 16;
 pub(super) fn candidates(
     searcher: &Searcher,
     query: &dyn Query,
+    columns: &ColumnCache,
     limit: usize,
     accept: &mut dyn FnMut(u64) -> bool,
 ) -> tantivy::Result<Vec<u64>> {
@@ -31,7 +33,8 @@ pub(super) fn candidates(
     let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
     let mut best = Best::new(limit);
     for seg in searcher.segment_readers() {
-        let sids = seg.fast_fields().u64("sid")?;
+        let cols = columns.get(seg)?;
+        let sids = &cols.sid;
         let alive = seg.alive_bitset();
         weight.for_each_pruning(best.threshold, seg, &mut |doc, score| {
             if alive.is_some_and(|a| a.is_deleted(doc)) {
