@@ -152,6 +152,51 @@ pub fn from_the_end<T>(mut attempt: impl FnMut(u64) -> io::Result<Option<T>>) ->
     }
 }
 
+/// The raw page of a JSONL file: the records that start in its last `bytes` (at least the
+/// last one, however long), as `raw` renders a reader of them, and whether records before
+/// them were left out (the browser pages raw views from their end).
+pub fn raw_page(
+    f: &mut std::fs::File,
+    bytes: u64,
+    raw: impl Fn(io::Take<&mut std::fs::File>) -> io::Result<String>,
+) -> io::Result<(String, bool)> {
+    let size = f.metadata()?.len();
+    let mut bytes = bytes.max(1);
+    loop {
+        let start = seek_line_start(f, size.saturating_sub(bytes))?;
+        let text = raw(f.take(size - start))?;
+        // A record longer than the page: the page grows until it holds one.
+        if !text.is_empty() || start == 0 {
+            return Ok((text, start > 0));
+        }
+        bytes = bytes.saturating_mul(2);
+    }
+}
+
+/// Hand the records `each` produces to `out`, a line apart (`show --raw` a record at a
+/// time). The reader's own error is returned as is; `out`'s failure (its reader went away)
+/// stops the records and is returned as `Err(Ok(e))`.
+pub fn raw_records(
+    out: &mut dyn FnMut(&str) -> io::Result<()>,
+    each: impl FnOnce(&mut dyn FnMut(String)) -> io::Result<()>,
+) -> Result<(), Result<io::Error, io::Error>> {
+    let mut failed = None;
+    let mut first = true;
+    let read = each(&mut |t| {
+        if failed.is_some() {
+            return;
+        }
+        let sep = if std::mem::take(&mut first) { "" } else { "\n" };
+        if let Err(e) = out(sep).and_then(|()| out(&t)) {
+            failed = Some(e);
+        }
+    });
+    match failed {
+        Some(e) => Err(Ok(e)),
+        None => read.map_err(Err),
+    }
+}
+
 /// The raw view of a JSONL file: every non-blank line pretty-printed where it is JSON
 /// (first-wins duplicate keys), as stored otherwise; an over-long line is a placeholder.
 pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {

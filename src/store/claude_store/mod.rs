@@ -312,9 +312,11 @@ impl Store for ClaudeStore {
             Span::LastRounds(n) => n,
             // The whole view is read as `show` streams it, and collected.
             Span::All => {
-                let mut all = view::Collect::default();
+                let mut all = crate::store::sink::Gather::default();
                 self.send_all(id, &mut all)?;
-                return all.0.ok_or_else(|| Error::NotFound(format!("claude:{id}")));
+                return all
+                    .finish()
+                    .ok_or_else(|| Error::NotFound(format!("claude:{id}")));
             }
         };
         let (path, mut l) = self.load_id(id)?;

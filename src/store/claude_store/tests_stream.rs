@@ -73,9 +73,14 @@ fn assert_same(store: &ClaudeStore) -> usize {
         let want = whole(store, &c.id);
         let got = store.transcript(&c.id, Span::All).unwrap();
         assert_eq!(key(&got), key(&want), "{}", c.path.display());
-        let mut pieces = view::Collect::default();
+        let mut pieces = crate::store::sink::Gather::default();
         store.transcript_to(&c.id, Span::All, &mut pieces).unwrap();
-        assert_eq!(key(&pieces.0.unwrap()), key(&want), "{}", c.path.display());
+        assert_eq!(
+            key(&pieces.finish().unwrap()),
+            key(&want),
+            "{}",
+            c.path.display()
+        );
         let msgs = whole_window(store, &c.id);
         let w = store.window(&c.id).unwrap();
         assert_eq!(w.messages, msgs, "window of {}", c.path.display());

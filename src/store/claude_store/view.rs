@@ -132,59 +132,23 @@ impl ClaudeStore {
     }
 }
 
-/// Collects a streamed transcript (the pane's whole view).
-#[derive(Default)]
-pub(super) struct Collect(pub Option<Transcript>);
-
-impl EntrySink for Collect {
-    fn head(&mut self, head: Transcript) -> io::Result<()> {
-        self.0 = Some(head);
-        Ok(())
-    }
-    fn entry(&mut self, entry: Entry) -> io::Result<()> {
-        if let Some(t) = self.0.as_mut() {
-            t.entries.push(entry);
-        }
-        Ok(())
-    }
-}
-
 /// The records that start in the last `bytes` (at least the last one), each pretty-printed,
 /// and whether records before them were left out: the browser's raw page.
 pub(super) fn raw_page(path: &Path, bytes: u64) -> Result<(String, bool)> {
-    use std::io::Read;
-    let io = |e| Error::io("reading", path, e);
-    let mut file = read::open(path).map_err(io)?;
-    let size = file.metadata().map_err(io)?.len();
-    let mut bytes = bytes.max(1);
-    loop {
-        let start = lines::seek_line_start(&mut file, size.saturating_sub(bytes)).map_err(io)?;
-        let text =
-            lines::pretty_jsonl((&mut file).take(size - start), read::MAX_LINE).map_err(io)?;
-        // A record longer than the page: the page grows until it holds one.
-        if !text.is_empty() || start == 0 {
-            return Ok((text, start > 0));
-        }
-        bytes = bytes.saturating_mul(2);
-    }
+    read::open(path)
+        .and_then(|mut f| {
+            lines::raw_page(&mut f, bytes, |r| lines::pretty_jsonl(r, read::MAX_LINE))
+        })
+        .map_err(|e| Error::io("reading", path, e))
 }
 
 /// `show --raw` a record at a time.
 pub(super) fn raw_to(path: &Path, out: &mut dyn FnMut(&str) -> io::Result<()>) -> Result<()> {
     let file = read::open(path).map_err(|e| Error::io("reading", path, e))?;
-    let mut failed = None;
-    let mut first = true;
-    let read = lines::pretty_each(file, read::MAX_LINE, |t| {
-        if failed.is_some() {
-            return;
+    lines::raw_records(out, |each| lines::pretty_each(file, read::MAX_LINE, each)).map_err(|e| {
+        match e {
+            Ok(e) => sink_error(e),
+            Err(e) => Error::io("reading", path, e),
         }
-        let sep = if std::mem::take(&mut first) { "" } else { "\n" };
-        if let Err(e) = out(sep).and_then(|()| out(&t)) {
-            failed = Some(e);
-        }
-    });
-    if let Some(e) = failed {
-        return Err(sink_error(e));
-    }
-    read.map_err(|e| Error::io("reading", path, e))
+    })
 }

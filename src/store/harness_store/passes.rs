@@ -23,17 +23,13 @@ pub type OnEntry<'a> = dyn FnMut(usize, Value) -> io::Result<()> + 'a;
 /// read as an object whose `key` (when present) is an array: the caller then takes the
 /// careful path, which words the problem. An error is `on`'s, or the file's.
 pub fn walk(f: &mut File, key: &str, from: usize, on: &mut OnEntry) -> io::Result<bool> {
-    f.rewind()?;
-    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(BUF, &mut *f));
-    let mut failed = None;
-    let top = Top {
-        key,
+    let mut entries = Entries {
         from,
         on,
-        failed: &mut failed,
+        failed: None,
     };
-    let read = top.deserialize(&mut de).is_ok() && de.end().is_ok();
-    match failed {
+    let read = pass(f, key, &mut entries)?;
+    match entries.failed {
         Some(e) => Err(e),
         None => Ok(read),
     }
@@ -43,34 +39,39 @@ pub fn walk(f: &mut File, key: &str, from: usize, on: &mut OnEntry) -> io::Resul
 /// paired with), read without holding an entry's content: only each entry's role and
 /// `tool_calls` are parsed. `None` as for `walk`.
 pub fn call_names(f: &mut File, key: &str) -> io::Result<Option<HashMap<String, String>>> {
+    let mut names = CallNames(HashMap::new());
+    let read = pass(f, key, &mut names)?;
+    Ok(read.then_some(names.0))
+}
+
+/// One pass over the record in `f`: `history` reads the array `key`, every other value is
+/// read past. Whether the whole record read as such.
+fn pass<H: History>(f: &mut File, key: &str, history: &mut H) -> io::Result<bool> {
     f.rewind()?;
     let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(BUF, &mut *f));
-    let mut names = HashMap::new();
-    let mut add = |calls: Value| {
-        for c in super::render::tool_calls_of(&calls) {
-            names.insert(c.id, c.name);
-        }
-    };
-    let read = Calls { key, add: &mut add }.deserialize(&mut de).is_ok() && de.end().is_ok();
-    Ok(read.then_some(names))
+    let read = Top { key, history }.deserialize(&mut de).is_ok() && de.end().is_ok();
+    Ok(read)
+}
+
+/// What a pass does with the history's entries.
+trait History {
+    fn read<'de, A: SeqAccess<'de>>(&mut self, a: A) -> Result<(), A::Error>;
 }
 
 /// The record object, reading past every key but `key`.
-struct Top<'a, 'b> {
+struct Top<'a, H> {
     key: &'a str,
-    from: usize,
-    on: &'a mut OnEntry<'b>,
-    failed: &'a mut Option<io::Error>,
+    history: &'a mut H,
 }
 
-impl<'de> DeserializeSeed<'de> for Top<'_, '_> {
+impl<'de, H: History> DeserializeSeed<'de> for Top<'_, H> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for Top<'_, '_> {
+impl<'de, H: History> Visitor<'de> for Top<'_, H> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a record object")
@@ -88,36 +89,41 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                 return Err(A::Error::custom("history key repeated"));
             }
             seen = true;
-            a.next_value_seed(Entries {
-                from: self.from,
-                on: &mut *self.on,
-                failed: &mut *self.failed,
-            })?;
+            a.next_value_seed(Seq(&mut *self.history))?;
         }
         Ok(())
     }
 }
 
-/// The history array, handed over entry by entry.
-struct Entries<'a, 'b> {
-    from: usize,
-    on: &'a mut OnEntry<'b>,
-    failed: &'a mut Option<io::Error>,
-}
+/// The history array, handed to its `History`.
+struct Seq<'a, H>(&'a mut H);
 
-impl<'de> DeserializeSeed<'de> for Entries<'_, '_> {
+impl<'de, H: History> DeserializeSeed<'de> for Seq<'_, H> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for Entries<'_, '_> {
+impl<'de, H: History> Visitor<'de> for Seq<'_, H> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an array")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+        self.0.read(a)
+    }
+}
+
+/// `walk`'s reading: entries before `from` read past, the rest parsed and handed to `on`.
+struct Entries<'a, 'b> {
+    from: usize,
+    on: &'a mut OnEntry<'b>,
+    failed: Option<io::Error>,
+}
+
+impl History for Entries<'_, '_> {
+    fn read<'de, A: SeqAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
         let mut i = 0;
         loop {
             if i < self.from {
@@ -129,7 +135,7 @@ impl<'de> Visitor<'de> for Entries<'_, '_> {
                     return Ok(());
                 };
                 if let Err(e) = (self.on)(i, v) {
-                    *self.failed = Some(e);
+                    self.failed = Some(e);
                     return Err(A::Error::custom("the reader stopped"));
                 }
             }
@@ -138,59 +144,14 @@ impl<'de> Visitor<'de> for Entries<'_, '_> {
     }
 }
 
-/// The record object for `call_names`: only `key`'s entries' `role` and `tool_calls`.
-struct Calls<'a> {
-    key: &'a str,
-    add: &'a mut dyn FnMut(Value),
-}
+/// `call_names`' reading: the tool calls of each assistant entry.
+struct CallNames(HashMap<String, String>);
 
-impl<'de> DeserializeSeed<'de> for Calls<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Calls<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a record object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-        let mut seen = false;
-        while let Some(k) = a.next_key::<String>()? {
-            if k != self.key {
-                a.next_value::<IgnoredAny>()?;
-                continue;
-            }
-            if seen {
-                return Err(A::Error::custom("history key repeated"));
-            }
-            seen = true;
-            a.next_value_seed(CallEntries(&mut *self.add))?;
-        }
-        Ok(())
-    }
-}
-
-struct CallEntries<'a>(&'a mut dyn FnMut(Value));
-
-impl<'de> DeserializeSeed<'de> for CallEntries<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CallEntries<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+impl History for CallNames {
+    fn read<'de, A: SeqAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
         while let Some(calls) = a.next_element_seed(AssistantCalls)? {
-            if let Some(calls) = calls {
-                (self.0)(calls);
+            for c in calls.iter().flat_map(super::render::tool_calls_of) {
+                self.0.insert(c.id, c.name);
             }
         }
         Ok(())

@@ -247,22 +247,10 @@ impl Store for LoomStore {
     /// The records that start in the last `bytes` (at least the last one), each
     /// pretty-printed.
     fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
-        use std::io::Read;
         let path = self.log_path(id)?;
-        let io = |e: std::io::Error| Error::io("reading", &path, e);
-        let mut file = log::open(&path).map_err(io)?;
-        let size = file.metadata().map_err(io)?.len();
-        let mut bytes = bytes.max(1);
-        loop {
-            let from = size.saturating_sub(bytes);
-            let start = super::lines::seek_line_start(&mut file, from).map_err(io)?;
-            let text = view::raw((&mut file).take(size - start)).map_err(io)?;
-            // A record longer than the page: the page grows until it holds one.
-            if !text.is_empty() || start == 0 {
-                return Ok((text, start > 0));
-            }
-            bytes = bytes.saturating_mul(2);
-        }
+        log::open(&path)
+            .and_then(|mut f| super::lines::raw_page(&mut f, bytes, |r| view::raw(r)))
+            .map_err(|e| Error::io("reading", &path, e))
     }
 
     fn raw(&self, id: &str) -> Result<String> {
@@ -276,21 +264,10 @@ impl Store for LoomStore {
     fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
         let path = self.log_path(id)?;
         let file = log::open(&path).map_err(|e| Error::io("reading", &path, e))?;
-        let mut failed = None;
-        let mut first = true;
-        let read = view::raw_each(file, |t| {
-            if failed.is_some() {
-                return;
-            }
-            let sep = if std::mem::take(&mut first) { "" } else { "\n" };
-            if let Err(e) = out(sep).and_then(|()| out(&t)) {
-                failed = Some(e);
-            }
-        });
-        if let Some(e) = failed {
-            return Err(sink_error(e));
-        }
-        read.map_err(|e| Error::io("reading", &path, e))
+        super::lines::raw_records(out, |each| view::raw_each(file, each)).map_err(|e| match e {
+            Ok(e) => sink_error(e),
+            Err(e) => Error::io("reading", &path, e),
+        })
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
