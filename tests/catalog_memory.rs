@@ -121,8 +121,15 @@ fn the_warm_check_copies_no_id_or_path() {
     // The check consumes them: besides the metas' buffer, which it frees, it keeps only the
     // watcher's table of moved ids and paths (4,096 buckets of 57 bytes for 3,000 sessions:
     // 78 bytes a session). A copy of each id and path would add about 65.
-    let checked = catalog::check(store, old, &candidates);
+    let (checked, peak) = peak_during(|| catalog::check(store, old, &candidates));
     let after = live();
+    // Meanwhile it holds no second copy of them either (moved, not cloned and then freed):
+    // the table, a pointer and two flags a session, and the threads' memos.
+    assert!(
+        peak <= N * 128,
+        "the warm check peaked at {} bytes a session (bound 128)",
+        peak / N
+    );
     assert_eq!(checked.known.len(), N);
     assert!(checked.fresh.is_empty() && checked.gone.is_empty());
     let kept = (after + metas_bytes).saturating_sub(base);
@@ -132,9 +139,10 @@ fn the_warm_check_copies_no_id_or_path() {
         kept / N
     );
     eprintln!(
-        "by id {} B/session, check kept {} B/session",
+        "by id {} B/session, check kept {} B/session, peaked at {}",
         bytes / N,
-        kept / N
+        kept / N,
+        peak / N
     );
     drop(checked);
 
