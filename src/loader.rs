@@ -242,7 +242,7 @@ fn list_and_watch(
     let kind = store.kind();
     if let Some(metas) = cat.known.take() {
         let old = Cat::by_id(metas);
-        let Some(mut known) = check_cached(store, i, tx, &cat, &old) else {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
             return;
         };
         let watch = Watch::start(store.sessions_dir(), poke_tx);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 
-use super::{Entry, Meta};
+use super::{ById, Entry, Meta};
 use crate::app::Action;
 use crate::loader::Event;
 use crate::model::SessionSummary;
@@ -19,8 +19,8 @@ pub struct Cat {
 
 impl Cat {
     /// The cached metas by id, built on the loader's thread (not before the first frame).
-    pub fn by_id(metas: Vec<Meta>) -> HashMap<String, Meta> {
-        metas.into_iter().map(|m| (m.id.clone(), m)).collect()
+    pub fn by_id(metas: Vec<Meta>) -> ById {
+        ById::new(metas)
     }
 
     /// Add what a pass re-read (and what left) to the catalog's patch log: the cost of the
@@ -36,12 +36,14 @@ impl Cat {
 
 /// The stat pass of a store whose rows came from the catalog: only what changed is read and
 /// sent. Returns the known sessions for the watcher, or `None` when the app went away.
+/// `old` is consumed: the catalog's metas are freed (or moved into what is returned) before
+/// the watcher starts, not held for the life of the browser.
 pub fn check_cached(
     store: &dyn Store,
     i: usize,
     tx: &Sender<Event>,
     cat: &Cat,
-    old: &HashMap<String, Meta>,
+    old: ById,
 ) -> Option<HashMap<String, (PathBuf, u64)>> {
     let kind = store.kind();
     let since = std::time::Instant::now();
@@ -52,11 +54,7 @@ pub fn check_cached(
         tx.send(Event::Action(Action::Removed(keys))).ok()?;
     }
     let rows: Vec<SessionSummary> = checked.fresh.iter().filter_map(|e| e.row.clone()).collect();
-    let changed: Vec<_> = rows
-        .iter()
-        .filter(|r| old.contains_key(&r.id))
-        .map(|r| (kind, r.id.clone()))
-        .collect();
+    let changed: Vec<_> = checked.changed.into_iter().map(|id| (kind, id)).collect();
     if !rows.is_empty() {
         tx.send(Event::Action(Action::Reread { rows, since }))
             .ok()?;
@@ -74,11 +72,5 @@ pub fn check_cached(
     };
     tx.send(Event::Action(done)).ok()?;
     cat.record(store, &checked.fresh, &checked.gone);
-    Some(
-        checked
-            .metas
-            .into_iter()
-            .map(|(id, m)| (id, (m.path, m.key)))
-            .collect(),
-    )
+    Some(checked.known)
 }

@@ -33,7 +33,7 @@ use sha2::{Digest, Sha256};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{atomic, regular};
 
-pub use pass::{Checked, check, list};
+pub use pass::{ById, Checked, check, list};
 
 /// Bumped by hand when the layout changes in a way the fingerprint cannot see.
 pub const VERSION: u32 = 2;
