@@ -50,7 +50,10 @@ pub fn head(
     stores: &Stores,
     filter: &crate::store::registry::Filter,
 ) -> Option<super::head::Head> {
+    // A store whose directory does not exist has no rows and no catalog section (the
+    // catalog drops those): the default Codex and pi stores on a machine without them.
     let dirs: Vec<_> = (stores.stores.iter())
+        .filter(|s| s.sessions_dir().is_dir())
         .map(|s| (s.kind(), s.sessions_dir()))
         .collect();
     super::head::read(cache, &dirs, filter)
