@@ -179,3 +179,20 @@ fn a_stale_damaged_or_mismatched_head_is_ignored() {
     save(&f.cache, &catalog(&same, 50)).unwrap();
     assert!(!head::file(&f.cache).exists());
 }
+
+#[test]
+fn a_browser_whose_other_stores_do_not_exist_still_starts_from_the_head() {
+    // The usual machine: the default Codex, pi, ... stores are configured, their
+    // directories absent, so the catalog holds no section for them.
+    let tmp = tempfile::tempdir().unwrap();
+    let stores = crate::store::Stores::open(&crate::store::registry::Roots::all_in(tmp.path()));
+    let loom = stores.stores[1].sessions_dir().to_path_buf();
+    std::fs::create_dir_all(&loom).unwrap();
+    let cache = tmp.path().join("cache/spool");
+    save(&cache, &catalog(&[(StoreKind::Loom, loom.as_path())], 30)).unwrap();
+    let h = warm::head(&cache, &stores, &Filter::default()).expect("the head is used");
+    assert_eq!(h.rows.len(), h.total as usize);
+    // A store that exists but has no section yet (never listed) loads cold.
+    std::fs::create_dir_all(stores.stores[0].sessions_dir()).unwrap();
+    assert!(warm::head(&cache, &stores, &Filter::default()).is_none());
+}
