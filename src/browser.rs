@@ -319,14 +319,21 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 
-    // spool's catalog, read before the first frame: with it the first frame is the final
-    // list, and the loader only checks what changed.
+    // spool's catalog. Its head (the first screenful in final order and the row count) is
+    // all the first frame needs; the whole catalog is decoded right after that frame.
+    let cache = crate::hints::cache_dir();
     let mut first_fx = Vec::new();
-    let warm = crate::hints::cache_dir().map(|c| {
-        let (rows, warm) = crate::catalog::warm::open(&c, &stores);
-        first_fx = app.update(Action::Rows(rows));
-        warm
-    });
+    let head =
+        (cache.as_deref()).and_then(|c| crate::catalog::warm::head(c, &stores, &app.list.filter));
+    let head_keys: std::collections::HashSet<(StoreKind, String)> = match head {
+        Some(h) => {
+            let keys = h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+            first_fx = app.update(Action::Rows(h.rows));
+            app.list.expect(h.total as usize);
+            keys
+        }
+        None => Default::default(),
+    };
     let stores = Arc::new(stores);
     let mut tui = Tui::new(tx.clone()).wrap_err("could not set up the terminal")?;
     let size = tui
@@ -337,12 +344,32 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // With rows from the catalog, the first frame is drawn before any background thread
     // starts: on two cores, the stat pass, the watcher's walk, the index and the top
     // session's preview all compete with it, and none of them changes the rows it shows.
-    if app.list.total_rows() > 0 {
-        first_fx.extend(app.update(Action::Tick));
-        tui.draw(|f| ui::draw(f, &mut app, &theme))
-            .wrap_err("could not draw")?;
-        app.list.shown();
-    }
+    let mut drawn = false;
+    let mut first_frame = |app: &mut App, fx: &mut Vec<_>| -> color_eyre::Result<()> {
+        if !drawn && app.list.total_rows() > 0 {
+            fx.extend(app.update(Action::Tick));
+            tui.draw(|f| ui::draw(f, app, &theme))
+                .wrap_err("could not draw")?;
+            app.list.shown();
+            drawn = true;
+        }
+        Ok(())
+    };
+    first_frame(&mut app, &mut first_fx)?;
+    let warm = cache.map(|c| {
+        let (mut rows, warm) = crate::catalog::warm::open(&c, &stores);
+        // The head's rows are the catalog's own (same stamp): only the rest is inserted, so
+        // the rows on screen stay as they are and the preview is not requested twice. One
+        // the catalog no longer holds (it changed in between) leaves.
+        let mut gone = head_keys.clone();
+        rows.retain(|r| !gone.remove(&(r.store, r.id.clone())));
+        if !gone.is_empty() {
+            first_fx.extend(app.update(Action::Removed(gone.into_iter().collect())));
+        }
+        first_fx.extend(app.update(Action::Rows(rows)));
+        warm
+    });
+    first_frame(&mut app, &mut first_fx)?;
     let loader = Loader::start_with(stores.clone(), tx.clone(), warm);
     let ops = OpsWorker::start(stores.clone(), tx.clone());
     let indexer = Indexer::start(stores.clone(), tx.clone());

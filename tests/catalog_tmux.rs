@@ -67,6 +67,10 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         t.home().join(".cache/spool/catalog.bin").is_file(),
         "the cold run left a catalog"
     );
+    assert!(
+        t.home().join(".cache/spool/head.bin").is_file(),
+        "the cold run left the catalog's head (the warm first frame below is drawn from it)"
+    );
 
     // Warm: the first frame is already the final list. A second terminal (its own tmux
     // server) with the same cache.
@@ -92,4 +96,17 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         rows(&settled),
         "the warm first frame was not final"
     );
+    // The head's announced count, not the few rows it holds.
+    assert_eq!(
+        count(&first),
+        count(&settled),
+        "the warm first frame's count:\n{first}"
+    );
+}
+
+/// The status bar's "N sessions".
+fn count(screen: &str) -> Option<String> {
+    let line = screen.lines().rev().find(|l| l.contains(" sessions"))?;
+    let before = line.split(" sessions").next()?;
+    Some(before.split_whitespace().last()?.to_string())
 }

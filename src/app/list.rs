@@ -39,6 +39,9 @@ pub struct List {
     shown: bool,
     /// The inbox's groups in view order: (first row, ending, rows in the group).
     groups: Vec<(usize, Ended, usize)>,
+    /// The row count the catalog's head announced while only its first rows are listed (the
+    /// status bar's figure in the warm start's first frame); any change of rows ends it.
+    expected: Option<usize>,
 }
 
 /// One line pair of the sidebar: a session row, or in the inbox the heading of a group.
@@ -64,6 +67,20 @@ impl List {
             inbox: false,
             shown: false,
             groups: Vec::new(),
+            expected: None,
+        }
+    }
+
+    /// Only the first rows of `n` are listed yet (the catalog's head): the status bar says `n`.
+    pub fn expect(&mut self, n: usize) {
+        self.expected = Some(n);
+    }
+
+    /// The count the status bar shows: the rows in view, or the head's announced count.
+    pub fn count(&self) -> usize {
+        match self.expected {
+            Some(n) if !self.searching() => n,
+            _ => self.len(),
         }
     }
 
@@ -170,6 +187,7 @@ impl List {
 
     pub fn upsert(&mut self, batch: Vec<SessionSummary>) -> Vec<Key> {
         let mut updated = Vec::new();
+        self.expected = None;
         // One allocation for the catalog's 10k+ rows at start, not a doubling table that
         // rehashes every row a dozen times before the first frame.
         self.rows.reserve(batch.len());
@@ -246,6 +264,7 @@ impl List {
 
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
+        self.expected = None;
         let mut v: Vec<Arc<SessionSummary>> = (self.rows.values())
             .filter(|s| self.passes(s))
             .cloned()

@@ -15,6 +15,9 @@
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
 
+pub mod head;
+#[cfg(test)]
+mod head_tests;
 pub mod live;
 pub mod log;
 pub mod pass;
@@ -210,6 +213,8 @@ pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
     let bytes = encode(cat)
         .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;
     atomic::replace(&file(cache), &bytes, atomic::Replace::default())?;
+    // After the catalog: a head naming it can only appear once it is in place.
+    head::save(cache, cat, &bytes[..HEADER]);
     // The log's patches are in the new base (its header names the old one, so a reader in
     // between ignores it anyway).
     let _ = std::fs::remove_file(log::file(cache));

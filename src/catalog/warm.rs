@@ -42,3 +42,19 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<SessionSummary>, Warm) {
     };
     (rows, warm)
 }
+
+/// The catalog's head for a browser over `stores` starting with `filter` (`head::read`): the
+/// first frame's rows and count, before the whole catalog is decoded.
+pub fn head(
+    cache: &Path,
+    stores: &Stores,
+    filter: &crate::store::registry::Filter,
+) -> Option<super::head::Head> {
+    // A store whose directory does not exist has no rows and no catalog section (the
+    // catalog drops those): the default Codex and pi stores on a machine without them.
+    let dirs: Vec<_> = (stores.stores.iter())
+        .filter(|s| s.sessions_dir().is_dir())
+        .map(|s| (s.kind(), s.sessions_dir()))
+        .collect();
+    super::head::read(cache, &dirs, filter)
+}

@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     }
     let w = area.width as usize;
     let f = &app.list.filter;
-    let n = app.list.len();
+    let n = app.list.count();
     let noun = if n == 1 { "session" } else { "sessions" };
     let mut right = vec![format!("{} {noun}", thousands(n))];
     if let Some(k) = f.format {

@@ -1,0 +1,160 @@
+//! The catalog's head: `head.bin` beside `catalog.bin`, the first screenful of the default
+//! list (archived and empty hidden, pinned first, then recency) and its row count, so a warm
+//! start draws its first frame from a few dozen KB instead of decoding every row (issue 10).
+//!
+//! It is only a hint for that frame: the whole catalog is decoded right after it (and is
+//! itself checked against the stores by the loader). It names the catalog it was cut from
+//! (the body's length and checksum in `catalog.bin`'s header) and the stores it covers; a
+//! head that does not match them exactly, or that sits beside a patch log, is ignored.
+//! Written atomically after the catalog (a reader in between sees a stamp mismatch).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Catalog, HEADER, MAGIC, VERSION, checksum, schema};
+use crate::model::{SessionSummary, StoreKind};
+use crate::store::registry::{Filter, list_order};
+use crate::store::{atomic, regular};
+
+/// The file name inside the cache directory.
+pub const FILE: &str = "head.bin";
+/// Rows kept: more than any terminal shows, few enough to decode in well under a ms.
+pub const ROWS: usize = 200;
+const HEAD_MAGIC: &[u8; 8] = b"SPOOLHED";
+/// magic, version, schema, the catalog's body length and checksum, this body's checksum.
+const PREFIX: usize = 8 + 4 + 8 + 8 + 8 + 8;
+/// A head is small; anything larger is not one.
+const CAP: u64 = 64 << 20;
+
+/// What the first frame shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Head {
+    /// The stores the rows come from, (kind, `sessions/` directory), in catalog order.
+    pub stores: Vec<(StoreKind, Vec<u8>)>,
+    /// Rows the default filter shows, over all those stores.
+    pub total: u64,
+    /// The first `ROWS` of them, in list order.
+    pub rows: Vec<SessionSummary>,
+}
+
+pub fn file(cache: &Path) -> PathBuf {
+    cache.join(FILE)
+}
+
+fn dir_bytes(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+/// The head of `cat`, or `None` when two stores list the same session (the list keeps one,
+/// so a count and order cut here could disagree with it).
+pub fn cut(cat: &Catalog) -> Option<Head> {
+    let shown = Filter::default();
+    let mut seen = HashSet::new();
+    let mut rows: Vec<&SessionSummary> = Vec::new();
+    for s in &cat.sections {
+        for r in s.entries.iter().filter_map(|e| e.row.as_ref()) {
+            if !seen.insert((r.store, r.id.as_str())) {
+                return None;
+            }
+            if shown.accepts(r) {
+                rows.push(r);
+            }
+        }
+    }
+    let total = rows.len() as u64;
+    if rows.len() > ROWS {
+        rows.select_nth_unstable_by(ROWS, |a, b| list_order(a, b));
+        rows.truncate(ROWS);
+    }
+    rows.sort_by(|a, b| list_order(a, b));
+    Some(Head {
+        stores: cat
+            .sections
+            .iter()
+            .map(|s| (s.kind, dir_bytes(&s.dir)))
+            .collect(),
+        total,
+        rows: rows.into_iter().cloned().collect(),
+    })
+}
+
+/// The head file's bytes for a catalog whose header is `cat_header` (its first `HEADER`
+/// bytes: the stamp is the body length and checksum there).
+pub fn encode(head: &Head, cat_header: &[u8]) -> Option<Vec<u8>> {
+    let stamp = cat_header.get(20..HEADER)?;
+    let body = postcard::to_stdvec(head).ok()?;
+    let mut out = Vec::with_capacity(PREFIX + body.len());
+    out.extend_from_slice(HEAD_MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&schema().to_le_bytes());
+    out.extend_from_slice(stamp);
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    Some(out)
+}
+
+/// Decode a head file written for the catalog whose header is `cat_header`; `None` for
+/// anything else (another catalog, version or schema, a flipped byte).
+pub fn decode(bytes: &[u8], cat_header: &[u8]) -> Option<Head> {
+    if cat_header.len() < HEADER
+        || cat_header.get(..8)? != MAGIC
+        || bytes.get(..8)? != HEAD_MAGIC
+        || bytes.get(8..12)? != VERSION.to_le_bytes()
+        || cat_header.get(8..12)? != VERSION.to_le_bytes()
+        || bytes.get(12..20)? != schema().to_le_bytes()
+        || cat_header.get(12..20)? != schema().to_le_bytes()
+        || bytes.get(20..36)? != cat_header.get(20..HEADER)?
+    {
+        return None;
+    }
+    let sum = u64::from_le_bytes(bytes.get(36..PREFIX)?.try_into().ok()?);
+    let body = bytes.get(PREFIX..)?;
+    if checksum(body) != sum {
+        return None;
+    }
+    postcard::from_bytes(body).ok()
+}
+
+/// Write the head of `cat` (whose file starts with `cat_header`) beside it. Best effort: a
+/// missing head only costs the next start its fast first frame. A catalog without a head
+/// (duplicate sessions) removes the old one, which names another catalog anyway.
+pub fn save(cache: &Path, cat: &Catalog, cat_header: &[u8]) {
+    match cut(cat).and_then(|h| encode(&h, cat_header)) {
+        Some(bytes) => {
+            let _ = atomic::replace(&file(cache), &bytes, atomic::Replace::default());
+        }
+        None => {
+            let _ = std::fs::remove_file(file(cache));
+        }
+    }
+}
+
+/// The first frame's rows and count for a browser over `stores` starting with `filter`:
+/// `None` unless the head matches the catalog on disk, no patch log has changed that
+/// catalog since, the filter is the default one and the stores are exactly the head's.
+pub fn read(cache: &Path, stores: &[(StoreKind, &Path)], filter: &Filter) -> Option<Head> {
+    if *filter != Filter::default() {
+        return None;
+    }
+    // Patches change rows the head may show. A patch appended after this check can make the
+    // first frame one patch old; the full catalog, decoded right after it, then wins.
+    match std::fs::symlink_metadata(super::log::file(cache)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        _ => return None,
+    }
+    let mut cat_header = [0u8; HEADER];
+    {
+        use std::io::Read;
+        let mut f = regular::open(&super::file(cache), regular::Links::Refuse).ok()?;
+        f.read_exact(&mut cat_header).ok()?;
+    }
+    let bytes = regular::read(&file(cache), CAP, regular::Links::Refuse).ok()?;
+    let head = decode(&bytes, &cat_header)?;
+    let want: HashSet<(StoreKind, Vec<u8>)> =
+        stores.iter().map(|(k, d)| (*k, dir_bytes(d))).collect();
+    let have: HashSet<(StoreKind, Vec<u8>)> = head.stores.iter().cloned().collect();
+    (want == have && want.len() == head.stores.len()).then_some(head)
+}

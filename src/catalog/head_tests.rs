@@ -1,0 +1,198 @@
+//! The catalog's head: its rows are the final list's first rows, and a stale, damaged or
+//! mismatched head is never used.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::head::{self, ROWS};
+use super::*;
+use crate::app::list::List;
+use crate::store::registry::Filter;
+
+/// `n` rows per store of two stores, with pins, archived, empty and child rows, and many
+/// ties in time (the order's id and store tie-breaks decide those).
+fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
+    let sections = dirs
+        .iter()
+        .map(|&(kind, dir)| {
+            let entries = (0..n)
+                .map(|i| {
+                    let id = format!("s{:05}", (i * 7919) % n);
+                    let path = dir.join(format!("{id}.jsonl"));
+                    let mut r = SessionSummary::new(kind, &id, path.to_str().unwrap());
+                    r.has_user_message = i % 11 != 0;
+                    r.archived = i % 13 == 0;
+                    r.updated_at =
+                        chrono::DateTime::from_timestamp(1_700_000_000 + (i / 3) as i64, 0);
+                    if i % 97 == 0 {
+                        r.pinned_at = r.updated_at;
+                    }
+                    r.pinned_flag = i % 101 == 5;
+                    if i % 17 == 0 {
+                        r.child_of = Some("loom:parent".into());
+                    }
+                    let meta = Meta {
+                        id: r.id.clone(),
+                        path: r.path.clone(),
+                        key: i as u64,
+                        cwd: None,
+                        cwd_dir: false,
+                        expires: None,
+                    };
+                    Entry { meta, row: Some(r) }
+                })
+                .collect();
+            Section {
+                kind,
+                dir: dir.to_path_buf(),
+                entries,
+            }
+        })
+        .collect();
+    Catalog { sections }
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    cache: std::path::PathBuf,
+    a: std::path::PathBuf,
+    b: std::path::PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let cache = tmp.path().join("cache/spool");
+    Fixture {
+        _tmp: tmp,
+        cache,
+        a,
+        b,
+    }
+}
+
+fn list() -> List {
+    List::new(Filter::default(), Arc::new(|| {}))
+}
+
+#[test]
+fn the_heads_rows_are_the_final_lists_first_rows_and_hold_still_when_the_rest_arrives() {
+    let f = fixture();
+    let stores = [
+        (StoreKind::Loom, f.a.as_path()),
+        (StoreKind::Loop, f.b.as_path()),
+    ];
+    let cat = catalog(&stores, 700);
+    save(&f.cache, &cat).unwrap();
+    let h = head::read(&f.cache, &stores, &Filter::default()).expect("a head for this catalog");
+    assert_eq!(h.rows.len(), ROWS);
+
+    // The final list, from every row of the catalog.
+    let all: Vec<SessionSummary> = (cat.sections.iter())
+        .flat_map(|s| s.entries.iter().filter_map(|e| e.row.clone()))
+        .collect();
+    let mut whole = list();
+    whole.upsert(all.clone());
+    let head_keys: Vec<_> = h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+    assert_eq!(whole.keys(0, ROWS), head_keys);
+    assert_eq!(h.total as usize, whole.len());
+    assert!(
+        whole
+            .keys(0, 3)
+            .iter()
+            .all(|k| whole.get(k).unwrap().pinned())
+    );
+
+    // The start: the head is shown, then the rest is inserted; nothing shown moves.
+    let mut start = list();
+    start.upsert(h.rows.clone());
+    start.expect(h.total as usize);
+    assert_eq!(start.count(), whole.len());
+    start.shown();
+    let selected = start.selected.clone();
+    let rest: Vec<_> = (all.into_iter())
+        .filter(|r| !head_keys.contains(&(r.store, r.id.clone())))
+        .collect();
+    start.upsert(rest);
+    assert_eq!(start.keys(0, ROWS), head_keys);
+    assert_eq!(start.keys(0, usize::MAX / 2), whole.keys(0, usize::MAX / 2));
+    assert_eq!((start.selected.clone(), start.cursor), (selected, 0));
+    assert_eq!(start.count(), whole.len());
+}
+
+#[test]
+fn a_stale_damaged_or_mismatched_head_is_ignored() {
+    let f = fixture();
+    let stores = [
+        (StoreKind::Loom, f.a.as_path()),
+        (StoreKind::Loop, f.b.as_path()),
+    ];
+    let read = || head::read(&f.cache, &stores, &Filter::default());
+    save(&f.cache, &catalog(&stores, 300)).unwrap();
+    assert!(read().is_some());
+    let cat_bytes = std::fs::read(file(&f.cache)).unwrap();
+    let bytes = std::fs::read(head::file(&f.cache)).unwrap();
+    let cat_header = &cat_bytes[..HEADER];
+    assert!(head::decode(&bytes, cat_header).is_some());
+    for i in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x5a;
+        assert_eq!(head::decode(&b, cat_header), None, "flipped byte {i}");
+    }
+    assert_eq!(head::decode(&bytes[..bytes.len() - 1], cat_header), None);
+
+    // Another filter, or other stores, than the head was cut for.
+    let archived = Filter {
+        archived: true,
+        ..Filter::default()
+    };
+    assert!(head::read(&f.cache, &stores, &archived).is_none());
+    assert!(head::read(&f.cache, &stores[..1], &Filter::default()).is_none());
+    let other = [stores[0], (StoreKind::Harness, f.b.as_path())];
+    assert!(head::read(&f.cache, &other, &Filter::default()).is_none());
+
+    // A patch log beside the catalog: its patches may change what the head shows.
+    std::fs::write(log::file(&f.cache), b"x").unwrap();
+    assert!(read().is_none());
+    std::fs::remove_file(log::file(&f.cache)).unwrap();
+    assert!(read().is_some());
+
+    // A newer catalog with the old head (a writer stopped between the two files).
+    save(&f.cache, &catalog(&stores, 250)).unwrap();
+    std::fs::write(head::file(&f.cache), &bytes).unwrap();
+    assert!(read().is_none());
+
+    // A corrupt catalog header.
+    save(&f.cache, &catalog(&stores, 250)).unwrap();
+    let mut c = std::fs::read(file(&f.cache)).unwrap();
+    c[30] ^= 1;
+    std::fs::write(file(&f.cache), &c).unwrap();
+    assert!(read().is_none());
+
+    // Two stores listing the same session: no head is written at all.
+    let same = [
+        (StoreKind::Loom, f.a.as_path()),
+        (StoreKind::Loom, f.b.as_path()),
+    ];
+    save(&f.cache, &catalog(&same, 50)).unwrap();
+    assert!(!head::file(&f.cache).exists());
+}
+
+#[test]
+fn a_browser_whose_other_stores_do_not_exist_still_starts_from_the_head() {
+    // The usual machine: the default Codex, pi, ... stores are configured, their
+    // directories absent, so the catalog holds no section for them.
+    let tmp = tempfile::tempdir().unwrap();
+    let stores = crate::store::Stores::open(&crate::store::registry::Roots::all_in(tmp.path()));
+    let loom = stores.stores[1].sessions_dir().to_path_buf();
+    std::fs::create_dir_all(&loom).unwrap();
+    let cache = tmp.path().join("cache/spool");
+    save(&cache, &catalog(&[(StoreKind::Loom, loom.as_path())], 30)).unwrap();
+    let h = warm::head(&cache, &stores, &Filter::default()).expect("the head is used");
+    assert_eq!(h.rows.len(), h.total as usize);
+    // A store that exists but has no section yet (never listed) loads cold.
+    std::fs::create_dir_all(stores.stores[0].sessions_dir()).unwrap();
+    assert!(warm::head(&cache, &stores, &Filter::default()).is_none());
+}
