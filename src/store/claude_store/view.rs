@@ -152,21 +152,8 @@ impl EntrySink for Collect {
 /// The records that start in the last `bytes` (at least the last one), each pretty-printed,
 /// and whether records before them were left out: the browser's raw page.
 pub(super) fn raw_page(path: &Path, bytes: u64) -> Result<(String, bool)> {
-    use std::io::Read;
     let io = |e| Error::io("reading", path, e);
-    let mut file = read::open(path).map_err(io)?;
-    let size = file.metadata().map_err(io)?.len();
-    let mut bytes = bytes.max(1);
-    loop {
-        let start = lines::seek_line_start(&mut file, size.saturating_sub(bytes)).map_err(io)?;
-        let text =
-            lines::pretty_jsonl((&mut file).take(size - start), read::MAX_LINE).map_err(io)?;
-        // A record longer than the page: the page grows until it holds one.
-        if !text.is_empty() || start == 0 {
-            return Ok((text, start > 0));
-        }
-        bytes = bytes.saturating_mul(2);
-    }
+    lines::page_from_end(read::open(path).map_err(io)?, bytes, read::MAX_LINE).map_err(io)
 }
 
 /// `show --raw` a record at a time.
