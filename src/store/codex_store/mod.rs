@@ -318,8 +318,8 @@ impl Store for CodexStore {
             return self.send_all(id, span, sink);
         }
         let parent = Self::parent_ref(&l.facts);
-        let (entries, total_rounds, first_round, whole) = view::last_rounds(&l.path, n, parent)
-            .map_err(|e| Error::io("reading", &l.path, e))?;
+        let (entries, total_rounds, first_round, whole) =
+            view::last_rounds(&l.path, n, parent).map_err(|e| Error::io("reading", &l.path, e))?;
         // The listing's pass read every line: its warnings are the file's.
         let mut warnings = Self::warnings(&l.parsed, &l.facts);
         if !whole {

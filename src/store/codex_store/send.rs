@@ -15,7 +15,11 @@ impl CodexStore {
     /// The listing's pass and the first pass over the records.
     fn scanned(&self, id: &str) -> Result<(Loaded, Scan)> {
         let l = self.load_id(id, read::Mode::List)?;
-        let parent = l.facts.forked_from.clone().or(l.facts.parent_thread.clone());
+        let parent = l
+            .facts
+            .forked_from
+            .clone()
+            .or(l.facts.parent_thread.clone());
         let turns = parent.as_deref().and_then(|p| self.parent_turns(p));
         let sc = stream::scan(&l.path, l.facts.copy_start, turns.as_deref())
             .map_err(|e| Error::io("reading", &l.path, e))?;

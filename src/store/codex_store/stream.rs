@@ -106,12 +106,7 @@ impl Pairing {
 }
 
 /// One pass converting the whole rollout: unnumbered, unpaired entries to `out`.
-pub fn convert(
-    path: &Path,
-    sc: &Scan,
-    cx: &Ctx,
-    out: &mut dyn FnMut(Entry),
-) -> io::Result<()> {
+pub fn convert(path: &Path, sc: &Scan, cx: &Ctx, out: &mut dyn FnMut(Entry)) -> io::Result<()> {
     let mut conv = Conv::new(cx, sc.first_prompt.is_some());
     read::stream(path, sc.parsed.size, &mut |v| conv.feed(&v, out))?;
     conv.finish(out);

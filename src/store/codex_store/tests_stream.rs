@@ -66,7 +66,11 @@ fn same(s: &CodexStore, id: &str) {
     assert!(raw.ends_with(&page), "raw page of {id}");
     assert_eq!(more, page.len() < raw.len(), "raw page of {id}");
     let (all, more) = s.raw_page(id, u64::MAX / 4).unwrap();
-    assert_eq!((all.as_str(), more), (raw.as_str(), false), "whole raw page of {id}");
+    assert_eq!(
+        (all.as_str(), more),
+        (raw.as_str(), false),
+        "whole raw page of {id}"
+    );
 }
 
 fn copy(src: &Path, dst: &Path) {
@@ -140,23 +144,33 @@ pub(super) fn generated(turns: usize, out_bytes: usize) -> Vec<Value> {
                 "effort": "high"}}));
         v.push(ri(json!({"type": "message", "role": "user",
             "content": [{"type": "input_text", "text": "<environment_context>cwd</environment_context>"}]})));
-        v.push(ev(json!({"type": "user_message", "message": format!("prompt {t}")})));
+        v.push(ev(
+            json!({"type": "user_message", "message": format!("prompt {t}")}),
+        ));
         v.push(ri(json!({"type": "message", "role": "user",
             "content": [{"type": "input_text", "text": format!("prompt {t}")}]})));
-        v.push(ri(json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]})));
+        v.push(ri(
+            json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]}),
+        ));
         for c in 0..3 {
             let id = format!("call_{t}_{c}");
-            v.push(ri(json!({"type": "function_call", "name": "shell", "call_id": id,
-                "arguments": "{\"cmd\":[\"ls\"]}"})));
+            v.push(ri(
+                json!({"type": "function_call", "name": "shell", "call_id": id,
+                "arguments": "{\"cmd\":[\"ls\"]}"}),
+            ));
             if !(t % 5 == 4 && c == 2) {
                 v.push(ri(json!({"type": "function_call_output", "call_id": id,
                     "output": format!("{t}/{c} {bulk}")})));
             }
         }
-        v.push(ri(json!({"type": "web_search_call", "action": {"query": "q"}})));
+        v.push(ri(
+            json!({"type": "web_search_call", "action": {"query": "q"}}),
+        ));
         if t == 3 {
-            v.push(ri(json!({"type": "function_call", "name": "spawn_agent", "call_id": "sp",
-                "arguments": "{}"})));
+            v.push(ri(
+                json!({"type": "function_call", "name": "spawn_agent", "call_id": "sp",
+                "arguments": "{}"}),
+            ));
             v.push(ri(json!({"type": "function_call_output", "call_id": "sp",
                 "output": "started 019cf222-0000-7000-8000-0000000000e1"})));
             v.push(ev(json!({"type": "sub_agent_activity",

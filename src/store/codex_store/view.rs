@@ -4,10 +4,13 @@
 
 use std::path::Path;
 
-use super::read::{self, Rec};
+use super::read;
+#[cfg(test)]
+use super::read::Rec;
+#[cfg(test)]
 use super::record as r;
 use super::transcript::{self, Ctx};
-use crate::model::{Entry, Message};
+use crate::model::Entry;
 use crate::store::lines::{self, RawLine};
 
 /// What Codex resends besides the rollout's items.
