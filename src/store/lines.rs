@@ -208,7 +208,12 @@ pub fn pretty_jsonl<R: Read>(r: R, max_line: usize) -> io::Result<String> {
 /// `pretty_jsonl` a record at a time: `f` gets each record's text as it is read, so a raw
 /// view is never held whole, nor its pretty form (issue 11).
 pub fn pretty_each<R: Read>(r: R, max_line: usize, mut f: impl FnMut(String)) -> io::Result<()> {
-    for_each_line(r, max_line, |line| match line {
+    for_each_line(r, max_line, |line| pretty_line(line, max_line, &mut f))
+}
+
+/// One line of `pretty_jsonl` to `f` (nothing for a blank line).
+pub fn pretty_line(line: RawLine<'_>, max_line: usize, mut f: impl FnMut(String)) {
+    match line {
         RawLine::TooLong { len, .. } => f(format!(
             "[line of {len} bytes, longer than {} MiB, not shown]",
             max_line >> 20
@@ -223,7 +228,17 @@ pub fn pretty_each<R: Read>(r: R, max_line: usize, mut f: impl FnMut(String)) ->
                 None => f(text.into_owned()),
             }
         }
-    })
+    }
+}
+
+/// The records of a JSONL file that start in its last `bytes` (at least the last one),
+/// pretty-printed, and whether records before them were left out: a raw view's last page.
+pub fn page_from_end(
+    mut file: std::fs::File,
+    bytes: u64,
+    max_line: usize,
+) -> io::Result<(String, bool)> {
+    raw_page(&mut file, bytes, |r| pretty_jsonl(r, max_line))
 }
 
 fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {

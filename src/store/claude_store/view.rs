@@ -135,11 +135,8 @@ impl ClaudeStore {
 /// The records that start in the last `bytes` (at least the last one), each pretty-printed,
 /// and whether records before them were left out: the browser's raw page.
 pub(super) fn raw_page(path: &Path, bytes: u64) -> Result<(String, bool)> {
-    read::open(path)
-        .and_then(|mut f| {
-            lines::raw_page(&mut f, bytes, |r| lines::pretty_jsonl(r, read::MAX_LINE))
-        })
-        .map_err(|e| Error::io("reading", path, e))
+    let io = |e| Error::io("reading", path, e);
+    lines::page_from_end(read::open(path).map_err(io)?, bytes, read::MAX_LINE).map_err(io)
 }
 
 /// `show --raw` a record at a time.

@@ -7,7 +7,7 @@
 //! Layout: `discover` finds rollouts, `read` splits and decodes lines (zstd too), `record`
 //! reads fields, `listing` derives the facts, `row` the list row, `transcript` the messages,
 //! `index` reads `session_index.jsonl`, `view` the window and `--last`, `skim` decides which
-//! records a listing parses.
+//! records a listing parses, `stream` and `send` read the views in passes of one record.
 
 mod discover;
 mod index;
@@ -15,12 +15,16 @@ mod listing;
 mod read;
 mod record;
 mod row;
+mod send;
 mod skim;
+mod stream;
 mod transcript;
 mod view;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_stream;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -57,7 +61,6 @@ struct Loaded {
     path: PathBuf,
     parsed: read::Parsed,
     facts: listing::Facts,
-    copied: Option<(usize, usize)>,
     summary: SessionSummary,
 }
 
@@ -157,7 +160,6 @@ impl CodexStore {
             path: e.path.clone(),
             parsed,
             facts,
-            copied,
             summary,
         })
     }
@@ -294,57 +296,76 @@ impl Store for CodexStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let l = self.load_id(id, read::Mode::Full)?;
-        let mut warnings = Self::warnings(&l.parsed, &l.facts);
-        let parent = Self::parent_ref(&l.facts);
-        let (entries, total_rounds, first_round) = match span {
-            Span::LastRounds(n) if !l.parsed.compressed => {
-                let (e, total, first, whole) = view::last_rounds(&l.path, n, parent.clone())
-                    .map_err(|e| Error::io("reading", &l.path, e))?;
-                if !whole {
-                    warnings.push(
-                        "read from the end of the file: rounds and message positions count \
-                         from the first record read"
-                            .into(),
-                    );
-                }
-                (e, total, first)
-            }
-            span => {
-                let cx = transcript::Ctx {
-                    copied: l.copied,
-                    parent,
-                    offset: 0,
-                };
-                let entries = transcript::entries(&l.parsed.recs, &cx, 0);
-                crate::store::last_rounds(entries, span)
-            }
+        let mut all = crate::store::sink::Gather::default();
+        self.transcript_to(id, span, &mut all)?;
+        all.finish()
+            .ok_or_else(|| Error::NotFound(format!("codex:{id}")))
+    }
+
+    /// A plain rollout's last rounds are read from the end of the file; anything else in
+    /// passes of one record at a time (a compressed rollout cannot be read from its end).
+    fn transcript_to(
+        &self,
+        id: &str,
+        span: Span,
+        sink: &mut dyn crate::store::sink::EntrySink,
+    ) -> Result<()> {
+        let Span::LastRounds(n) = span else {
+            return self.send_all(id, span, sink);
         };
-        Ok(Transcript {
+        let l = self.load_id(id, read::Mode::List)?;
+        if l.parsed.compressed {
+            return self.send_all(id, span, sink);
+        }
+        let parent = Self::parent_ref(&l.facts);
+        let (entries, total_rounds, first_round, whole) =
+            view::last_rounds(&l.path, n, parent).map_err(|e| Error::io("reading", &l.path, e))?;
+        // The listing's pass read every line: its warnings are the file's.
+        let mut warnings = Self::warnings(&l.parsed, &l.facts);
+        if !whole {
+            warnings.push(
+                "read from the end of the file: rounds and message positions count from the \
+                 first record read"
+                    .into(),
+            );
+        }
+        let t = Transcript {
             summary: l.summary,
             entries,
             total_rounds,
             first_round,
             warnings,
             todos: None,
-        })
+        };
+        crate::store::sink::send_whole(t, sink).map_err(crate::store::sink_error)
     }
 
     fn window(&self, id: &str) -> Result<Window> {
-        let l = self.load_id(id, read::Mode::Full)?;
-        Ok(Window {
-            messages: view::window(&l.parsed.recs, l.copied, Self::parent_ref(&l.facts)),
-            system_note: Some(view::SYSTEM_NOTE.into()),
-            warnings: Self::warnings(&l.parsed, &l.facts),
-            summary: l.summary,
-            omitted: 0,
-            omitted_tokens: 0,
-        })
+        self.window_page(id, usize::MAX)
+    }
+
+    /// Replayed in passes of one record at a time.
+    fn window_to(&self, id: &str, sink: &mut dyn crate::store::sink::WindowSink) -> Result<()> {
+        self.send_window(id, sink)
     }
 
     fn raw(&self, id: &str) -> Result<String> {
+        let mut out = String::new();
+        self.raw_to(id, &mut |t| {
+            out.push_str(t);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
         let e = self.entry(id)?;
-        view::raw(&e.path).map_err(|err| Error::io("reading", &e.path, err))
+        view::raw_to(&e.path, out)
+    }
+
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        let e = self.entry(id)?;
+        view::raw_page(&e.path, bytes).map_err(|err| Error::io("reading", &e.path, err))
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {

@@ -95,12 +95,38 @@ pub fn read(path: &Path, mode: Mode) -> io::Result<Parsed> {
         };
         let dec = zstd::stream::read::Decoder::new(f)?.take(MAX_INFLATED);
         // A compressed rollout is complete when written: a torn last line is truncation.
-        if let Err(e) = split(dec, 0, &mut p, true, None, mode == Mode::List) {
+        if let Err(e) = split(dec, 0, &mut p, true, None, mode == Mode::List, None) {
             p.damaged = Some(e.to_string());
         }
         return Ok(p);
     }
     read_from(f, 0, mode)
+}
+
+/// `read(path, Mode::Full)` a record at a time: `on` gets each record as it is parsed and
+/// nothing is kept, so a pass over a huge rollout holds one line (issues 9 and 11). A plain
+/// file is read up to `upto` bytes: later passes stop where the first one did while Codex
+/// appends.
+pub fn stream(path: &Path, upto: u64, on: &mut dyn FnMut(Value)) -> io::Result<Parsed> {
+    let f = open(path)?;
+    let meta = f.metadata()?;
+    let mut p = Parsed {
+        size: meta.len(),
+        mtime: meta.modified().ok(),
+        compressed: is_zst(path),
+        ..Parsed::default()
+    };
+    if p.compressed {
+        let dec = zstd::stream::read::Decoder::new(f)?.take(MAX_INFLATED);
+        if let Err(e) = split(dec, 0, &mut p, true, None, false, Some(on)) {
+            p.damaged = Some(e.to_string());
+        }
+        return Ok(p);
+    }
+    let settled = lines::settled(p.mtime);
+    p.size = p.size.min(upto);
+    split(f.take(p.size), 0, &mut p, settled, None, false, Some(on))?;
+    Ok(p)
 }
 
 /// Read a plain rollout from byte `from` on (starting after the first `\n` at or after it).
@@ -123,6 +149,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         settled,
         skim,
         mode == Mode::List,
+        None,
     )?;
     Ok(p)
 }
@@ -135,7 +162,8 @@ pub fn read_tail(path: &Path, bytes: u64) -> io::Result<Parsed> {
 }
 
 /// Split and parse. `skim = Some(size)` skims long middle lines of a file of that size;
-/// `list` stubs the records a listing does not need (`skim.rs`).
+/// `list` stubs the records a listing does not need (`skim.rs`); `on`, if given, gets each
+/// whole record instead of `p.recs`.
 fn split(
     r: impl Read,
     start: u64,
@@ -143,7 +171,12 @@ fn split(
     settled: bool,
     skim: Option<u64>,
     list: bool,
+    mut on: Option<&mut dyn FnMut(Value)>,
 ) -> io::Result<()> {
+    let mut put = move |p: &mut Parsed, v: Value| match on.as_mut() {
+        Some(f) => f(v),
+        None => p.recs.push(Rec { v }),
+    };
     let mut first = start == 0;
     let mut need = skim::Need::default();
     let read = lines::for_each_line(r, MAX_LINE, |line| match line {
@@ -191,7 +224,7 @@ fn split(
                     }
                     first = false;
                     if let Some(v) = if p.legacy { legacy(v) } else { Some(v) } {
-                        p.recs.push(Rec { v });
+                        put(p, v);
                     }
                 }
                 None if !terminated && !settled => p.pending = true,
@@ -201,7 +234,7 @@ fn split(
                     if terminated && let Some(v) = salvage(bytes) {
                         p.salvaged += 1;
                         first = false;
-                        p.recs.push(Rec { v });
+                        put(p, v);
                     }
                 }
             }

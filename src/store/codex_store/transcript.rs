@@ -62,6 +62,8 @@ struct Builder<'a> {
     event_prompts: bool,
     copied: bool,
     calls: std::collections::HashMap<String, String>,
+    /// The subagent notices sent so far (`out` is drained as entries are complete).
+    subagents: std::collections::HashSet<String>,
     cx: &'a Ctx,
 }
 
@@ -212,8 +214,9 @@ impl Builder<'_> {
                 self.push(m);
                 if spawned {
                     for child in r::uuids_in(&full) {
-                        self.out
-                            .push(Entry::Notice(format!("subagent codex:{child}")));
+                        let t = format!("subagent codex:{child}");
+                        self.subagents.insert(t.clone());
+                        self.out.push(Entry::Notice(t));
                     }
                 }
             }
@@ -263,11 +266,7 @@ impl Builder<'_> {
             "sub_agent_activity" => {
                 if let Some(t) = r::s(pl, "agent_thread_id").filter(|t| r::is_uuid(t)) {
                     let t = format!("subagent codex:{}", t.to_ascii_lowercase());
-                    if !self
-                        .out
-                        .iter()
-                        .any(|e| matches!(e, Entry::Notice(n) if *n == t))
-                    {
+                    if self.subagents.insert(t.clone()) {
                         self.notice(t);
                     }
                 }
@@ -277,27 +276,44 @@ impl Builder<'_> {
     }
 }
 
-/// The entries of `recs`, message positions counted from `first_index`.
-pub fn entries(recs: &[Rec], cx: &Ctx, first_index: usize) -> Vec<Entry> {
-    let mut b = Builder {
-        out: Vec::new(),
-        cur: None,
-        model: None,
-        shown_model: None,
-        effort: None,
-        context_noted: false,
-        event_prompts: recs
-            .iter()
-            .any(|rec| r::kind(&rec.v) == "event_msg" && r::ptype(&rec.v) == "user_message"),
-        copied: false,
-        calls: Default::default(),
-        cx,
-    };
-    for (k, rec) in recs.iter().enumerate() {
-        let i = k + cx.offset;
-        if let Some((start, end)) = cx.copied {
+/// Records turned into entries one at a time: each entry is handed out once it is complete
+/// (an assistant message waits for the record that ends it), so a streamed view holds only
+/// the message being assembled. Entries come out unnumbered and unpaired.
+pub struct Conv<'a> {
+    b: Builder<'a>,
+    /// The next record's index in the file.
+    i: usize,
+}
+
+impl<'a> Conv<'a> {
+    /// `event_prompts`: the records converted hold a `user_message` event.
+    pub fn new(cx: &'a Ctx, event_prompts: bool) -> Conv<'a> {
+        Conv {
+            b: Builder {
+                out: Vec::new(),
+                cur: None,
+                model: None,
+                shown_model: None,
+                effort: None,
+                context_noted: false,
+                event_prompts,
+                copied: false,
+                calls: Default::default(),
+                subagents: Default::default(),
+                cx,
+            },
+            i: cx.offset,
+        }
+    }
+
+    /// Convert the next record; the entries it completed go to `out`.
+    pub fn feed(&mut self, v: &Value, out: &mut dyn FnMut(Entry)) {
+        let b = &mut self.b;
+        let i = self.i;
+        self.i += 1;
+        if let Some((start, end)) = b.cx.copied {
             if i == start {
-                let from = cx.parent.as_deref().unwrap_or("the parent");
+                let from = b.cx.parent.as_deref().unwrap_or("the parent");
                 b.notice(format!("copied from {from}: the history before the fork"));
                 b.copied = true;
             }
@@ -306,7 +322,6 @@ pub fn entries(recs: &[Rec], cx: &Ctx, first_index: usize) -> Vec<Entry> {
                 b.copied = false;
             }
         }
-        let v = &rec.v;
         let ts = r::timestamp(v);
         let pl = r::payload(v);
         match r::kind(v) {
@@ -325,12 +340,36 @@ pub fn entries(recs: &[Rec], cx: &Ctx, first_index: usize) -> Vec<Entry> {
             }
             _ => {}
         }
+        b.out.drain(..).for_each(out);
     }
-    b.flush();
-    let mut out = b.out;
+
+    /// The message still being assembled, to `out`.
+    pub fn finish(mut self, out: &mut dyn FnMut(Entry)) {
+        self.b.flush();
+        self.b.out.drain(..).for_each(out);
+    }
+}
+
+/// Whether the records hold a `user_message` event (prompts then come from events).
+pub fn is_event_prompt(v: &Value) -> bool {
+    r::kind(v) == "event_msg" && r::ptype(v) == "user_message"
+}
+
+/// A web search has no output item.
+pub fn expects_result(name: &str) -> bool {
+    name != "web_search"
+}
+
+/// The entries of `recs`, message positions counted from `first_index`.
+pub fn entries(recs: &[Rec], cx: &Ctx, first_index: usize) -> Vec<Entry> {
+    let mut conv = Conv::new(cx, recs.iter().any(|rec| is_event_prompt(&rec.v)));
+    let mut out = Vec::new();
+    for rec in recs {
+        conv.feed(&rec.v, &mut |e| out.push(e));
+    }
+    conv.finish(&mut |e| out.push(e));
     entries::number(&mut out, first_index);
-    // A web search has no output item.
-    entries::pair(&mut out, |name| name != "web_search");
+    entries::pair(&mut out, expects_result);
     out
 }
 

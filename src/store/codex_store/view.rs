@@ -4,17 +4,23 @@
 
 use std::path::Path;
 
-use super::read::{self, Rec};
+use super::read;
+#[cfg(test)]
+use super::read::Rec;
+#[cfg(test)]
 use super::record as r;
 use super::transcript::{self, Ctx};
-use crate::model::{Entry, Message, Role};
+use crate::model::Entry;
+#[cfg(test)]
+use crate::model::Message;
 use crate::store::lines::{self, RawLine};
 
 /// What Codex resends besides the rollout's items.
 pub const SYSTEM_NOTE: &str = "Codex also sends its base instructions and tool definitions \
      (recorded in session_meta, not shown) and rebuilds the environment context on resume";
 
-/// The window's messages.
+/// The window's messages from records read whole (the streamed window's reference).
+#[cfg(test)]
 pub fn window(
     recs: &[Rec],
     copied: Option<(usize, usize)>,
@@ -29,15 +35,7 @@ pub fn window(
         };
         return crate::store::entries::window_messages(transcript::entries(recs, &cx, 0));
     };
-    let pl = r::payload(&recs[k].v);
-    let mut out = match pl.get("replacement_history").and_then(|h| h.as_array()) {
-        Some(items) => transcript::replacement(items),
-        None => {
-            let mut m = Message::inserted(Role::User, r::s(pl, "message").unwrap_or(""));
-            m.timestamp = r::timestamp(&recs[k].v);
-            vec![m]
-        }
-    };
+    let mut out = super::stream::replayed(&recs[k].v);
     let before = transcript::entries(&recs[..k], &Ctx::default(), 0)
         .iter()
         .filter(|e| matches!(e, Entry::Message(_)))
@@ -72,31 +70,62 @@ pub fn last_rounds(
     })
 }
 
-/// The stored records, pretty-printed where they are JSON (a `.zst` decompressed).
-pub fn raw(path: &Path) -> std::io::Result<String> {
-    let f = read::open(path)?;
-    let mut out = Vec::new();
-    let each = |line: RawLine<'_>, out: &mut Vec<String>| match line {
-        RawLine::TooLong { len, .. } => out.push(format!(
-            "[line of {len} bytes, longer than 64 MiB, not shown]"
-        )),
-        RawLine::Line { bytes, .. } => {
-            let text = String::from_utf8_lossy(bytes);
-            if text.trim().is_empty() {
-                return;
-            }
-            match crate::store::json_first::parse(text.as_bytes()) {
-                Some(v) => out.push(serde_json::to_string_pretty(&v).unwrap_or(text.into_owned())),
-                None => out.push(text.into_owned()),
-            }
+/// `show --raw` a record at a time (a `.zst` through the stream decoder).
+pub fn raw_to(
+    path: &Path,
+    out: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> crate::error::Result<()> {
+    let io = |e| crate::error::Error::io("reading", path, e);
+    let f = read::open(path).map_err(io)?;
+    let zst = read::is_zst(path);
+    lines::raw_records(out, |each| {
+        if zst {
+            let dec = zstd::stream::read::Decoder::new(f)?;
+            lines::pretty_each(
+                std::io::Read::take(dec, read::MAX_INFLATED),
+                read::MAX_LINE,
+                each,
+            )
+        } else {
+            lines::pretty_each(f, read::MAX_LINE, each)
         }
-    };
-    if read::is_zst(path) {
-        let dec = zstd::stream::read::Decoder::new(f)?;
-        let r = std::io::Read::take(dec, read::MAX_INFLATED);
-        lines::for_each_line(r, read::MAX_LINE, |l| each(l, &mut out))?;
-    } else {
-        lines::for_each_line(f, read::MAX_LINE, |l| each(l, &mut out))?;
+    })
+    .map_err(|e| match e {
+        Ok(e) => crate::store::sink_error(e),
+        Err(e) => io(e),
+    })
+}
+
+/// The records that start in the last `bytes` (at least the last one), pretty-printed, and
+/// whether records before them were left out: the browser's raw page. A plain rollout is
+/// read from the end; a compressed one is decoded through, keeping only the last records.
+pub fn raw_page(path: &Path, bytes: u64) -> std::io::Result<(String, bool)> {
+    let bytes = bytes.max(1);
+    let f = read::open(path)?;
+    if !read::is_zst(path) {
+        return lines::page_from_end(f, bytes, read::MAX_LINE);
     }
-    Ok(out.join("\n"))
+    let dec = std::io::Read::take(zstd::stream::read::Decoder::new(f)?, read::MAX_INFLATED);
+    // (stored length, pretty text) of the records kept.
+    let mut kept: std::collections::VecDeque<(u64, String)> = Default::default();
+    let (mut held, mut dropped) = (0u64, false);
+    lines::for_each_line(dec, read::MAX_LINE, |l| {
+        let len = match &l {
+            RawLine::TooLong { len, .. } => *len,
+            RawLine::Line { bytes, .. } => bytes.len() as u64 + 1,
+        };
+        let mut one = Vec::new();
+        lines::pretty_line(l, read::MAX_LINE, |t| one.push(t));
+        for t in one {
+            kept.push_back((len, t));
+            held += len;
+        }
+        while held > bytes && kept.len() > 1 {
+            let (n, _) = kept.pop_front().expect("more than one");
+            held -= n;
+            dropped = true;
+        }
+    })?;
+    let text: Vec<String> = kept.into_iter().map(|(_, t)| t).collect();
+    Ok((text.join("\n"), dropped))
 }
