@@ -108,6 +108,8 @@ fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
 fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
     let (ok, rss) = peak_rss(h, args);
     assert!(ok, "{args:?} failed");
+    // The figures, for BENCHMARKS.md and SECURITY.md (`-- --nocapture`).
+    eprintln!("{args:?}: peak {} MiB of a {} MiB session", rss / MIB, size / MIB);
     assert!(
         rss < bound,
         "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
