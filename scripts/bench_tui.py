@@ -220,6 +220,11 @@ def run_picker(cmd, env, cache, a, keys):
     out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
     # Let the first full-text index build finish (spool's status bar says "indexing"), so
     # the warm start below runs with a current index: else its peak RSS is the build's.
+    # At 100k the build starts seconds after the list is loaded, so first wait for its
+    # progress to show (a small corpus may finish between two polls: 10 s at most).
+    appear = time.perf_counter()
+    while time.perf_counter() - appear < 10 and "indexing" not in screen():
+        time.sleep(0.02)
     watch(t0, a.quiet, a.timeout, busy=("loading", "indexing"))
     tmux("kill-server")
     t0 = start(cmd, env)
