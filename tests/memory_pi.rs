@@ -7,12 +7,11 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use common::Home;
 use common::tmux::Tmux;
 
-const MIB: u64 = 1024 * 1024;
+use common::rss::{MIB, assert_peak_under, high_water, settle, write_lines};
 const ID: &str = "019cf444-0000-7000-8000-0000000000a1";
 
 /// A pi session of about `mib` MiB under the session root `root`: rounds of a prompt, a
@@ -48,8 +47,7 @@ fn pi_session(root: &Path, mib: u64) -> (u64, u64) {
                     r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c{t}","name":"bash","arguments":{{"command":"ls"}}}}],"provider":"anthropic","model":"claude","stopReason":"toolUse",{ms}}}"#
                 ),
             ),
-            // The bulky result, written as it goes below: a 1 MB string built per line would
-            // leave this process (whose peak a spawned child inherits) large.
+            // The bulky result (`write_lines`).
             String::new(),
             msg(
                 &format!("b{t}"),
@@ -67,55 +65,17 @@ fn pi_session(root: &Path, mib: u64) -> (u64, u64) {
             ));
             parent = format!("k{t}");
         }
-        for line in lines.drain(..) {
-            if line.is_empty() {
-                let head = format!(
-                    r#"{{"type":"message","id":"r{t}","parentId":"a{t}",{ts},"message":{{"role":"toolResult","toolCallId":"c{t}","toolName":"bash","content":[{{"type":"text","text":""#
-                );
-                let tail = format!(r#""}}],"isError":false,{ms}}}}}"#);
-                f.write_all(head.as_bytes()).unwrap();
-                f.write_all(bulk.as_bytes()).unwrap();
-                writeln!(f, "{tail}").unwrap();
-                size += (head.len() + bulk.len() + tail.len() + 1) as u64;
-                continue;
-            }
-            size += line.len() as u64 + 1;
-            writeln!(f, "{line}").unwrap();
-        }
+        let head = format!(
+            r#"{{"type":"message","id":"r{t}","parentId":"a{t}",{ts},"message":{{"role":"toolResult","toolCallId":"c{t}","toolName":"bash","content":[{{"type":"text","text":""#
+        );
+        let tail = format!(r#""}}],"isError":false,{ms}}}}}"#);
+        size += write_lines(&mut f, &mut lines, (&head, &bulk, &tail));
         t += 1;
     }
     f.flush().unwrap();
     drop(f);
-    // Settled: a file that changed in the last 10 s may still be growing.
-    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
+    settle(&path);
     (size, t)
-}
-
-/// Run spool with `args` (output discarded); its exit status and peak RSS in bytes.
-// The child is reaped by wait4 itself (std's wait would not give its rusage).
-#[allow(clippy::zombie_processes)]
-fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
-    let child = h
-        .command(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child with valid pointers; `child` is never waited by std.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // ru_maxrss is in KiB on Linux.
-    (ok, usage.ru_maxrss as u64 * 1024)
 }
 
 /// Every `show` of a 100+ MB session holds the slim first pass, a line and the converted
@@ -140,27 +100,8 @@ fn pi_show_holds_a_line_not_the_session() {
         let mut args = vec!["show"];
         args.extend_from_slice(v);
         args.push(&r);
-        let (ok, rss) = peak_rss(&h, &args);
-        assert!(ok, "{args:?} failed");
-        assert!(
-            rss < bound,
-            "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
-            size / MIB,
-            rss / MIB,
-            bound / MIB
-        );
+        assert_peak_under(&h, &args, bound, size);
     }
-}
-
-/// The peak resident set of a running process (`VmHWM`), in bytes.
-fn high_water(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .unwrap();
-    kb * 1024
 }
 
 /// The browser's transcript, window and raw views of a 100+ MB session open at their end

@@ -302,9 +302,7 @@ impl Store for PiStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let mut all = crate::store::sink::Gather::default();
-        self.transcript_to(id, span, &mut all)?;
-        all.finish()
+        crate::store::sink::gathered(|all| self.send_all(id, span, all))?
             .ok_or_else(|| Error::NotFound(format!("pi:{id}")))
     }
 
@@ -328,12 +326,7 @@ impl Store for PiStore {
     }
 
     fn raw(&self, id: &str) -> Result<String> {
-        let mut out = String::new();
-        self.raw_to(id, &mut |t| {
-            out.push_str(t);
-            Ok(())
-        })?;
-        Ok(out)
+        crate::store::sink::raw_gathered(|out| self.raw_to(id, out))
     }
 
     /// A record at a time, never the file or its pretty form whole.

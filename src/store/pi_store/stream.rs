@@ -6,7 +6,7 @@
 //! and send it on.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -18,7 +18,7 @@ use super::transcript::{self, Ctx};
 use super::tree::{self, Tree};
 use super::{PiStore, window};
 use crate::error::{Error, Result};
-use crate::model::{Entry, Transcript, Window};
+use crate::model::{Entry, Transcript};
 use crate::store::sink::{EntrySink, WindowHead, WindowSink};
 use crate::store::{Span, sink_error};
 
@@ -77,6 +77,15 @@ fn changed_notice(changed: u64) -> Option<Entry> {
     })
 }
 
+/// Ids of the entries that also exist in the parent file (with the same type): a fork's
+/// copied region (pi.md section 5).
+pub fn copied(ents: &[Ent], parent_ids: &HashMap<String, String>) -> HashSet<String> {
+    ents.iter()
+        .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
+        .map(|e| e.id.clone())
+        .collect()
+}
+
 /// The path positions of the user messages: where rounds start.
 fn user_positions(ents: &[Ent], t: &Tree) -> Vec<usize> {
     t.path
@@ -97,12 +106,7 @@ impl PiStore {
         let p: &Parsed = &l.parsed;
         let (parent, parent_ids, missing) = Self::parent_of(p);
         let t = tree::build(&p.ents);
-        let copied: HashSet<String> = p
-            .ents
-            .iter()
-            .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
-            .map(|e| e.id.clone())
-            .collect();
+        let copied = copied(&p.ents, &parent_ids);
         drop(parent_ids);
         let cx = Ctx {
             labels: &l.facts.labels,
@@ -183,21 +187,15 @@ impl PiStore {
             count += 1;
             tokens += m.estimated_tokens();
         });
-        sink.head(WindowHead {
-            window: Window {
-                messages: Vec::new(),
-                system_note: Some(window::system_note(
-                    l.facts.model.as_deref(),
-                    l.facts.thinking.as_deref(),
-                )),
-                warnings: Self::warnings(p, &t),
-                summary: l.summary.clone(),
-                omitted: 0,
-                omitted_tokens: 0,
-            },
-            count,
-            tokens,
-        })
+        sink.head(WindowHead::new(
+            Some(window::system_note(
+                l.facts.model.as_deref(),
+                l.facts.thinking.as_deref(),
+            )),
+            Self::warnings(p, &t),
+            l.summary.clone(),
+            (count, tokens),
+        ))
         .map_err(sink_error)?;
         let mut failed: Option<io::Error> = None;
         window::each(&p.ents, &t, &mut |i| lines.load(i), &mut |m| {

@@ -26,12 +26,7 @@ fn whole(s: &PiStore, id: &str) -> Whole {
     let (parent, parent_ids, missing) = PiStore::parent_of(&l.parsed);
     let full = read::read(&path, read::Mode::Full).unwrap();
     let t = tree::build(&full.ents);
-    let copied: HashSet<String> = full
-        .ents
-        .iter()
-        .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
-        .map(|e| e.id.clone())
-        .collect();
+    let copied = stream::copied(&full.ents, &parent_ids);
     let cx = transcript::Ctx {
         labels: &l.facts.labels,
         copied: &copied,
@@ -107,16 +102,7 @@ fn same(s: &PiStore, id: &str) {
         crate::store::lines::pretty_jsonl(read::open(&path).unwrap(), read::MAX_LINE).unwrap();
     let raw = s.raw(id).unwrap();
     assert_eq!(raw, reference, "raw of {id}");
-    // The raw page: the last records, whole; everything once the page is the file's size.
-    let (page, more) = s.raw_page(id, 1).unwrap();
-    assert!(raw.ends_with(&page), "raw page of {id}");
-    assert_eq!(more, page.len() < raw.len(), "raw page of {id}");
-    let (all, more) = s.raw_page(id, u64::MAX / 4).unwrap();
-    assert_eq!(
-        (all.as_str(), more),
-        (raw.as_str(), false),
-        "whole raw page of {id}"
-    );
+    crate::store::lines::assert_raw_pages(id, &raw, |b| s.raw_page(id, b).unwrap());
 }
 
 /// Every session file of a store (by the id it is listed under).
