@@ -45,8 +45,6 @@ pub enum Header {
     /// Nothing but whitespace (or nothing at all) in the file.
     #[default]
     Empty,
-    /// A tail read: the header was not read.
-    NotRead,
 }
 
 /// One entry line, with the fields every pass needs lifted out of its JSON.
@@ -93,8 +91,6 @@ pub struct Parsed {
     pub v1: u64,
     pub size: u64,
     pub mtime: Option<SystemTime>,
-    /// The read started at this byte offset (0 unless read from the end).
-    pub from: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -384,29 +380,21 @@ fn header_of(v: &Value) -> Header {
     }
 }
 
-/// Read a whole session file.
+/// Read a whole session file. The last rounds need no read from the end: the views read the
+/// path's lines again by offset after this pass (`stream`).
 pub fn read(path: &Path, mode: Mode) -> io::Result<Parsed> {
-    read_from(open(path)?, 0, mode)
-}
-
-/// Read from byte `from` on (a tail read starts after the first `\n` at or after `from`).
-pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
+    let f = open(path)?;
     let meta = f.metadata()?;
     let mut p = Parsed {
         size: meta.len(),
         mtime: meta.modified().ok(),
         ..Parsed::default()
     };
-    let start = lines::seek_line_start(&mut f, from)?;
-    if from > 0 {
-        p.header = Header::NotRead;
-    }
-    p.from = start;
     let settled = lines::settled(p.mtime);
-    let mut first = from == 0;
+    let mut first = true;
     let mut need_user = true;
     let size = p.size;
-    lines::for_each_line(f.take(size.saturating_sub(start)), MAX_LINE, |line| {
+    lines::for_each_line(f.take(size), MAX_LINE, |line| {
         let (bytes, terminated, line_no) = match line {
             RawLine::TooLong { len, .. } => {
                 first = false;
@@ -455,14 +443,14 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         });
         match ent {
             Some(mut e) => {
-                (e.at, e.len) = (start + line_no, bytes.len() as u64);
+                (e.at, e.len) = (line_no, bytes.len() as u64);
                 if e.kind == "message" && e.role.as_deref() == Some("user") && !e.v.is_null() {
                     need_user = false;
                 }
                 if e.id.is_empty() {
                     // A v1 entry: linked to the previous one in memory only (DECIDED 11).
                     p.v1 += 1;
-                    e.id = format!("#{}", start + line_no);
+                    e.id = format!("#{line_no}");
                     e.parent = p.ents.last().map(|prev| prev.id.clone());
                 }
                 p.ents.push(e);
