@@ -5,12 +5,11 @@
 mod common;
 
 use std::io::Write;
-use std::process::Stdio;
 
 use common::Home;
 use common::tmux::Tmux;
 
-const MIB: u64 = 1024 * 1024;
+use common::rss::{MIB, assert_peak_under, high_water, peak_rss};
 
 /// A loom log of about `mib` MiB: rounds of a user message, a tool call, its result and a
 /// reply.
@@ -101,41 +100,6 @@ fn loop_session(h: &Home, mib: u64, compacted: bool) -> u64 {
         "generation": generation, "start": 0, "bytes": bytes, "messageCount": count});
     std::fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
     bytes
-}
-
-/// Run spool with `args` (output discarded); its exit status and peak RSS in bytes.
-// The child is reaped by wait4 itself (std's wait would not give its rusage).
-#[allow(clippy::zombie_processes)]
-fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
-    let child = h
-        .command(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child with valid pointers; `child` is never waited by std.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // ru_maxrss is in KiB on Linux.
-    (ok, usage.ru_maxrss as u64 * 1024)
-}
-
-/// Run `spool ARGS` and require it to succeed with a peak RSS under `bound` (`size` is the
-/// session file's, for the message).
-fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
-    let (ok, rss) = peak_rss(h, args);
-    assert!(ok, "{args:?} failed");
-    assert!(
-        rss < bound,
-        "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
-        size / MIB,
-        rss / MIB,
-        bound / MIB
-    );
 }
 
 #[test]
@@ -328,17 +292,6 @@ fn indexing_a_big_log_streams_it() {
 /// What the index build may hold: tantivy's writer budget (16 MB) and its segments being
 /// merged, beside one entry of the session.
 const INDEXED: u64 = 100 * MIB;
-
-/// The peak resident set of a running process (`VmHWM`), in bytes.
-fn high_water(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .unwrap();
-    kb * 1024
-}
 
 /// The browser's window and raw views of a big log open at their end, holding a page: the
 /// last reply is on screen and the process stays far below the log's size.

@@ -6,12 +6,11 @@
 mod common;
 
 use std::io::Write;
-use std::process::Stdio;
 
 use common::Home;
 use serde_json::json;
 
-const MIB: u64 = 1024 * 1024;
+use common::rss::{MIB, assert_peak_under, settle};
 const ID: &str = "0b5e1a2c-3d4e-4f60-8a7b-9c0d1e2f3a4b";
 
 /// A transcript of about `mib` MiB: rounds of a prompt with a screenshot, a call, its result
@@ -57,48 +56,8 @@ fn claude_session(h: &Home, mib: u64, image: usize) -> u64 {
     }
     f.flush().unwrap();
     drop(f);
-    // Settled: a file that changed in the last 10 s may still be growing.
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
+    settle(&path);
     size
-}
-
-/// Run spool with `args` (output discarded); its exit status and peak RSS in bytes.
-// The child is reaped by wait4 itself (std's wait would not give its rusage).
-#[allow(clippy::zombie_processes)]
-fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
-    let child = h
-        .command(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child with valid pointers; `child` is never waited by std.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // ru_maxrss is in KiB on Linux.
-    (ok, usage.ru_maxrss as u64 * 1024)
-}
-
-fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
-    let (ok, rss) = peak_rss(h, args);
-    assert!(ok, "{args:?} failed");
-    assert!(
-        rss < bound,
-        "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
-        size / MIB,
-        rss / MIB,
-        bound / MIB
-    );
 }
 
 /// Every `show` of a 100+ MB transcript of 8 MB image lines holds a line and the converted

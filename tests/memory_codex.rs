@@ -6,11 +6,10 @@
 mod common;
 
 use std::io::Write;
-use std::process::Stdio;
 
 use common::Home;
 
-const MIB: u64 = 1024 * 1024;
+use common::rss::{MIB, assert_peak_under, settle, write_lines};
 const ID: &str = "019cf333-0000-7000-8000-0000000000f1";
 
 /// A rollout of about `mib` MiB: turns of a prompt, a call whose output is `out` bytes, an
@@ -41,8 +40,7 @@ fn codex_rollout(h: &Home, mib: u64, out: usize) -> (std::path::PathBuf, u64) {
                 "response_item",
                 format!(r#"{{"type":"function_call","name":"shell","call_id":"c{t}","arguments":"{{}}"}}"#),
             ),
-            // The bulky output, written as it goes below: a 1 MB string built per line
-            // would leave this process (whose peak a spawned child inherits) large.
+            // The bulky output (`write_lines`).
             String::new(),
             env(
                 "response_item",
@@ -54,69 +52,16 @@ fn codex_rollout(h: &Home, mib: u64, out: usize) -> (std::path::PathBuf, u64) {
         if t % 20 == 19 {
             lines.push(env("compacted", format!(r#"{{"message":"summary {t}"}}"#)));
         }
-        for line in lines.drain(..) {
-            if line.is_empty() {
-                let head = format!(
-                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call_output","call_id":"c{t}","output":""#
-                );
-                let tail = "\"}}\n";
-                f.write_all(head.as_bytes()).unwrap();
-                f.write_all(bulk.as_bytes()).unwrap();
-                f.write_all(tail.as_bytes()).unwrap();
-                size += (head.len() + bulk.len() + tail.len()) as u64;
-                continue;
-            }
-            size += line.len() as u64 + 1;
-            writeln!(f, "{line}").unwrap();
-        }
+        let head = format!(
+            r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call_output","call_id":"c{t}","output":""#
+        );
+        size += write_lines(&mut f, &mut lines, (&head, &bulk, "\"}}"));
         t += 1;
     }
     f.flush().unwrap();
     drop(f);
-    // Settled: a file that changed in the last 10 s may still be growing.
-    let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
+    settle(&path);
     (path, size)
-}
-
-/// Run spool with `args` (output discarded); its exit status and peak RSS in bytes.
-// The child is reaped by wait4 itself (std's wait would not give its rusage).
-#[allow(clippy::zombie_processes)]
-fn peak_rss(h: &Home, args: &[&str]) -> (bool, u64) {
-    let child = h
-        .command(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be overwritten.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child with valid pointers; `child` is never waited by std.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // ru_maxrss is in KiB on Linux.
-    (ok, usage.ru_maxrss as u64 * 1024)
-}
-
-fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
-    let (ok, rss) = peak_rss(h, args);
-    assert!(ok, "{args:?} failed");
-    // The figures, for BENCHMARKS.md and SECURITY.md (`-- --nocapture`).
-    eprintln!("{args:?}: peak {} MiB of a {} MiB session", rss / MIB, size / MIB);
-    assert!(
-        rss < bound,
-        "{args:?} of a {} MiB session peaked at {} MiB (bound {} MiB)",
-        size / MIB,
-        rss / MIB,
-        bound / MIB
-    );
 }
 
 /// Every `show` of a 100+ MB rollout holds a line and the converted entries, never the

@@ -42,6 +42,10 @@ pub type DocLine = Vec<(Tone, String)>;
 
 /// Lines of a tool result (or an unpaired tool / system message) shown while collapsed.
 const RESULT_PREVIEW: usize = 3;
+/// Characters of one line a collapsed preview shows: a result of one huge line (a 1 MB
+/// minified file) is cut, not copied and laid out whole (issue 11: a first screen holds a
+/// page).
+const PREVIEW_CHARS: usize = 2000;
 /// Lines of a tool call's arguments shown while collapsed.
 const ARGS_PREVIEW: usize = 8;
 
@@ -123,7 +127,18 @@ impl Builder<'_> {
         let lines: Vec<&str> = clean.lines().collect();
         let shown = max.unwrap_or(usize::MAX).min(lines.len());
         for l in &lines[..shown] {
-            self.push(line(tone, format!("{indent}{l}")));
+            let cut = max.and_then(|_| l.char_indices().nth(PREVIEW_CHARS));
+            self.push(line(
+                tone,
+                match cut {
+                    Some((at, _)) => format!(
+                        "{indent}{}… {} (o expands)",
+                        &l[..at],
+                        count(l[at..].chars().count(), "more character")
+                    ),
+                    None => format!("{indent}{l}"),
+                },
+            ));
         }
         if shown < lines.len() {
             let more = count(lines.len() - shown, "more line");
@@ -231,7 +246,7 @@ impl Builder<'_> {
             _ => Tone::Plain,
         };
         if m.role == Role::Tool {
-            let long = m.text.lines().count() > RESULT_PREVIEW;
+            let long = folds(&m.text);
             self.fold(format!("b:{anchor}"), long, |b, open| {
                 let max = (!open).then_some(RESULT_PREVIEW);
                 b.text(&m.text, tone, "  ", max);
@@ -252,7 +267,7 @@ impl Builder<'_> {
         for call in &m.tool_calls {
             let args = tool_args::lines(&call.arguments, "      ");
             let result = results.get(&call.id);
-            let long_result = result.is_some_and(|r| r.text.lines().count() > RESULT_PREVIEW);
+            let long_result = result.is_some_and(|r| folds(&r.text));
             let foldable = args.len() > ARGS_PREVIEW || long_result;
             self.fold(format!("r:{}", call.id), foldable, |b, open| {
                 b.push(line(Tone::Tool, format!("  ⚙ {}", one_line(&call.name))));
@@ -281,6 +296,17 @@ impl Builder<'_> {
             });
         }
     }
+}
+
+/// Whether a result's collapsed preview hides something: lines past the first few, or the
+/// end of a line too long to show whole.
+fn folds(text: &str) -> bool {
+    let mut lines = text.lines();
+    lines
+        .by_ref()
+        .take(RESULT_PREVIEW)
+        .any(|l| l.len() > PREVIEW_CHARS && l.chars().nth(PREVIEW_CHARS).is_some())
+        || lines.next().is_some()
 }
 
 /// Tool results that pair with a call somewhere in `msgs` (they are drawn under the call).
@@ -525,5 +551,37 @@ mod tests {
     fn escape_sequences_never_reach_lines() {
         let l = raw("a\u{1b}[2Jb\nc");
         assert_eq!(l.iter().map(text).collect::<Vec<_>>(), ["ab", "c"]);
+    }
+
+    /// A result of one 1 MB line shows its first characters collapsed (the rest folds), and
+    /// whole once opened.
+    #[test]
+    fn a_huge_line_of_a_collapsed_result_is_cut_and_folds() {
+        let m = Message::new(Role::Tool, "y".repeat(1_000_000));
+        let shown = |open: &Expansion| {
+            let mut b = Builder {
+                doc: Doc::default(),
+                open,
+                time: TimeFmt::default(),
+            };
+            b.message(&m, "x", &HashMap::new());
+            b.doc
+        };
+        let closed = shown(&Expansion::default());
+        let longest = closed.lines.iter().map(|l| text(l).len()).max().unwrap();
+        assert!(longest < PREVIEW_CHARS + 100, "{longest}");
+        assert!(
+            closed
+                .lines
+                .iter()
+                .any(|l| text(l).ends_with("… 998000 more characters (o expands)"))
+        );
+        assert_eq!(closed.folds.len(), 1);
+        let all = Expansion {
+            all: true,
+            ..Expansion::default()
+        };
+        let open = shown(&all);
+        assert!(open.lines.iter().any(|l| text(l).len() > 1_000_000));
     }
 }

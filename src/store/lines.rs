@@ -241,6 +241,21 @@ pub fn page_from_end(
     raw_page(&mut file, bytes, |r| pretty_jsonl(r, max_line))
 }
 
+/// A streamed raw view's pages against `raw`, the whole view (`page(bytes)` is a store's
+/// `raw_page`): the last page holds the last records, whole; a page the file's size, all.
+#[cfg(test)]
+pub fn assert_raw_pages(what: &str, raw: &str, page: impl Fn(u64) -> (String, bool)) {
+    let (last, more) = page(1);
+    assert!(raw.ends_with(&last), "raw page of {what}");
+    assert_eq!(more, last.len() < raw.len(), "raw page of {what}");
+    let (all, more) = page(u64::MAX / 4);
+    assert_eq!(
+        (all.as_str(), more),
+        (raw, false),
+        "whole raw page of {what}"
+    );
+}
+
 fn emit(start: u64, line: &[u8], skipping: Option<u64>, terminated: bool) -> RawLine<'_> {
     match skipping {
         Some(len) => RawLine::TooLong {

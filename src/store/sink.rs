@@ -62,6 +62,29 @@ impl EntrySink for Gather {
     }
 }
 
+/// The transcript `send` streams, gathered whole: the `transcript` of a store whose
+/// `transcript_to` streams (`None` if no head came).
+pub fn gathered(
+    send: impl FnOnce(&mut Gather) -> crate::error::Result<()>,
+) -> crate::error::Result<Option<Transcript>> {
+    let mut all = Gather::default();
+    send(&mut all)?;
+    Ok(all.finish())
+}
+
+/// The raw view `write` hands over a piece at a time, gathered whole: the `raw` of a store
+/// whose `raw_to` streams.
+pub fn raw_gathered(
+    write: impl FnOnce(&mut dyn FnMut(&str) -> io::Result<()>) -> crate::error::Result<()>,
+) -> crate::error::Result<String> {
+    let mut text = String::new();
+    write(&mut |piece| {
+        text.push_str(piece);
+        Ok(())
+    })?;
+    Ok(text)
+}
+
 /// One piece of a streamed transcript.
 pub enum Piece {
     // Boxed: entries, not the one head, fill the channel.
@@ -100,6 +123,30 @@ pub struct WindowHead {
     pub window: Window,
     pub count: usize,
     pub tokens: u64,
+}
+
+impl WindowHead {
+    /// The head of a window whose messages follow: what they add up to, and the rest of the
+    /// window (no messages yet, none omitted).
+    pub fn new(
+        system_note: Option<String>,
+        warnings: Vec<String>,
+        summary: crate::model::SessionSummary,
+        (count, tokens): (usize, u64),
+    ) -> WindowHead {
+        WindowHead {
+            window: Window {
+                messages: Vec::new(),
+                system_note,
+                warnings,
+                summary,
+                omitted: 0,
+                omitted_tokens: 0,
+            },
+            count,
+            tokens,
+        }
+    }
 }
 
 /// Where a store sends a replayed window as it reads it (`show --window`, the browser's

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod rss;
 pub mod search;
 pub mod tmux;
 

@@ -104,18 +104,12 @@ impl ClaudeStore {
             Ok(())
         })
         .map_err(io)?;
-        sink.head(WindowHead {
-            window: crate::model::Window {
-                messages: Vec::new(),
-                system_note: Some(super::window::SYSTEM_NOTE.into()),
-                warnings: Self::warnings(&l.parsed, &l.facts),
-                summary: l.summary.clone(),
-                omitted: 0,
-                omitted_tokens: 0,
-            },
-            count,
-            tokens,
-        })
+        sink.head(WindowHead::new(
+            Some(super::window::SYSTEM_NOTE.into()),
+            Self::warnings(&l.parsed, &l.facts),
+            l.summary.clone(),
+            (count, tokens),
+        ))
         .map_err(sink_error)?;
         let src = stream::FromFile::new(recs, read::open(&path).map_err(io)?);
         let mut failed = None;

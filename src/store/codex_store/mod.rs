@@ -296,9 +296,7 @@ impl Store for CodexStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let mut all = crate::store::sink::Gather::default();
-        self.transcript_to(id, span, &mut all)?;
-        all.finish()
+        crate::store::sink::gathered(|all| self.transcript_to(id, span, all))?
             .ok_or_else(|| Error::NotFound(format!("codex:{id}")))
     }
 
@@ -350,12 +348,7 @@ impl Store for CodexStore {
     }
 
     fn raw(&self, id: &str) -> Result<String> {
-        let mut out = String::new();
-        self.raw_to(id, &mut |t| {
-            out.push_str(t);
-            Ok(())
-        })?;
-        Ok(out)
+        crate::store::sink::raw_gathered(|out| self.raw_to(id, out))
     }
 
     fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {

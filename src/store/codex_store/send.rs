@@ -97,18 +97,12 @@ impl CodexStore {
         })
         .map_err(io)?;
         pairing.next = before;
-        sink.head(WindowHead {
-            window: crate::model::Window {
-                messages: Vec::new(),
-                system_note: Some(view::SYSTEM_NOTE.into()),
-                warnings: Self::warnings(&sc.parsed, &l.facts),
-                summary: l.summary.clone(),
-                omitted: 0,
-                omitted_tokens: 0,
-            },
-            count,
-            tokens,
-        })
+        sink.head(WindowHead::new(
+            Some(view::SYSTEM_NOTE.into()),
+            Self::warnings(&sc.parsed, &l.facts),
+            l.summary.clone(),
+            (count, tokens),
+        ))
         .map_err(sink_error)?;
         let mut failed: Option<io::Error> = None;
         stream::window_pass(&l.path, &sc, &tail_cx, false, &mut |mut e, replayed| {

@@ -61,16 +61,7 @@ fn same(s: &CodexStore, id: &str) {
         crate::store::lines::pretty_jsonl(f, read::MAX_LINE).unwrap()
     };
     assert_eq!(raw, reference, "raw of {id}");
-    // The raw page: the last records, whole; everything once the page is the file's size.
-    let (page, more) = s.raw_page(id, 1).unwrap();
-    assert!(raw.ends_with(&page), "raw page of {id}");
-    assert_eq!(more, page.len() < raw.len(), "raw page of {id}");
-    let (all, more) = s.raw_page(id, u64::MAX / 4).unwrap();
-    assert_eq!(
-        (all.as_str(), more),
-        (raw.as_str(), false),
-        "whole raw page of {id}"
-    );
+    crate::store::lines::assert_raw_pages(id, &raw, |b| s.raw_page(id, b).unwrap());
 }
 
 fn copy(src: &Path, dst: &Path) {

@@ -362,12 +362,7 @@ impl Store for HarnessStore {
 
     /// The record pretty-printed as the harness writes it, gathered from `raw_to`.
     fn raw(&self, id: &str) -> Result<String> {
-        let mut text = String::new();
-        self.raw_to(id, &mut |piece| {
-            text.push_str(piece);
-            Ok(())
-        })?;
-        Ok(text)
+        super::sink::raw_gathered(|out| self.raw_to(id, out))
     }
 
     /// The dump written a field, and a history entry, at a time (`raw`); records that

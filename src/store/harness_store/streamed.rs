@@ -14,7 +14,7 @@ use super::record::{self, Loaded};
 use super::render::{self, WindowWalk};
 use super::{HarnessStore, json::Parsed};
 use crate::error::{Error, Result};
-use crate::model::{Entry, SessionSummary, Transcript, Window};
+use crate::model::{Entry, SessionSummary, Transcript};
 use crate::store::sink::{EntrySink, WindowHead, WindowSink};
 use crate::store::{Span, sink_error};
 
@@ -169,18 +169,12 @@ pub fn window_to(store: &HarnessStore, id: &str, sink: &mut dyn WindowSink) -> R
         return Ok(false);
     }
     let warnings = store.window_warnings(id, &summary, &parsed);
-    sink.head(WindowHead {
-        window: Window {
-            messages: Vec::new(),
-            system_note: Some(render::resume_note(&parsed.map)),
-            summary,
-            warnings,
-            omitted: 0,
-            omitted_tokens: 0,
-        },
-        count,
-        tokens,
-    })
+    sink.head(WindowHead::new(
+        Some(render::resume_note(&parsed.map)),
+        warnings,
+        summary,
+        (count, tokens),
+    ))
     .map_err(sink_error)?;
     drop(parsed);
     let mut walk = WindowWalk::default();

@@ -5,11 +5,13 @@
 //!
 //! Layout: `discover` finds the root and the files, `read` splits and decodes lines, `tree`
 //! finds the active leaf, path and branches, `listing` derives the row, `transcript` turns
-//! the path into messages, `window` replays the context window and reads `--last` from the end.
+//! the path into messages, `window` replays the context window, `stream` sends both an
+//! entry at a time from a slim first pass and the path's lines read again by offset.
 
 mod discover;
 mod listing;
 mod read;
+mod stream;
 mod transcript;
 mod tree;
 mod window;
@@ -18,6 +20,8 @@ mod window;
 mod tests_malformed;
 #[cfg(test)]
 mod tests_read;
+#[cfg(test)]
+mod tests_stream;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -26,7 +30,7 @@ use std::time::{Duration, SystemTime};
 use super::state::{self, StateDir};
 use super::{Candidate, Span, Store};
 use crate::error::{Error, Result};
-use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
+use crate::model::{SessionSummary, StoreKind, Transcript, Window};
 
 pub use discover::{agent_dir, default_root, valid_id};
 use read::Header;
@@ -82,8 +86,9 @@ impl PiStore {
             .ok_or_else(not_found)
     }
 
-    fn load(&self, path: &Path) -> std::io::Result<Loaded> {
-        let mut parsed = read::read(path, read::Mode::List)?;
+    /// The row of the file at `path`, from a read in `mode` (`Scan` for the streamed views).
+    fn load(&self, path: &Path, mode: read::Mode) -> std::io::Result<Loaded> {
+        let mut parsed = read::read(path, mode)?;
         // pi rewrites files in place (not atomically): a file caught empty mid-rewrite is
         // read once more (DECIDED 14).
         let fresh = parsed
@@ -92,7 +97,7 @@ impl PiStore {
             .is_some_and(|a| a < Duration::from_secs(2));
         if parsed.size == 0 && fresh {
             std::thread::sleep(Duration::from_millis(200));
-            parsed = read::read(path, read::Mode::List)?;
+            parsed = read::read(path, mode)?;
         }
         let t = tree::build(&parsed.ents);
         let facts = listing::facts(&parsed, &t);
@@ -128,10 +133,10 @@ impl PiStore {
         })
     }
 
-    fn load_id(&self, id: &str) -> Result<(PathBuf, Loaded)> {
+    fn load_id(&self, id: &str, mode: read::Mode) -> Result<(PathBuf, Loaded)> {
         let path = self.locate(id)?;
         let l = self
-            .load(&path)
+            .load(&path, mode)
             .map_err(|e| Error::io("reading", &path, e))?;
         Ok((path, l))
     }
@@ -258,7 +263,7 @@ impl Store for PiStore {
         if c.path.is_dir() {
             return super::unreadable_dir_row(StoreKind::Pi, c);
         }
-        Some(match self.load(&c.path) {
+        Some(match self.load(&c.path, read::Mode::List) {
             Ok(l) => l.summary,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 SessionSummary::error_row(StoreKind::Pi, &c.id, &c.path, "deleted (by pi?)")
@@ -297,91 +302,53 @@ impl Store for PiStore {
     }
 
     fn transcript(&self, id: &str, span: Span) -> Result<Transcript> {
-        let (path, l) = self.load_id(id)?;
-        let (parent, parent_ids, missing) = Self::parent_of(&l.parsed);
-        let io = |e| Error::io("reading", &path, e);
-        let full = read::read(&path, read::Mode::Full).map_err(io)?;
-        let t = tree::build(&full.ents);
-        let copied: HashSet<String> = full
-            .ents
-            .iter()
-            .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
-            .map(|e| e.id.clone())
-            .collect();
-        let cx = transcript::Ctx {
-            labels: &l.facts.labels,
-            copied: &copied,
-            parent: parent.as_deref(),
-        };
-        let mut warnings = Self::warnings(&full, &t);
-        let (mut entries, total_rounds, first_round) = match span {
-            Span::LastRounds(n) => {
-                drop(full);
-                let (e, total, first, whole) = window::last_rounds(&path, n, &cx).map_err(io)?;
-                if !whole {
-                    warnings.push(
-                        "read from the end of the file: rounds and message positions count \
-                         from the first entry read"
-                            .into(),
-                    );
-                }
-                (e, total, first)
-            }
-            Span::All => {
-                let mut e = transcript::entries(&full.ents, &t, &t.path, &cx, 0);
-                let on_path = t.on_path();
-                let unlinked = t.orphans.iter().filter(|o| !on_path.contains(o)).count();
-                if unlinked > 0 {
-                    e.push(Entry::Notice(format!(
-                        "unlinked entries: {unlinked} entr{} whose parent is missing, off the \
-                         active path",
-                        if unlinked == 1 { "y" } else { "ies" }
-                    )));
-                }
-                crate::store::last_rounds(e, Span::All)
-            }
-        };
-        if let Some(m) = missing
-            && first_round == 0
-        {
-            entries.insert(0, Entry::Notice(m));
-        }
-        if !l.facts.labels.is_empty() && first_round == 0 {
-            let list: Vec<String> = l.facts.labels.values().cloned().collect();
-            entries.insert(0, Entry::Notice(format!("labels: {}", list.join(", "))));
-        }
-        Ok(Transcript {
-            summary: l.summary,
-            entries,
-            total_rounds,
-            first_round,
-            warnings,
-            todos: None,
-        })
+        crate::store::sink::gathered(|all| self.send_all(id, span, all))?
+            .ok_or_else(|| Error::NotFound(format!("pi:{id}")))
+    }
+
+    /// Read in passes: the entries' lines one at a time (`stream`).
+    fn transcript_to(
+        &self,
+        id: &str,
+        span: Span,
+        sink: &mut dyn crate::store::sink::EntrySink,
+    ) -> Result<()> {
+        self.send_all(id, span, sink)
     }
 
     fn window(&self, id: &str) -> Result<Window> {
-        let (path, l) = self.load_id(id)?;
-        let p = read::read(&path, read::Mode::Full).map_err(|e| Error::io("reading", &path, e))?;
-        let t = tree::build(&p.ents);
-        Ok(Window {
-            messages: window::messages(&p.ents, &t),
-            system_note: Some(window::system_note(
-                l.facts.model.as_deref(),
-                l.facts.thinking.as_deref(),
-            )),
-            warnings: Self::warnings(&p, &t),
-            summary: l.summary,
-            omitted: 0,
-            omitted_tokens: 0,
-        })
+        self.window_page(id, usize::MAX)
+    }
+
+    /// Replayed in passes: the replayed entries' lines one at a time (`stream`).
+    fn window_to(&self, id: &str, sink: &mut dyn crate::store::sink::WindowSink) -> Result<()> {
+        self.send_window(id, sink)
     }
 
     fn raw(&self, id: &str) -> Result<String> {
+        crate::store::sink::raw_gathered(|out| self.raw_to(id, out))
+    }
+
+    /// A record at a time, never the file or its pretty form whole.
+    fn raw_to(&self, id: &str, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<()> {
         let path = self.locate(id)?;
-        let f = read::open(&path).map_err(|e| Error::io("reading", &path, e))?;
-        crate::store::lines::pretty_jsonl(f, read::MAX_LINE)
-            .map_err(|e| Error::io("reading", &path, e))
+        let io = |e| Error::io("reading", &path, e);
+        let f = read::open(&path).map_err(io)?;
+        crate::store::lines::raw_records(out, |each| {
+            crate::store::lines::pretty_each(f, read::MAX_LINE, each)
+        })
+        .map_err(|e| match e {
+            Ok(e) => crate::store::sink_error(e),
+            Err(e) => io(e),
+        })
+    }
+
+    /// The browser's raw page: the records that start in the file's last `bytes`.
+    fn raw_page(&self, id: &str, bytes: u64) -> Result<(String, bool)> {
+        let path = self.locate(id)?;
+        let io = |e| Error::io("reading", &path, e);
+        let f = read::open(&path).map_err(io)?;
+        crate::store::lines::page_from_end(f, bytes.max(1), read::MAX_LINE).map_err(io)
     }
 
     fn set_pinned(&self, id: &str, pinned: bool) -> Result<()> {
@@ -390,7 +357,7 @@ impl Store for PiStore {
     }
 
     fn set_unread(&self, id: &str, unread: bool) -> Result<()> {
-        let (_, l) = self.load_id(id)?;
+        let (_, l) = self.load_id(id, read::Mode::List)?;
         self.state.set_read(id, l.facts.newest_assistant, unread)
     }
 

@@ -45,8 +45,6 @@ pub enum Header {
     /// Nothing but whitespace (or nothing at all) in the file.
     #[default]
     Empty,
-    /// A tail read: the header was not read.
-    NotRead,
 }
 
 /// One entry line, with the fields every pass needs lifted out of its JSON.
@@ -73,6 +71,10 @@ pub struct Ent {
     pub cost: f64,
     /// The whole line, or `Null` where a listing read skipped it.
     pub v: Value,
+    /// Where the line starts in the file and its length: the streamed views read a skipped
+    /// line again from here (`stream::Lines`) rather than holding it.
+    pub at: u64,
+    pub len: u64,
 }
 
 /// What a read produced.
@@ -89,8 +91,6 @@ pub struct Parsed {
     pub v1: u64,
     pub size: u64,
     pub mtime: Option<SystemTime>,
-    /// The read started at this byte offset (0 unless read from the end).
-    pub from: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +99,9 @@ pub enum Mode {
     Full,
     /// Listing: metadata entries and the first user message whole, the rest slim.
     List,
+    /// The streamed views' first pass: read as `List`, and invalid UTF-8 in a slim line is
+    /// counted as a whole read counts it (their warnings are the file's).
+    Scan,
 }
 
 /// The keys a listing pass reads from most lines; everything else is skipped unparsed.
@@ -265,6 +268,8 @@ impl Ent {
             cost,
             kind,
             v,
+            at: 0,
+            len: 0,
         })
     }
 
@@ -312,6 +317,8 @@ impl Ent {
             tokens,
             cost,
             v: Value::Null,
+            at: 0,
+            len: 0,
         }
     }
 }
@@ -340,7 +347,7 @@ fn is_assistant(bytes: &[u8]) -> bool {
 }
 
 /// Parse one line into an object (first-wins duplicate keys); `(value, was_lossy)`.
-fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
+pub fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
     if let Some(v) = json_first::parse(bytes) {
         return v.is_object().then_some((v, false));
     }
@@ -373,36 +380,21 @@ fn header_of(v: &Value) -> Header {
     }
 }
 
-/// Read a whole session file.
+/// Read a whole session file. The last rounds need no read from the end: the views read the
+/// path's lines again by offset after this pass (`stream`).
 pub fn read(path: &Path, mode: Mode) -> io::Result<Parsed> {
-    read_from(open(path)?, 0, mode)
-}
-
-/// Read the end of a file: the last `bytes` bytes (whole lines only), or all of it.
-pub fn read_tail(path: &Path, bytes: u64) -> io::Result<Parsed> {
     let f = open(path)?;
-    let size = f.metadata()?.len();
-    read_from(f, size.saturating_sub(bytes), Mode::Full)
-}
-
-/// Read from byte `from` on (a tail read starts after the first `\n` at or after `from`).
-pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
     let meta = f.metadata()?;
     let mut p = Parsed {
         size: meta.len(),
         mtime: meta.modified().ok(),
         ..Parsed::default()
     };
-    let start = lines::seek_line_start(&mut f, from)?;
-    if from > 0 {
-        p.header = Header::NotRead;
-    }
-    p.from = start;
     let settled = lines::settled(p.mtime);
-    let mut first = from == 0;
+    let mut first = true;
     let mut need_user = true;
     let size = p.size;
-    lines::for_each_line(f.take(size.saturating_sub(start)), MAX_LINE, |line| {
+    lines::for_each_line(f.take(size), MAX_LINE, |line| {
         let (bytes, terminated, line_no) = match line {
             RawLine::TooLong { len, .. } => {
                 first = false;
@@ -428,7 +420,7 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
                 return;
             }
         }
-        let slim = mode == Mode::List && !parse_whole(bytes, need_user);
+        let slim = mode != Mode::Full && !parse_whole(bytes, need_user);
         let ent = if slim && is_assistant(bytes) {
             serde_json::from_slice::<Slim<SlimText>>(bytes)
                 .ok()
@@ -440,6 +432,10 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         } else {
             None
         };
+        // A slim parse skips strings unchecked; a whole parse would have read them lossily.
+        if ent.is_some() && mode == Mode::Scan && std::str::from_utf8(bytes).is_err() {
+            p.lossy += 1;
+        }
         let ent = ent.or_else(|| {
             let (v, lossy) = decode(bytes)?;
             p.lossy += u64::from(lossy);
@@ -447,13 +443,14 @@ pub fn read_from(mut f: File, from: u64, mode: Mode) -> io::Result<Parsed> {
         });
         match ent {
             Some(mut e) => {
+                (e.at, e.len) = (line_no, bytes.len() as u64);
                 if e.kind == "message" && e.role.as_deref() == Some("user") && !e.v.is_null() {
                     need_user = false;
                 }
                 if e.id.is_empty() {
                     // A v1 entry: linked to the previous one in memory only (DECIDED 11).
                     p.v1 += 1;
-                    e.id = format!("#{}", start + line_no);
+                    e.id = format!("#{line_no}");
                     e.parent = p.ents.last().map(|prev| prev.id.clone());
                 }
                 p.ents.push(e);

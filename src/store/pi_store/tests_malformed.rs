@@ -123,7 +123,7 @@ fn branched_from_and_converted_shapes_never_fail_the_file() {
     let t = store.transcript("s1", Span::All).unwrap();
     assert_eq!(text(&t).first().map(String::as_str), Some("converted"));
     assert_eq!(text(&t).last().map(String::as_str), Some("fine"));
-    let (_, l) = store.load_id("s1").unwrap();
+    let (_, l) = store.load_id("s1", read::Mode::List).unwrap();
     assert_eq!(l.facts.other, 1);
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::{Role, rfc3339};
+use crate::model::{Entry, Role, rfc3339};
 use crate::store::Store;
 
 pub const A: &str = "019ceba0-ae56-7f60-8a1b-2c3d4e5f6a7b";
@@ -125,7 +125,7 @@ fn example_a_listing_fields() {
         "{:?}",
         s.badges
     );
-    let (_, l) = store.load_id(A).unwrap();
+    let (_, l) = store.load_id(A, read::Mode::List).unwrap();
     assert_eq!(
         l.facts.entries, 8,
         "pi's own count includes the 2 tool results"
@@ -145,7 +145,7 @@ fn example_a_listing_fields() {
 #[test]
 fn example_a_title_without_the_name_and_transcript() {
     let (_d, store) = fixture_root();
-    let (_, l) = store.load_id(A).unwrap();
+    let (_, l) = store.load_id(A, read::Mode::List).unwrap();
     let f = listing::Facts {
         name: None,
         ..l.facts
@@ -196,7 +196,7 @@ fn example_b_listing_fields() {
         s.badges
     );
     assert!(!s.badges.iter().any(|b| b == "live"));
-    let (_, l) = store.load_id(B).unwrap();
+    let (_, l) = store.load_id(B, read::Mode::List).unwrap();
     assert_eq!(l.facts.entries, 11);
     assert_eq!(l.parsed.ents.len(), 15, "15 good entries");
     assert_eq!(l.parsed.bad, 1);
@@ -205,7 +205,7 @@ fn example_b_listing_fields() {
 #[test]
 fn example_b_tree_branches_copied_region_and_window() {
     let (_d, store) = fixture_root();
-    let (_, l) = store.load_id(B).unwrap();
+    let (_, l) = store.load_id(B, read::Mode::List).unwrap();
     let full = read::read(&l.summary.path, read::Mode::Full).unwrap();
     let t = tree::build(&full.ents);
     let ids: Vec<&str> = t.path.iter().map(|&i| full.ents[i].id.as_str()).collect();
@@ -307,8 +307,10 @@ fn title_precedence_name_clears_and_control_characters() {
     assert_eq!(row(&store, "s1").title.chars().count(), 100);
 }
 
+/// The last rounds read only the path's lines from their first round on (by offset, after
+/// the slim first pass): exact rounds and positions, no "read from the end" caveat.
 #[test]
-fn last_rounds_read_from_the_end_along_the_path() {
+fn last_rounds_read_from_their_first_round_along_the_path() {
     let mut lines = Vec::new();
     let mut parent: Option<String> = None;
     let pad = "y".repeat(2000);
@@ -330,13 +332,10 @@ fn last_rounds_read_from_the_end_along_the_path() {
         got,
         ["prompt 398 y", "answer 398", "prompt 399 y", "answer 399"]
     );
-    assert!(
-        tr.warnings
-            .iter()
-            .any(|w| w.starts_with("read from the end")),
-        "not read whole: {:?}",
-        tr.warnings
-    );
+    assert_eq!((tr.total_rounds, tr.first_round), (400, 398));
+    let first = tr.messages().next().and_then(|m| m.index);
+    assert_eq!(first, Some(796), "positions count from the first entry");
+    assert!(tr.warnings.is_empty(), "{:?}", tr.warnings);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! other branches leave the path, a marker says how many and what each was about; entries
 //! copied from a fork's parent are marked once.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
@@ -101,8 +102,14 @@ fn bash_text(m: &Value) -> String {
 }
 
 /// A one-line description of a side branch: the `branch_summary` that left it, else its
-/// first user message.
-fn branch_label(ents: &[Ent], t: &Tree, root: usize) -> String {
+/// first user message (`load` gives an entry's whole line by its position: borrowed from a
+/// whole read, or read again from the file by a streamed view, `stream::Lines`).
+fn branch_label<'a>(
+    ents: &'a [Ent],
+    t: &Tree,
+    root: usize,
+    load: &mut dyn FnMut(usize) -> Cow<'a, Value>,
+) -> String {
     let sub = t.subtree(root);
     let ids: HashSet<&str> = sub.iter().map(|&i| ents[i].id.as_str()).collect();
     let left = ents
@@ -113,23 +120,61 @@ fn branch_label(ents: &[Ent], t: &Tree, root: usize) -> String {
         return format!("left with summary: {}", crate::text::one_line(sum));
     }
     sub.iter()
-        .map(|&i| &ents[i])
-        .find(|e| e.kind == "message" && e.role.as_deref() == Some("user"))
-        .and_then(|e| e.v.get("message"))
-        .map(|m| {
+        .copied()
+        .find(|&i| ents[i].kind == "message" && ents[i].role.as_deref() == Some("user"))
+        .and_then(|i| load(i).get("message").map(user_text))
+        .map(|t| {
             format!(
                 "\"{}\"",
-                crate::text::truncate_chars(&crate::text::one_line(&user_text(m)), 60)
+                crate::text::truncate_chars(&crate::text::one_line(&t), 60)
             )
         })
         .unwrap_or_else(|| "(no user message)".into())
 }
 
 /// The display entries of `path` (positions into `ents`), messages numbered from `first`.
+#[cfg(test)]
 pub fn entries(ents: &[Ent], t: &Tree, path: &[usize], cx: &Ctx<'_>, first: usize) -> Vec<Entry> {
+    let mut out = Vec::new();
+    each(
+        ents,
+        t,
+        path,
+        cx,
+        (first, 0),
+        &mut |i| Cow::Borrowed(&ents[i].v),
+        &mut |e| out.push(e),
+    );
+    out
+}
+
+/// Whether a path entry becomes a numbered message, from what a listing read keeps (`None`:
+/// only its whole line tells: an extension message shown only when it asks to be).
+fn numbered(e: &Ent) -> Option<bool> {
+    if e.kind != "message" {
+        return Some(false);
+    }
+    match e.role.as_deref() {
+        Some("custom" | "hookMessage") => None,
+        Some("branchSummary" | "compactionSummary") => Some(false),
+        _ => Some(true),
+    }
+}
+
+/// The display entries of `path` to `out`, one at a time, each entry's line got through
+/// `load` as it is reached. `(first, from)`: messages are numbered from `first`, and the
+/// entries before path position `from` are only counted (the last rounds skip them unread).
+pub fn each<'a>(
+    ents: &'a [Ent],
+    t: &Tree,
+    path: &[usize],
+    cx: &Ctx<'_>,
+    (first, from): (usize, usize),
+    load: &mut dyn FnMut(usize) -> Cow<'a, Value>,
+    out: &mut dyn FnMut(Entry),
+) {
     let forks: BTreeMap<usize, Vec<usize>> =
         t.forks().into_iter().map(|f| (f.at, f.others)).collect();
-    let mut out = Vec::new();
     let mut n = first;
     let copied_len = path
         .iter()
@@ -137,7 +182,16 @@ pub fn entries(ents: &[Ent], t: &Tree, path: &[usize], cx: &Ctx<'_>, first: usiz
         .count();
     for (k, &i) in path.iter().enumerate() {
         let e = &ents[i];
-        let v = &e.v;
+        if k < from {
+            let counts = numbered(e).unwrap_or_else(|| {
+                load(i)
+                    .get("message")
+                    .is_some_and(|m| agent_message(m, None).is_some())
+            });
+            n += usize::from(counts);
+            continue;
+        }
+        let v = load(i);
         match e.kind.as_str() {
             "message" => {
                 if let Some(mut m) = v.get("message").and_then(|m| agent_message(m, Some(n))) {
@@ -149,56 +203,59 @@ pub fn entries(ents: &[Ent], t: &Tree, path: &[usize], cx: &Ctx<'_>, first: usiz
                             None => tag,
                         });
                     }
-                    out.push(Entry::Message(Box::new(m)));
+                    out(Entry::Message(Box::new(m)));
                 }
             }
-            "custom_message" if displayed(v) => {
-                let mut m = extension(v);
+            "custom_message" if displayed(&v) => {
+                let mut m = extension(&v);
                 m.timestamp = e.ts;
-                out.push(Entry::Message(Box::new(m)));
+                out(Entry::Message(Box::new(m)));
             }
-            "model_change" => out.push(Entry::Notice(format!(
+            "model_change" => out(Entry::Notice(format!(
                 "model: {}/{}",
-                s(v, "provider").unwrap_or("?"),
-                s(v, "modelId").unwrap_or("?")
+                s(&v, "provider").unwrap_or("?"),
+                s(&v, "modelId").unwrap_or("?")
             ))),
-            "thinking_level_change" => out.push(Entry::Notice(format!(
+            "thinking_level_change" => out(Entry::Notice(format!(
                 "thinking: {}",
-                s(v, "thinkingLevel").unwrap_or("?")
+                s(&v, "thinkingLevel").unwrap_or("?")
             ))),
-            "compaction" => out.push(Entry::Compaction {
-                summary: s(v, "summary").unwrap_or("").to_string(),
+            "compaction" => out(Entry::Compaction {
+                summary: s(&v, "summary").unwrap_or("").to_string(),
                 timestamp: e.ts,
             }),
-            "branch_summary" => out.push(Entry::Notice(format!(
+            "branch_summary" => out(Entry::Notice(format!(
                 "returned from another branch: {}",
-                s(v, "summary").unwrap_or("(no summary)")
+                s(&v, "summary").unwrap_or("(no summary)")
             ))),
-            "session_info" => out.push(Entry::Notice(match s(v, "name").map(str::trim) {
+            "session_info" => out(Entry::Notice(match s(&v, "name").map(str::trim) {
                 Some(n) if !n.is_empty() => format!("named \"{n}\""),
                 _ => "name cleared".into(),
             })),
             _ => {}
         }
+        drop(v);
         if let Some(l) = cx.labels.get(&e.id).filter(|_| e.kind != "message") {
-            out.push(Entry::Notice(format!("label: {l}")));
+            out(Entry::Notice(format!("label: {l}")));
         }
         if let Some(others) = forks.get(&i) {
-            let what: Vec<String> = others.iter().map(|&o| branch_label(ents, t, o)).collect();
+            let what: Vec<String> = others
+                .iter()
+                .map(|&o| branch_label(ents, t, o, load))
+                .collect();
             let verb = if others.len() == 1 { "leaves" } else { "leave" };
-            out.push(Entry::Notice(format!(
+            out(Entry::Notice(format!(
                 "⑂ {} {verb} here: {}",
                 plural(others.len() as u64, "other branch", "other branches"),
                 what.join("; ")
             )));
         }
         if copied_len > 0 && k + 1 == copied_len {
-            out.push(Entry::Notice(format!(
+            out(Entry::Notice(format!(
                 "↑ {} copied from {}",
                 plural(copied_len as u64, "entry", "entries"),
                 cx.parent.unwrap_or("the parent session")
             )));
         }
     }
-    out
 }

@@ -1,16 +1,13 @@
 //! The context window pi resumes with (pi.md section 4, `buildSessionContext`): the active
 //! path; after its last compaction C, C's summary, then C's `retainedTail` (newer files) or
-//! the path entries from `firstKeptEntryId` up to C, then the entries after C. And `--last N`
-//! read from the end of the file.
-
-use std::path::Path;
+//! the path entries from `firstKeptEntryId` up to C, then the entries after C.
 
 use serde_json::Value;
 
-use super::read::{self, Ent};
-use super::transcript::{self, Ctx, agent_message};
-use super::tree::{self, Tree};
-use crate::model::{Entry, Message, Role};
+use super::read::Ent;
+use super::transcript::agent_message;
+use super::tree::Tree;
+use crate::model::{Message, Role};
 
 /// The note on how the window is obtained and what resume restores besides messages.
 pub fn system_note(model: Option<&str>, thinking: Option<&str>) -> String {
@@ -32,9 +29,8 @@ fn stored(mut m: Message) -> Message {
     m
 }
 
-/// What one path entry adds to the context.
-fn context_message(e: &Ent) -> Option<Message> {
-    let v = &e.v;
+/// What one path entry (`v`, its whole line) adds to the context.
+fn context_message(e: &Ent, v: &Value) -> Option<Message> {
     match e.kind.as_str() {
         "message" => {
             let m = v.get("message")?;
@@ -55,52 +51,57 @@ fn context_message(e: &Ent) -> Option<Message> {
     }
 }
 
+/// The window's messages from a whole read (the streamed window's reference).
+#[cfg(test)]
 pub fn messages(ents: &[Ent], t: &Tree) -> Vec<Message> {
-    let path: Vec<&Ent> = t.path.iter().map(|&i| &ents[i]).collect();
-    let Some(c) = path.iter().rposition(|e| e.kind == "compaction") else {
-        return path.iter().filter_map(|e| context_message(e)).collect();
-    };
-    let comp = &path[c].v;
-    let mut summary = Message::inserted(Role::User, s(comp, "summary").unwrap_or(""));
-    summary.note = Some("compaction summary".into());
-    let mut out = vec![summary];
-    if let Some(tail) = comp.get("retainedTail").and_then(Value::as_array) {
-        out.extend(
-            tail.iter()
-                .filter_map(|m| agent_message(m, None).map(stored)),
-        );
-    } else if let Some(first) = s(comp, "firstKeptEntryId")
-        && let Some(k) = path[..c].iter().position(|e| e.id == first)
-    {
-        out.extend(path[k..c].iter().filter_map(|e| context_message(e)));
-    }
-    out.extend(path[c + 1..].iter().filter_map(|e| context_message(e)));
+    let mut out = Vec::new();
+    each(
+        ents,
+        t,
+        &mut |i| std::borrow::Cow::Borrowed(&ents[i].v),
+        &mut |m| out.push(m),
+    );
     out
 }
 
-/// The last `n` rounds along the active path, read from the end: `(entries, rounds in what
-/// was read, first kept round, whole file read)`. The path is a walk from the leaf (the last
-/// line) through `parentId`s, which may jump anywhere earlier in the file; a tail read is
-/// enough once the walk meets `n` user messages (plus one) before leaving what was read.
-pub fn last_rounds(
-    path: &Path,
-    n: usize,
-    cx: &Ctx<'_>,
-) -> std::io::Result<(Vec<Entry>, usize, usize, bool)> {
-    crate::store::lines::from_the_end(|bytes| {
-        let p = read::read_tail(path, bytes)?;
-        let whole = p.from == 0;
-        let t = tree::build(&p.ents);
-        let users = t
-            .path
-            .iter()
-            .filter(|&&i| p.ents[i].role.as_deref() == Some("user"))
-            .count();
-        Ok((whole || users > n).then(|| {
-            let entries = transcript::entries(&p.ents, &t, &t.path, cx, 0);
-            let (kept, total, first) =
-                crate::store::last_rounds(entries, crate::store::Span::LastRounds(n));
-            (kept, total, first, whole)
-        }))
-    })
+/// One path entry's context message to `out`, its line got through `load`.
+fn emit<'a>(
+    ents: &'a [Ent],
+    i: usize,
+    load: &mut dyn FnMut(usize) -> std::borrow::Cow<'a, Value>,
+    out: &mut dyn FnMut(Message),
+) {
+    if let Some(m) = context_message(&ents[i], &load(i)) {
+        out(m);
+    }
+}
+
+/// The window's messages to `out`, one at a time, each path entry's line got through `load`
+/// as it is reached (only the entries the window replays are read).
+pub fn each<'a>(
+    ents: &'a [Ent],
+    t: &Tree,
+    load: &mut dyn FnMut(usize) -> std::borrow::Cow<'a, Value>,
+    out: &mut dyn FnMut(Message),
+) {
+    let path = &t.path;
+    let Some(c) = path.iter().rposition(|&i| ents[i].kind == "compaction") else {
+        path.iter().for_each(|&i| emit(ents, i, load, out));
+        return;
+    };
+    let comp = load(path[c]);
+    let mut summary = Message::inserted(Role::User, s(&comp, "summary").unwrap_or(""));
+    summary.note = Some("compaction summary".into());
+    out(summary);
+    if let Some(tail) = comp.get("retainedTail").and_then(Value::as_array) {
+        tail.iter()
+            .filter_map(|m| agent_message(m, None).map(stored))
+            .for_each(&mut *out);
+    } else if let Some(first) = s(&comp, "firstKeptEntryId")
+        && let Some(k) = path[..c].iter().position(|&i| ents[i].id == first)
+    {
+        path[k..c].iter().for_each(|&i| emit(ents, i, load, out));
+    }
+    drop(comp);
+    path[c + 1..].iter().for_each(|&i| emit(ents, i, load, out));
 }
