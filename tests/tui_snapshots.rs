@@ -191,3 +191,20 @@ fn export_dialog() {
     a.update(Action::DialogCycle(true));
     assert_snapshot!(screen(&mut a, 100, 20));
 }
+
+/// A query that matches nothing says so while the full-text index builds: "reading
+/// sessions…" is for the stores' listing only. It stayed up until the build ended, so the
+/// screen changed long after the key (issue 8).
+#[test]
+fn no_matches_while_indexing() {
+    let mut a = loaded_app();
+    a.update(Action::IndexProgress {
+        done: 3_100,
+        total: 10_000,
+    });
+    search(&mut a, "zzqqxxnothing");
+    let s = screen(&mut a, 100, 8);
+    assert!(s.contains("no matches"), "{s}");
+    assert!(!s.contains("reading sessions"), "{s}");
+    assert!(s.contains("indexing 3,100 / 10,000"), "{s}");
+}
