@@ -208,3 +208,19 @@ fn no_matches_while_indexing() {
     assert!(!s.contains("reading sessions"), "{s}");
     assert!(s.contains("indexing 3,100 / 10,000"), "{s}");
 }
+
+/// The index's progress sits beside the row count and the key hints stay: in place of the
+/// hints it came and went with no key pressed (issue 8).
+#[test]
+fn indexing_progress_leaves_the_hints() {
+    let mut a = loaded_app();
+    a.update(Action::IndexProgress {
+        done: 3_100,
+        total: 10_000,
+    });
+    search(&mut a, "leak");
+    let s = screen(&mut a, 120, 8);
+    let status = s.lines().find(|l| l.contains("indexing")).unwrap_or_default();
+    assert!(status.contains("type to filter"), "{status}");
+    assert!(status.contains("indexing 3,100 / 10,000 · "), "{status}");
+}
