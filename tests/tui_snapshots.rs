@@ -220,7 +220,10 @@ fn indexing_progress_leaves_the_hints() {
     });
     search(&mut a, "leak");
     let s = screen(&mut a, 120, 8);
-    let status = s.lines().find(|l| l.contains("indexing")).unwrap_or_default();
+    let status = s
+        .lines()
+        .find(|l| l.contains("indexing"))
+        .unwrap_or_default();
     assert!(status.contains("type to filter"), "{status}");
     assert!(status.contains("indexing 3,100 / 10,000 · "), "{status}");
 }
