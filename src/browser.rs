@@ -316,6 +316,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         .iter()
         .map(|s| format!("{:<8}{}", s.kind(), s.sessions_dir().display()))
         .collect();
+    let launched = Instant::now();
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 
@@ -356,6 +357,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         Ok(())
     };
     first_frame(&mut app, &mut first_fx)?;
+    crate::keytrace::phase("first_frame", launched);
     let warm = cache.map(|c| {
         let (mut rows, warm) = crate::catalog::warm::open(&c, &stores);
         // The head's rows are the catalog's own (same stamp): only the rest is inserted, so
@@ -370,6 +372,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         warm
     });
     first_frame(&mut app, &mut first_fx)?;
+    crate::keytrace::phase("catalog_decoded", launched);
     let loader = Loader::start_with(stores.clone(), tx.clone(), warm);
     let ops = OpsWorker::start(stores.clone(), tx.clone());
     let indexer = Indexer::start(stores.clone(), tx.clone());
@@ -384,8 +387,11 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     };
     // The cached rows' effects (the selected session's pane) go out with everything else.
     effects.carry_out(first_fx, &mut tui);
+    crate::keytrace::phase("threads_started", launched);
     let started = Instant::now();
     let mut last_draw = Instant::now() - FRAME;
+    // For `keytrace` only: when the last wait returned, was drained, and was applied.
+    let (mut woke, mut drained, mut updated, mut n_events) = (started, started, started, 0);
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
@@ -393,6 +399,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // a tick's effects are carried out like any other action's.
         let fx = app.update(Action::Tick);
         effects.carry_out(fx, &mut tui);
+        if woke == started {
+            crate::keytrace::phase("loop_tick", launched);
+        }
         if app.quit {
             break;
         }
@@ -402,6 +411,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if app.list.total_rows() > 0 || loaded || started.elapsed() >= FIRST_FRAME_WAIT {
             tui.draw(|f| ui::draw(f, &mut app, &theme))
                 .wrap_err("could not draw")?;
+            crate::keytrace::drawn(woke, drained, updated, n_events);
+            if woke == started {
+                crate::keytrace::phase("loop_frame", launched);
+            }
             // Once rows are on screen they hold still: the selection stays on its session
             // while later rows stream in above it.
             app.list.shown();
@@ -420,6 +433,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
         };
+        woke = Instant::now();
         let mut events: Vec<Event> = first.into_iter().collect();
         let wait = FRAME.saturating_sub(last_draw.elapsed());
         if !wait.is_zero() {
@@ -427,6 +441,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         events.extend(rx.try_iter());
         last_draw = Instant::now();
+        (drained, n_events) = (last_draw, events.len());
 
         for e in events {
             let actions = match e {
@@ -463,6 +478,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if app.quit {
             break;
         }
+        updated = Instant::now();
         // Once the listing has streamed in, the index catches up with it in the background.
         if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
         {

@@ -24,6 +24,7 @@ pub mod app;
 pub mod browser;
 pub mod config;
 pub mod indexer;
+pub mod keytrace;
 pub mod loader;
 pub mod search;
 pub mod tui;

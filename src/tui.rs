@@ -265,6 +265,7 @@ fn input_loop(
             Ok(true) if paused.load(Ordering::SeqCst) => {}
             Ok(true) => match crossterm::event::read() {
                 Ok(e) => {
+                    crate::keytrace::input_read();
                     if !sink.send(e) {
                         return;
                     }

@@ -191,3 +191,30 @@ fn export_dialog() {
     a.update(Action::DialogCycle(true));
     assert_snapshot!(screen(&mut a, 100, 20));
 }
+
+/// While the full-text index builds, a query that matches nothing says so ("reading
+/// sessions…" is for the stores' listing only: it stayed up until the build ended), and
+/// the progress sits beside the row count with the key hints left in place (in their
+/// place it came and went with no key pressed). Both changed the screen long after a key
+/// (issue 8).
+#[test]
+fn while_indexing_no_matches_and_the_hints_stay() {
+    let mut a = loaded_app();
+    a.update(Action::IndexProgress {
+        done: 3_100,
+        total: 10_000,
+    });
+    search(&mut a, "zzqqxxnothing");
+    let s = screen(&mut a, 120, 8);
+    assert!(s.contains("no matches"), "{s}");
+    assert!(!s.contains("reading sessions"), "{s}");
+    let status = s
+        .lines()
+        .find(|l| l.contains("indexing"))
+        .unwrap_or_default();
+    assert!(status.contains("type to filter"), "{status}");
+    assert!(
+        status.contains("indexing 3,100 / 10,000 · 0 sessions"),
+        "{status}"
+    );
+}

@@ -545,9 +545,15 @@ impl App {
         self.text_changed(fx);
     }
 
+    /// Whether a store is still being listed (the list may lack rows it will have); the
+    /// full-text index building in the background is not that.
+    pub fn reading_stores(&self) -> bool {
+        !self.progress.is_empty() && !self.progress.iter().all(|p| p.finished)
+    }
+
     /// Loading line for the status bar while any store is still being read.
     pub fn loading_text(&self) -> Option<String> {
-        if self.progress.is_empty() || self.progress.iter().all(|p| p.finished) {
+        if !self.reading_stores() {
             return self.indexing_text();
         }
         let done: usize = self.progress.iter().map(|p| p.done).sum();

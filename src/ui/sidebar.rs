@@ -322,7 +322,10 @@ fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'st
 /// demo).
 fn empty_message(app: &App, theme: &Theme, w: usize) -> Vec<Line<'static>> {
     let line = |s: String, st: Style| Line::styled(fit(&s, w), st);
-    if app.loading_text().is_some() {
+    // Only while the stores are listed: the index's progress is no reason to doubt an empty
+    // match, and saying so until the build ended changed the screen long after the key
+    // (issue 8: keys typed during the build settled up to 300 ms late).
+    if app.reading_stores() {
         return vec![line(" reading sessions…".into(), theme.dim)];
     }
     if !app.list.query().is_empty() {

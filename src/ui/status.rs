@@ -21,6 +21,14 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     let n = app.list.count();
     let noun = if n == 1 { "session" } else { "sessions" };
     let mut right = vec![format!("{} {noun}", thousands(n))];
+    // The index's progress sits beside the count, not in place of the key hints: there it
+    // came and went with no key pressed (the build starting, ending, or a status message
+    // expiring), and the hints it replaced are what a user typing during a build reads.
+    if !app.reading_stores()
+        && let Some(i) = app.indexing_text()
+    {
+        right.insert(0, i);
+    }
     if let Some(k) = f.format {
         right.push(k.to_string());
     }
@@ -50,7 +58,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
             }
             _ => fit(&m, room),
         }
-    } else if let Some(l) = app.loading_text() {
+    } else if app.reading_stores()
+        && let Some(l) = app.loading_text()
+    {
         fit(&format!(" {l}"), room)
     } else {
         let hints = match app.focus {
