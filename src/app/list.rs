@@ -8,6 +8,8 @@ use crate::model::{Ended, SessionSummary, StoreKind};
 use crate::search::{Key, Search};
 use crate::store::registry::{Filter, list_order};
 
+mod background;
+
 /// Rows, their filtered order, the search and the selection.
 pub struct List {
     /// Behind an `Arc`: a map entry is a key and a pointer, not a 400-byte summary, so the
@@ -42,6 +44,15 @@ pub struct List {
     /// The row count the catalog's head announced while only its first rows are listed (the
     /// status bar's figure in the warm start's first frame); any change of rows ends it.
     expected: Option<usize>,
+    /// Counts re-sorts and removals, after which a background build of matcher items for
+    /// the rows before is stale (thrown away and started again).
+    generation: u64,
+    /// Matcher items being built on a thread for a long list (`background`).
+    building: Option<background::Pending>,
+    /// Rows re-read or added while the items are built, (old row, new row): applied to the
+    /// items once installed, so a session an agent keeps writing to does not make every
+    /// build stale.
+    patches: Vec<(Option<Arc<SessionSummary>>, Arc<SessionSummary>)>,
 }
 
 /// One line pair of the sidebar: a session row, or in the inbox the heading of a group.
@@ -68,6 +79,9 @@ impl List {
             shown: false,
             groups: Vec::new(),
             expected: None,
+            generation: 0,
+            building: None,
+            patches: Vec::new(),
         }
     }
 
@@ -214,6 +228,9 @@ impl List {
                             self.place(&s);
                         }
                     }
+                    if self.building.is_some() {
+                        self.patches.push((Some(old.clone()), s.clone()));
+                    }
                     let replaced =
                         was && passes && !self.search_dirty && self.search.replace(&old, s);
                     self.search_dirty |= !replaced;
@@ -221,6 +238,9 @@ impl List {
                 None => {
                     if place && passes {
                         self.place(&s);
+                    }
+                    if self.building.is_some() {
+                        self.patches.push((None, s.clone()));
                     }
                     if passes && !self.search_dirty {
                         self.search.push(s);
@@ -258,6 +278,7 @@ impl List {
         for k in keys {
             self.rows.remove(k);
         }
+        self.generation += 1;
         self.search_dirty = true;
         self.resort();
     }
@@ -265,6 +286,7 @@ impl List {
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
         self.expected = None;
+        self.generation += 1;
         let mut v: Vec<Arc<SessionSummary>> = (self.rows.values())
             .filter(|s| self.passes(s))
             .cloned()
@@ -306,18 +328,77 @@ impl List {
     /// the matcher is still running.
     pub fn tick(&mut self, timeout_ms: u64) -> bool {
         if self.search_dirty && !self.defer_search() {
-            self.search.clear();
-            self.search.reserve(self.sorted.len());
-            for s in &self.sorted {
-                self.search.push(s.clone());
-            }
-            self.search_dirty = false;
+            self.refresh_items();
         }
         let (changed, running) = self.search.tick(timeout_ms);
         if changed {
             self.repin();
         }
         running
+    }
+
+    /// Give the matcher items for the current rows: a long list's are built on a thread
+    /// while no query needs them (taken when done, or waited for once a query does); a
+    /// short list's, or a long one's under a query, right here.
+    fn refresh_items(&mut self) {
+        use background::{ON_A_THREAD_FROM, Pending, Poll};
+        let searching = self.searching();
+        if let Some(p) = self.building.take() {
+            match p.poll(self.generation, searching) {
+                Poll::Done(built) => {
+                    self.search.install(built);
+                    self.search_dirty = !self.apply_patches();
+                    if self.search_dirty {
+                        // A patch the items cannot take (a row that left the view): build
+                        // again, now on this thread if a query waits.
+                        self.refresh_items();
+                    }
+                    return;
+                }
+                Poll::Running(p) => {
+                    self.building = Some(p);
+                    return;
+                }
+                Poll::Gone => {}
+            }
+        }
+        self.patches.clear();
+        if !searching && self.sorted.len() >= ON_A_THREAD_FROM {
+            self.building = Pending::start(self.generation, self.sorted.clone());
+            if self.building.is_some() {
+                return;
+            }
+        }
+        self.search.clear();
+        self.search.reserve(self.sorted.len());
+        for s in &self.sorted {
+            self.search.push(s.clone());
+        }
+        self.search_dirty = false;
+    }
+
+    /// Apply the rows re-read while the installed items were built; false when one cannot
+    /// be applied in place (every item must then be built again).
+    fn apply_patches(&mut self) -> bool {
+        for (old, new) in std::mem::take(&mut self.patches) {
+            let (was, now) = (
+                old.as_ref().is_some_and(|o| self.passes(o)),
+                self.passes(&new),
+            );
+            let applied = match old {
+                Some(o) if was => now && self.search.replace(&o, new),
+                _ => {
+                    if now {
+                        self.search.push(new);
+                    }
+                    true
+                }
+            };
+            if !applied {
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether the matcher's items can wait: nothing has been shown yet and no query needs

@@ -84,6 +84,22 @@ impl Item {
     }
 }
 
+/// Matcher items for a run of rows, built off the UI thread (lower-casing 100k rows' text
+/// held the browser's first key for over a second, issue 10) and handed to `Search::install`.
+pub struct Built {
+    items: Vec<Item>,
+    rows: Vec<Arc<SessionSummary>>,
+}
+
+impl Built {
+    pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
+        Built {
+            items: rows.iter().map(|s| Item::new(s)).collect(),
+            rows,
+        }
+    }
+}
+
 /// One parsed term of the query.
 struct Term {
     atom: Atom,
@@ -339,6 +355,15 @@ impl Search {
             scanned: 0,
             dirty: false,
         }
+    }
+
+    /// Take items built elsewhere (`Built::of`, on another thread) in place of the current
+    /// ones; matched from scratch at the next tick, the old matches visible until then.
+    pub fn install(&mut self, built: Built) {
+        self.items = built.items;
+        self.rows = built.rows;
+        self.scanned = 0;
+        self.dirty = true;
     }
 
     /// Add one session to the matcher.

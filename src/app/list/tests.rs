@@ -112,3 +112,78 @@ fn a_query_before_the_first_frame_searches_every_row() {
     );
     assert!(l.keys(0, n).iter().all(|k| k.1.contains('2')));
 }
+
+/// The matches of `queries` in `l`, as keys in view order.
+fn matches_of(l: &mut List, queries: &[&str]) -> Vec<Vec<Key>> {
+    queries
+        .iter()
+        .map(|q| {
+            l.set_query(q);
+            l.tick(0);
+            l.keys(0, l.len())
+        })
+        .collect()
+}
+
+/// A long list's matcher items are built on a thread after the first frame (they held the
+/// first key for 1.3 s at 100k rows, issue 10). Rows re-read and added meanwhile are patched
+/// in once the build is installed, a removal makes the build stale, and a query waits for
+/// the items: every query matches what a list built on the UI thread matches.
+#[test]
+fn a_long_lists_items_are_built_on_a_thread_and_patched() {
+    let n = background::ON_A_THREAD_FROM + 100;
+    let mut l = List::new(Filter::default(), Arc::new(|| {}));
+    l.upsert(rows(n));
+    l.shown();
+    l.tick(0);
+    assert!(l.building.is_some(), "the build runs on a thread");
+    assert_eq!(
+        l.search.item_count(),
+        0,
+        "no item is built on the UI thread"
+    );
+    // Re-read while building: a retitled row and a new one.
+    let mut retitled = rows(6).pop().unwrap();
+    retitled.title = "zebra crossing".into();
+    let mut added = SessionSummary::new(StoreKind::Loom, "new", "/a");
+    added.title = "walrus tusk".into();
+    added.has_user_message = true;
+    l.upsert(vec![retitled.clone(), added.clone()]);
+    assert!(
+        l.building.is_some(),
+        "a re-read row does not make the build stale"
+    );
+
+    let queries = ["zebra", "walrus", "title 5", "title 5 !zebra"];
+    let got = matches_of(&mut l, &queries);
+    assert!(l.building.is_none() && l.search.item_count() == n + 1);
+    let mut fresh = List::new(Filter::default(), Arc::new(|| {}));
+    let mut all = rows(n);
+    all[5] = retitled;
+    all.push(added);
+    fresh.upsert(all);
+    fresh.shown();
+    // A query set first builds the items on this thread.
+    fresh.set_query("zebra");
+    fresh.tick(0);
+    assert!(fresh.building.is_none());
+    let want = matches_of(&mut fresh, &queries);
+    assert_eq!(got, want);
+    assert_eq!(got[0], vec![(StoreKind::Loom, "s5".to_string())]);
+    assert_eq!(got[1], vec![(StoreKind::Loom, "new".to_string())]);
+
+    // A removal while building: the build is stale, and the removed row is not matched.
+    l.set_query("");
+    l.remove(&[(StoreKind::Loom, "s7".into())]);
+    l.tick(0);
+    assert!(l.building.is_some());
+    l.upsert(vec![{
+        let mut s = rows(9).pop().unwrap();
+        s.title = "late okapi".into();
+        s
+    }]);
+    let got = matches_of(&mut l, &["title 7", "okapi"]);
+    assert!(!got[0].contains(&(StoreKind::Loom, "s7".to_string())));
+    assert!(got[0].contains(&(StoreKind::Loom, "s71".to_string())));
+    assert_eq!(got[1], vec![(StoreKind::Loom, "s8".to_string())]);
+}

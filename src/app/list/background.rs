@@ -1,0 +1,62 @@
+//! The matcher's items for a long list, built on a thread once the list is on screen, so
+//! the browser answers keys while 100k rows' text is lower-cased (at 100k sessions that took
+//! the UI thread 1.3 s before its first loop turn, issue 10). A build is for one generation
+//! of the rows: any change of rows meanwhile makes it stale, and it is thrown away.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+
+use crate::model::SessionSummary;
+use crate::search::quick::Built;
+
+/// Lists at least this long build their items on a thread; shorter ones build in about 20 ms
+/// on the UI thread, where a query sees them at once (10k rows took 85–165 ms there).
+pub const ON_A_THREAD_FROM: usize = 2_000;
+
+/// A build under way.
+pub struct Pending {
+    /// The rows' generation it was started for.
+    generation: u64,
+    rx: Receiver<Built>,
+}
+
+/// What a pending build has to show for itself.
+pub enum Poll {
+    Done(Built),
+    Running(Pending),
+    /// Stale (the rows changed since) or lost (the thread could not finish).
+    Gone,
+}
+
+impl Pending {
+    /// Start building items for `rows` (generation `generation`); `None` when no thread
+    /// could be started (the caller builds them itself).
+    pub fn start(generation: u64, rows: Vec<Arc<SessionSummary>>) -> Option<Pending> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("spool-quick-items".into())
+            .spawn(move || {
+                let _ = tx.send(Built::of(rows));
+            })
+            .ok()?;
+        Some(Pending { generation, rx })
+    }
+
+    /// The build, if it is for `generation` and done; with `wait`, waits for it (a query
+    /// needs every item now).
+    pub fn poll(self, generation: u64, wait: bool) -> Poll {
+        if self.generation != generation {
+            return Poll::Gone;
+        }
+        let got = if wait {
+            self.rx.recv().map_err(|_| TryRecvError::Disconnected)
+        } else {
+            self.rx.try_recv()
+        };
+        match got {
+            Ok(b) => Poll::Done(b),
+            Err(TryRecvError::Empty) => Poll::Running(self),
+            Err(TryRecvError::Disconnected) => Poll::Gone,
+        }
+    }
+}
