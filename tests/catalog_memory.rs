@@ -5,48 +5,15 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::Home;
+use common::counting::{Counting, live, peak_during};
 use spool::catalog::{self, ById, Meta};
 use spool::model::StoreKind;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is passed on to the system allocator unchanged; only sizes are counted.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Ordering::SeqCst) + l.size();
-        PEAK.fetch_max(now, Ordering::SeqCst);
-        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::SeqCst);
-        // SAFETY: `p` came from `alloc` with this layout.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
 #[global_allocator]
 static A: Counting = Counting;
-
-fn live() -> usize {
-    LIVE.load(Ordering::SeqCst)
-}
-
-/// Peak bytes above the live bytes at the call, while `f` runs.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = live();
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - base)
-}
 
 const N: usize = 3000;
 

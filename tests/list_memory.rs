@@ -2,49 +2,18 @@
 //! summary is held once and shared by the view order, the matcher and the index's first pass
 //! (issue 10: at 100k sessions the copies were ~80 MB of a 470 MB peak).
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod common;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{TimeZone, Utc};
+use common::counting::{Counting, live, peak_during};
 use spool::app::list::List;
 use spool::model::{SessionSummary, StoreKind};
 use spool::store::registry::Filter;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is passed on to the system allocator unchanged; only sizes are counted.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Ordering::SeqCst) + l.size();
-        PEAK.fetch_max(now, Ordering::SeqCst);
-        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::SeqCst);
-        // SAFETY: `p` came from `alloc` with this layout.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
 #[global_allocator]
 static A: Counting = Counting;
-
-fn live() -> usize {
-    LIVE.load(Ordering::SeqCst)
-}
-
-/// Peak bytes above the live bytes at the call, while `f` runs.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = live();
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - base)
-}
 
 const N: usize = 4000;
 
@@ -75,11 +44,17 @@ const ITEM_BYTES: usize = 340;
 fn rows_are_held_once_and_shared() {
     let mut l = List::new(Filter::default(), Arc::new(|| {}));
     l.upsert(rows());
-    // The first tick after the first frame builds the matcher's items.
+    // The first tick after the first frame builds the matcher's items (on a thread for a
+    // list this long); a query waits for them, and one that matches nothing adds no match.
     let before = live();
     l.shown();
     l.tick(0);
+    l.set_query("zzqqxxjj");
+    l.tick(0);
+    assert_eq!(l.len(), 0);
     let items = live() - before;
+    l.set_query("");
+    l.tick(0);
     assert_eq!(l.len(), N);
     assert!(
         items <= N * ITEM_BYTES,
