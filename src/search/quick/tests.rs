@@ -151,3 +151,55 @@ fn a_term_that_starts_a_title_word_ranks_above_one_inside_a_word() {
     assert_eq!(ids(&rows, "port"), vec!["old", "new"]);
     assert_eq!(ids(&rows, "'port"), vec!["old", "new"]);
 }
+
+/// A long run of items is ranked on two threads (`rank_ids`): typed a key at a time, each
+/// query matches what ranking every row on one thread matches, in the same order, both
+/// when a key scans every item and when it refines the last matches.
+#[test]
+fn a_long_run_ranked_on_two_threads_matches_one_thread() {
+    let words = ["fix", "login", "port", "flaky", "router", "retry", "export"];
+    let rows: Vec<SessionSummary> = (0..SPLIT_FROM + 999)
+        .map(|i| {
+            let mut s = row(
+                &format!("s{i}"),
+                &format!("{} {} {i}", words[i % 7], words[(i / 7) % 7]),
+                &format!("the {} path {}", words[(i / 3) % 7], i % 13),
+                "",
+                1,
+            );
+            // Distinct recency, so equal ranks cannot tie and the order is exact.
+            s.updated_at = Some(
+                chrono::Utc
+                    .timestamp_opt(1_770_000_000 + i as i64, 0)
+                    .unwrap(),
+            );
+            s
+        })
+        .collect();
+    let mut search = Search::new(Arc::new(|| {}));
+    for r in &rows {
+        search.push(Arc::new(r.clone()));
+    }
+    search.tick(0);
+    let mut seen = 0;
+    for query in ["fix login", "flaky !retry", "router retry 1"] {
+        let mut q = String::new();
+        for c in query.chars() {
+            q.push(c);
+            search.set_query(&q);
+            search.tick(0);
+            let got: Vec<String> = (search.matched_keys(0..search.matched_count()))
+                .into_iter()
+                .map(|k| k.1)
+                .collect();
+            assert_eq!(got, ids(&rows, &q), "{q:?}");
+            seen += got.len();
+        }
+        search.set_query("");
+        search.tick(0);
+    }
+    assert!(
+        seen > SPLIT_FROM,
+        "the long runs were ranked ({seen} matches in all)"
+    );
+}
