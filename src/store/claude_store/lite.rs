@@ -77,12 +77,20 @@ const RECORD: Spec = &[
 ];
 
 /// With `arbitrary_precision`, serde_json hands a number over as a map with this one key.
-const NUMBER_KEY: &str = "$serde_json::private::Number";
+pub(super) const NUMBER_KEY: &str = "$serde_json::private::Number";
 
 /// Parse one line into a pruned object; `(value, was_lossy)` like `entries::decode`.
-/// Invalid UTF-8 anywhere in the line counts, as in the full decode, even inside a value that
-/// is not kept (serde only checks the strings it builds).
 pub fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
+    decode_with(bytes, parse)
+}
+
+/// One line through `parse` (a pruning deserializer), as an object, and whether it was
+/// lossy: invalid UTF-8 anywhere in the line counts, as in the full decode, even inside a
+/// value that is not kept (serde only checks the strings it builds).
+pub(super) fn decode_with(
+    bytes: &[u8],
+    parse: impl Fn(&[u8]) -> Option<Value>,
+) -> Option<(Value, bool)> {
     if std::str::from_utf8(bytes).is_ok() {
         let v = parse(bytes)?;
         return v.is_object().then_some((v, false));

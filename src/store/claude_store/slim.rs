@@ -16,19 +16,11 @@ use crate::store::json_first::{FirstWins, value_scalars};
 /// carries, so a real `data` of another type still reads as absent).
 pub const DATA_LEN: &str = "\u{0}spool:data-len";
 
-/// With `arbitrary_precision`, serde_json hands a number over as a map with this one key.
-const NUMBER_KEY: &str = "$serde_json::private::Number";
+use super::lite::NUMBER_KEY;
 
-/// Parse one line; `(value, was_lossy)` like `entries::decode`. Invalid UTF-8 anywhere counts
-/// as in the full decode, even inside a pruned value (serde checks only strings it visits).
+/// Parse one line; `(value, was_lossy)` like `entries::decode` (lossy as `lite` counts it).
 pub fn decode(bytes: &[u8]) -> Option<(Value, bool)> {
-    if std::str::from_utf8(bytes).is_ok() {
-        let v = parse(bytes)?;
-        return v.is_object().then_some((v, false));
-    }
-    let text = String::from_utf8_lossy(bytes);
-    let v = parse(text.as_bytes())?;
-    v.is_object().then_some((v, true))
+    super::lite::decode_with(bytes, parse)
 }
 
 fn parse(bytes: &[u8]) -> Option<Value> {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::chain::{self, Chain};
 use super::transcript::{self, Ctx};
-use super::{ClaudeStore, read, record as r, stream};
+use super::{ClaudeStore, read, stream};
 use crate::error::{Error, Result};
 use crate::model::{Entry, Transcript};
 use crate::store::sink::{EntrySink, WindowHead, WindowSink};
@@ -76,14 +76,7 @@ impl ClaudeStore {
         let recs = &l.parsed.recs;
         let c = chain::build(recs);
         let spawned = transcript::progress_links(recs);
-        let start = c
-            .path
-            .iter()
-            .rposition(|&i| {
-                r::kind(&recs[i].v) == "system"
-                    && r::s(&recs[i].v, "subtype") == Some("compact_boundary")
-            })
-            .map_or(0, |k| k + 1);
+        let start = super::window::after_last_compaction(recs, &c.path);
         let before = Chain {
             path: c.path[..start].to_vec(),
             ..Chain::default()

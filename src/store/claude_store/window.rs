@@ -22,16 +22,8 @@ pub fn messages(
     chain: &chain::Chain,
     cx: &Ctx<'_>,
 ) -> Vec<crate::model::Message> {
-    use super::record as r;
     use chain::Chain;
-    let start = chain
-        .path
-        .iter()
-        .rposition(|&i| {
-            r::kind(&recs[i].v) == "system"
-                && r::s(&recs[i].v, "subtype") == Some("compact_boundary")
-        })
-        .map_or(0, |k| k + 1);
+    let start = after_last_compaction(recs, &chain.path);
     let tail = Chain {
         path: chain.path[start..].to_vec(),
         branches: Default::default(),
@@ -67,4 +59,16 @@ pub fn last_rounds(
         }
         Ok((transcript::entries(&p.recs, &c, cx, 0), whole))
     })
+}
+
+/// Where the window starts on the active `path`: after its last `compact_boundary`, or at its
+/// first record when it has none.
+pub(super) fn after_last_compaction(recs: &[super::read::Rec], path: &[usize]) -> usize {
+    use super::record as r;
+    path.iter()
+        .rposition(|&i| {
+            r::kind(&recs[i].v) == "system"
+                && r::s(&recs[i].v, "subtype") == Some("compact_boundary")
+        })
+        .map_or(0, |k| k + 1)
 }
