@@ -17,6 +17,8 @@ pub mod regular;
 pub mod sidecar;
 pub mod sink;
 pub mod state;
+#[cfg(test)]
+pub mod test_fixtures;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

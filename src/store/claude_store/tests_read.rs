@@ -16,33 +16,14 @@ pub const B: &str = "9d2e7a44-1c3b-4f5e-8a6d-0b7c2e4f9a31";
 pub fn fixture_root() -> (tempfile::TempDir, ClaudeStore) {
     let d = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude/projects");
-    copy(&src, &d.path().join("claude/projects"));
+    crate::store::test_fixtures::copy_settled(&src, &d.path().join("claude/projects"));
     let store = ClaudeStore::new(&d.path().join("claude"), &d.path().join("state"));
     (d, store)
 }
 
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            age(&to);
-        }
-    }
-}
-
 /// Set a file's mtime to 2026-03-16 (settled, not live).
 pub fn age(p: &Path) {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    std::fs::File::options()
-        .write(true)
-        .open(p)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
+    crate::store::test_fixtures::settle(p);
 }
 
 /// A store holding one session `id` in project dir `proj` with these lines.

@@ -97,22 +97,9 @@ fn assert_same(store: &ClaudeStore) -> usize {
 
 fn copy_root(src: &Path) -> (tempfile::TempDir, ClaudeStore) {
     let d = tempfile::tempdir().unwrap();
-    copy(src, &d.path().join("claude"));
+    crate::store::test_fixtures::copy_settled(src, &d.path().join("claude"));
     let store = ClaudeStore::new(&d.path().join("claude"), &d.path().join("state"));
     (d, store)
-}
-
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            age(&to);
-        }
-    }
 }
 
 #[test]

@@ -20,28 +20,9 @@ fn fixtures() -> PathBuf {
 /// A Codex home with the contract fixtures, settled (old mtimes).
 fn home() -> (tempfile::TempDir, CodexStore) {
     let d = tempfile::tempdir().unwrap();
-    copy(&fixtures(), &d.path().join("codex"));
+    crate::store::test_fixtures::copy_settled(&fixtures(), &d.path().join("codex"));
     let s = CodexStore::new(&d.path().join("codex"), &d.path().join("state"));
     (d, s)
-}
-
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            settle(&to);
-        }
-    }
-}
-
-fn settle(p: &Path) {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-    let f = std::fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(t).unwrap();
 }
 
 fn row(s: &CodexStore, id: &str) -> SessionSummary {
@@ -53,7 +34,7 @@ fn write(root: &Path, rel: &str, lines: &[Value]) -> PathBuf {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&p, text).unwrap();
-    settle(&p);
+    crate::store::test_fixtures::settle(&p);
     p
 }
 
@@ -436,7 +417,7 @@ fn bad_lines_are_skipped_and_counted_and_interleaved_writes_salvaged() {
         json!({"timestamp":"2026-03-15T08:00:05Z","type":"response_item","payload":"not an object"})
     );
     std::fs::write(&p, text).unwrap();
-    settle(&p);
+    crate::store::test_fixtures::settle(&p);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert_eq!(r.title, "salvaged prompt");
@@ -473,7 +454,7 @@ fn a_torn_tail_is_pending_while_growing_and_truncated_once_settled() {
         "{:?}",
         r.badges
     );
-    settle(&p);
+    crate::store::test_fixtures::settle(&p);
     let r = row(&s, A);
     assert!(
         r.badges.contains(&"truncated".to_string()),
@@ -504,7 +485,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
         b"{\"timestamp\":\"2026-03-15T08:00:01Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"caf\xe9\"}}\n",
     );
     std::fs::write(&p, bytes).unwrap();
-    settle(&p);
+    crate::store::test_fixtures::settle(&p);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert_eq!(r.title, "caf\u{fffd}");

@@ -64,25 +64,10 @@ fn same(s: &CodexStore, id: &str) {
     crate::store::lines::assert_raw_pages(id, &raw, |b| s.raw_page(id, b).unwrap());
 }
 
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_773_619_200);
-            let f = std::fs::File::options().write(true).open(&to).unwrap();
-            f.set_modified(t).unwrap();
-        }
-    }
-}
-
 fn fixture_home(sub: &str) -> (tempfile::TempDir, CodexStore) {
     let d = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
-    copy(&src.join(sub), &d.path().join("codex"));
+    crate::store::test_fixtures::copy_settled(&src.join(sub), &d.path().join("codex"));
     let s = CodexStore::new(&d.path().join("codex"), &d.path().join("state"));
     (d, s)
 }
