@@ -44,8 +44,11 @@ pub struct List {
     /// The row count the catalog's head announced while only its first rows are listed (the
     /// status bar's figure in the warm start's first frame); any change of rows ends it.
     expected: Option<usize>,
-    /// Counts re-sorts and removals, after which a background build of matcher items for
-    /// the rows before is stale (thrown away and started again).
+    /// Counts removals and changes of filter or view, after which a background build of
+    /// matcher items for the rows before is stale (thrown away and started again). A
+    /// re-sort is not counted: the rows it orders are the build's plus `patches`, and a cold
+    /// load re-sorts at every batch (restarting the build each time cost a cold 10k load
+    /// about a second).
     generation: u64,
     /// Matcher items being built on a thread for a long list (`background`).
     building: Option<background::Pending>,
@@ -193,6 +196,7 @@ impl List {
     /// Switch between "all, by time" and the inbox.
     pub fn set_inbox(&mut self, on: bool) {
         self.inbox = on;
+        self.generation += 1;
         self.search_dirty = true;
         self.follow_top = true;
         self.offset = 0;
@@ -286,7 +290,6 @@ impl List {
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
         self.expected = None;
-        self.generation += 1;
         let mut v: Vec<Arc<SessionSummary>> = (self.rows.values())
             .filter(|s| self.passes(s))
             .cloned()
@@ -312,6 +315,7 @@ impl List {
 
     pub fn set_filter(&mut self, f: Filter) {
         self.filter = f;
+        self.generation += 1;
         self.search_dirty = true;
         self.resort();
     }

@@ -153,14 +153,37 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
         l.building.is_some(),
         "a re-read row does not make the build stale"
     );
+    // A batch big enough to re-sort the whole list (as a cold load sends) does not either.
+    let bulk: Vec<SessionSummary> = (0..40)
+        .map(|i| {
+            let mut s = SessionSummary::new(StoreKind::Loom, format!("bulk{i}"), "/a");
+            s.title = format!("bison {i}");
+            s.has_user_message = true;
+            // Distinct recency: equal ranks are ordered by when an item came, which differs
+            // between a patched list and a fresh one.
+            s.updated_at = chrono::DateTime::from_timestamp(2_000_000_000 + i, 0);
+            s
+        })
+        .collect();
+    let generation = l.generation;
+    l.upsert(bulk.clone());
+    assert!(
+        l.sorted.len() < bulk.len() * 64,
+        "the batch re-sorts the list"
+    );
+    assert_eq!(
+        l.generation, generation,
+        "a re-sort does not make the build stale"
+    );
 
-    let queries = ["zebra", "walrus", "title 5", "title 5 !zebra"];
+    let queries = ["zebra", "walrus", "title 5", "title 5 !zebra", "bison"];
     let got = matches_of(&mut l, &queries);
-    assert!(l.building.is_none() && l.search.item_count() == n + 1);
+    assert!(l.building.is_none() && l.search.item_count() == n + 41);
     let mut fresh = List::new(Filter::default(), Arc::new(|| {}));
     let mut all = rows(n);
     all[5] = retitled;
     all.push(added);
+    all.extend(bulk);
     fresh.upsert(all);
     fresh.shown();
     // A query set first builds the items on this thread.
@@ -171,6 +194,7 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     assert_eq!(got, want);
     assert_eq!(got[0], vec![(StoreKind::Loom, "s5".to_string())]);
     assert_eq!(got[1], vec![(StoreKind::Loom, "new".to_string())]);
+    assert_eq!(got[4].len(), 40);
 
     // A removal while building: the build is stale, and the removed row is not matched.
     l.set_query("");
