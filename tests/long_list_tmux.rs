@@ -1,0 +1,77 @@
+//! A long list in a real terminal: with over 2,000 sessions shown the quick search's items are built on
+//! a thread after the first frame (`app::list::background`), so this follows the whole task
+//! on a warm start: type a query as soon as the list shows, Enter, and read the session in
+//! the pane.
+
+mod common;
+
+use common::tmux::{Tmux, restored};
+use spool::corpus::{CorpusSpec, generate};
+
+#[test]
+fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
+    let Some(t) = Tmux::new("longlist") else {
+        return;
+    };
+    let c = t.home().join("c");
+    let spec = CorpusSpec {
+        sessions: 2400,
+        rounds_per_session: 2,
+        seed: 7,
+        big_transcript_mb: None,
+    };
+    generate(&c, &spec).unwrap();
+    // One session no generated one resembles, found by a word of its first prompt.
+    let log = c.join("loom/sessions/20260101-000000.jsonl");
+    let meta = r#"{"kind":"meta","time":"2026-01-01T00:00:00Z","model":"m","cwd":"/p"}"#;
+    let user = r#"{"kind":"message","time":"2026-01-01T00:00:01Z","message":{"role":"user","content":"quokka migration plan"}}"#;
+    let reply = r#"{"kind":"message","time":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":"the wombat step goes first"}}"#;
+    std::fs::write(&log, format!("{meta}\n{user}\n{reply}\n")).unwrap();
+    let args = format!(
+        "--loop-dir {0}/loop --loom-dir {0}/loom --harness-dir {0}/harness --claude-dir {0}/claude",
+        c.display()
+    );
+
+    let env = format!("XDG_CACHE_HOME={}/.cache", t.home().display());
+
+    // A first start lists every session and leaves the catalog behind.
+    t.run_env(&env, &args);
+    let cold = t.wait_listed();
+    // (Archived and empty generated sessions are hidden by the default filter.)
+    let shown: usize = cold
+        .split(" sessions")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .map(|n| n.replace(',', ""))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(
+        shown >= 2000,
+        "a list long enough to build on a thread: {cold}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("STTY-DONE");
+
+    // The warm start: the query is typed as soon as the first frame shows, while the items
+    // may still be building; it must match every session, and Enter must open the match.
+    // A second terminal (its own tmux server) with the same cache.
+    let Some(t) = Tmux::new("longlist-warm") else {
+        return;
+    };
+    t.run_env(&env, &args);
+    t.wait_for("/ search");
+    t.keys(&["/"]);
+    t.type_text("quokka");
+    t.wait_until("the list to narrow to the quokka session", |s| {
+        s.contains("/ quokka") && s.contains("quokka migration plan") && s.contains("1 session")
+    });
+    t.keys(&["Enter"]);
+    let pane = t.wait_until("the session in the pane", |s| {
+        s.contains("esc back") && s.contains("20260101-000000") && s.contains("wombat step")
+    });
+    assert!(pane.contains("quokka migration plan"), "{pane}");
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+    restored(&end);
+}
