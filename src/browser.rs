@@ -392,6 +392,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let mut last_draw = Instant::now() - FRAME;
     // For `keytrace` only: when the last wait returned, was drained, and was applied.
     let (mut woke, mut drained, mut updated, mut n_events) = (started, started, started, 0);
+    let mut rows_traced = drawn;
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
@@ -414,6 +415,11 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             crate::keytrace::drawn(woke, drained, updated, n_events);
             if woke == started {
                 crate::keytrace::phase("loop_frame", launched);
+            }
+            // A cold start's first rows arrive some loop turns in: trace when they show.
+            if !rows_traced && app.list.total_rows() > 0 {
+                crate::keytrace::phase("rows_frame", launched);
+                rows_traced = true;
             }
             // Once rows are on screen they hold still: the selection stays on its session
             // while later rows stream in above it.
