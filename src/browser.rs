@@ -440,8 +440,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             Err(RecvTimeoutError::Disconnected) => break,
         };
         woke = Instant::now();
+        let wait = frame_wait(first.as_ref(), last_draw.elapsed());
         let mut events: Vec<Event> = first.into_iter().collect();
-        let wait = FRAME.saturating_sub(last_draw.elapsed());
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
@@ -526,5 +526,43 @@ fn to_actions(app: &App, e: Event) -> Vec<Action> {
         Event::Input(Term::Resize(w, h)) => vec![Action::Resize(w, h)],
         Event::Input(Term::Paste(s)) => vec![Action::Paste(s)],
         Event::Input(_) => Vec::new(),
+    }
+}
+
+/// How long the run loop waits, after waking on `first`, before it drains the queue and
+/// draws: the rest of the frame budget, so a burst of background events (rows, progress,
+/// the matcher's wakes) becomes one frame. A key or a paste is answered at once: waiting out
+/// the budget after a progress frame added up to 16 ms to keys typed while the index built
+/// (`SPOOL_KEYTRACE`: `budget_sleep 16.6` on the slowest keys). Keys already queued behind
+/// it are still drained into the same frame.
+fn frame_wait(first: Option<&Event>, since_draw: Duration) -> Duration {
+    use crossterm::event::Event as Term;
+    match first {
+        Some(Event::Input(Term::Key(_) | Term::Paste(_))) => Duration::ZERO,
+        _ => FRAME.saturating_sub(since_draw),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    #[test]
+    fn a_key_is_drawn_at_once_background_events_wait_for_the_frame_budget() {
+        let key = Event::Input(crossterm::event::Event::Key(KeyEvent::new(
+            KeyCode::Char('f'),
+            KeyModifiers::NONE,
+        )));
+        let paste = Event::Input(crossterm::event::Event::Paste("x".into()));
+        let just_drawn = Duration::from_millis(1);
+        assert_eq!(frame_wait(Some(&key), just_drawn), Duration::ZERO);
+        assert_eq!(frame_wait(Some(&paste), just_drawn), Duration::ZERO);
+        assert_eq!(
+            frame_wait(Some(&Event::Wake), just_drawn),
+            FRAME - just_drawn
+        );
+        assert_eq!(frame_wait(None, just_drawn), FRAME - just_drawn);
+        assert_eq!(frame_wait(Some(&Event::Wake), FRAME * 2), Duration::ZERO);
     }
 }
