@@ -28,6 +28,13 @@ pub enum Target {
     HarnessRecord,
     /// A Claude Code transcript.
     ClaudeLog,
+    /// A Codex rollout (`.jsonl`).
+    CodexRollout,
+    /// A Codex rollout, zstd-compressed (`.jsonl.zst`): the bytes are compressed first, so
+    /// the fuzzer reaches the parser through the decoder rather than its magic check.
+    CodexZst,
+    /// A pi session file.
+    PiSession,
     /// Text for the terminal sanitiser.
     Sanitize,
     /// A config file.
@@ -35,7 +42,7 @@ pub enum Target {
 }
 
 impl Target {
-    pub const ALL: [Target; 9] = [
+    pub const ALL: [Target; 12] = [
         Target::LoopMeta,
         Target::LoopIndex,
         Target::LoopMessages,
@@ -43,6 +50,9 @@ impl Target {
         Target::LoomLog,
         Target::HarnessRecord,
         Target::ClaudeLog,
+        Target::CodexRollout,
+        Target::CodexZst,
+        Target::PiSession,
         Target::Sanitize,
         Target::Config,
     ];
@@ -58,6 +68,9 @@ impl Target {
             Target::LoomLog => "loom_log",
             Target::HarnessRecord => "harness_record",
             Target::ClaudeLog => "claude_log",
+            Target::CodexRollout => "codex_rollout",
+            Target::CodexZst => "codex_zst",
+            Target::PiSession => "pi_session",
             Target::Sanitize => "sanitize",
             Target::Config => "config",
         }
@@ -67,6 +80,10 @@ impl Target {
 const COLLECTION: &str = "767af75ec9c3c6ac7b4a00e5";
 const LOOP_ID: &str = "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c";
 const LEGACY_ID: &str = "e9d4a6b1-2f3c-4d5e-8a7b-6c5d4e3f2a1b";
+const CODEX_ROLLOUT: &str =
+    "sessions/2026/03/14/rollout-2026-03-14T10-15-02-019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30.jsonl";
+const PI_SESSION: &str = "--home-user-projects-tinyhttp--/\
+     2026-03-14T09-15-02-101Z_019ceba0-ae56-7f60-8a1b-2c3d4e5f6a7b.jsonl";
 const LOOP_META: &str = include_str!(
     "../tests/fixtures/loop/sessions/767af75ec9c3c6ac7b4a00e5/3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c/meta.json"
 );
@@ -157,6 +174,12 @@ fn lay_out(target: Target, roots: &Roots, data: &[u8]) -> std::io::Result<()> {
             ),
             data,
         ),
+        Target::CodexRollout => write(&roots.codex_dir.join(CODEX_ROLLOUT), data),
+        Target::CodexZst => write(
+            &roots.codex_dir.join(format!("{CODEX_ROLLOUT}.zst")),
+            &zstd::encode_all(data, 1)?,
+        ),
+        Target::PiSession => write(&roots.pi_dir.join(PI_SESSION), data),
         Target::Sanitize | Target::Config => Ok(()),
     }
 }
@@ -184,5 +207,33 @@ pub fn read_everything(stores: &Stores) {
         let _ = store.transcript(&s.id, Span::LastRounds(1));
         let _ = store.window(&s.id);
         let _ = store.raw(&s.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each store's target puts its seed where that store lists it: a wrong path would
+    /// leave the fuzzer exercising an empty store.
+    #[test]
+    fn every_store_target_lays_its_seed_where_the_store_lists_it() {
+        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+        for t in Target::ALL {
+            if matches!(t, Target::Sanitize | Target::Config) {
+                continue;
+            }
+            let seed = std::fs::read(fuzz.join(t.name()).join(match t {
+                Target::LoopMeta | Target::LoopIndex | Target::HarnessRecord => "seed-1.json",
+                _ => "seed-1.jsonl",
+            }))
+            .unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let roots = Roots::all_in(dir.path());
+            lay_out(t, &roots, &seed).unwrap();
+            let rows = Stores::open(&roots).list_all();
+            assert_eq!(rows.len(), 1, "{}: {rows:?}", t.name());
+            assert_eq!(rows[0].error, None, "{}", t.name());
+        }
     }
 }
