@@ -368,7 +368,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if !gone.is_empty() {
             first_fx.extend(app.update(Action::Removed(gone.into_iter().collect())));
         }
-        first_fx.extend(app.update(Action::Rows(rows)));
+        first_fx.extend(app.update(Action::Cached(rows)));
         warm
     });
     first_frame(&mut app, &mut first_fx)?;

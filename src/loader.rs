@@ -278,7 +278,7 @@ fn list_and_watch(
             return store.summarize(c);
         }
         let e = crate::catalog::pass::read(store, c);
-        let row = e.row.clone();
+        let row = e.row.as_deref().cloned();
         entries.insert(c.id.clone(), e);
         row
     };
@@ -554,7 +554,7 @@ fn rescan(
         if is_new || differs {
             known.insert(c.id.clone(), (c.path.clone(), fp));
             let e = crate::catalog::pass::read(store, c);
-            let row = e.row.clone();
+            let row = e.row.as_deref().cloned();
             fresh.push(e);
             if let Some(s) = row {
                 if differs {

@@ -117,6 +117,9 @@ pub enum Action {
     Resize(u16, u16),
     /// A batch of summaries from a store's listing (new or re-summarized rows).
     Rows(Vec<SessionSummary>),
+    /// The catalog's rows at a warm start, already shared: the list keeps these `Arc`s
+    /// as they are, with no copy of the rows (issue 10).
+    Cached(Vec<std::sync::Arc<SessionSummary>>),
     /// Sessions that disappeared from a store.
     Removed(Vec<Key>),
     /// Listing progress of store number `store`.
@@ -169,6 +172,7 @@ impl Action {
             self,
             Action::Resize(..)
                 | Action::Rows(_)
+                | Action::Cached(_)
                 | Action::Reread { .. }
                 | Action::Removed(_)
                 | Action::Progress { .. }

@@ -1,7 +1,6 @@
 //! The session list: rows by identity, filters, list order, fuzzy search, and a selection
 //! that stays on the same session (store, id) while rows stream in or re-sort.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::{Ended, SessionSummary, StoreKind};
@@ -9,14 +8,15 @@ use crate::search::{Key, Search};
 use crate::store::registry::{Filter, list_order};
 
 mod background;
+mod rows;
 
 /// Rows, their filtered order, the search and the selection.
 pub struct List {
-    /// Behind an `Arc`: a map entry is a key and a pointer, not a 400-byte summary, so the
-    /// table's empty slots and its doubling cost little, and the view order, the matcher and
-    /// the index's first pass share each summary instead of copying it (issue 10: at 100k
-    /// rows a copy of the listing for the index was ~70 MB, the view's keys ~6 MB).
-    rows: HashMap<Key, Arc<SessionSummary>>,
+    /// Behind an `Arc`: a slot is a pointer, not a 400-byte summary (nor a copy of its id),
+    /// and the view order, the matcher and the index's first pass share each summary
+    /// instead of copying it (issue 10: at 100k rows a copy of the listing for the index
+    /// was ~70 MB, the view's keys ~6 MB).
+    rows: rows::Rows,
     /// Rows that pass the filter, in list order (the list when there is no query).
     sorted: Vec<Arc<SessionSummary>>,
     pub filter: Filter,
@@ -68,7 +68,7 @@ pub enum Slot {
 impl List {
     pub fn new(filter: Filter, notify: Arc<dyn Fn() + Sync + Send>) -> List {
         List {
-            rows: HashMap::new(),
+            rows: rows::Rows::default(),
             sorted: Vec::new(),
             filter,
             search: Search::new(notify),
@@ -204,6 +204,12 @@ impl List {
     }
 
     pub fn upsert(&mut self, batch: Vec<SessionSummary>) -> Vec<Key> {
+        self.upsert_shared(batch.into_iter().map(Arc::new).collect())
+    }
+
+    /// `upsert` of rows already shared (the catalog's, decoded into their `Arc`s): kept as
+    /// they are, never copied.
+    pub fn upsert_shared(&mut self, batch: Vec<Arc<SessionSummary>>) -> Vec<Key> {
         let mut updated = Vec::new();
         self.expected = None;
         // One allocation for the catalog's 10k+ rows at start, not a doubling table that
@@ -219,12 +225,10 @@ impl List {
         // row and rebuilding every item held a key typed meanwhile at 100k rows (issue 10).
         let mut place = !self.inbox && batch.len() * 64 <= self.sorted.len();
         for s in batch {
-            let key = (s.store, s.id.clone());
             let passes = self.passes(&s);
-            let s = Arc::new(s);
-            match self.rows.insert(key.clone(), s.clone()) {
+            match self.rows.insert(s.clone()) {
                 Some(old) => {
-                    updated.push(key);
+                    updated.push((s.store, s.id.clone()));
                     let was = self.passes(&old);
                     if place {
                         place = !was || self.unplace(&old);

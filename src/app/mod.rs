@@ -376,14 +376,18 @@ impl App {
             Action::Scroll { col, row, lines } => self.wheel(col, row, lines, &mut fx),
             Action::Click { col, row } => self.click(col, row, &mut fx),
             Action::Resize(w, h) => self.size = (w, h),
-            Action::Rows(batch) => self.take_rows(batch, &mut fx),
+            Action::Rows(batch) => {
+                let batch = batch.into_iter().map(std::sync::Arc::new).collect();
+                self.take_rows(batch, &mut fx)
+            }
+            Action::Cached(batch) => self.take_rows(batch, &mut fx),
             Action::Reread { mut rows, since } => {
                 rows.retain(|r| {
                     self.written
                         .get(&(r.store, r.id.clone()))
                         .is_none_or(|w| *w <= since)
                 });
-                self.take_rows(rows, &mut fx);
+                self.take_rows(rows.into_iter().map(std::sync::Arc::new).collect(), &mut fx);
             }
             Action::Removed(keys) => self.list.remove(&keys),
             Action::Progress {
@@ -461,11 +465,15 @@ impl App {
     }
 
     /// New or re-read rows: the pane reloads when its session was among them.
-    fn take_rows(&mut self, batch: Vec<crate::model::SessionSummary>, fx: &mut Vec<Effect>) {
+    fn take_rows(
+        &mut self,
+        batch: Vec<std::sync::Arc<crate::model::SessionSummary>>,
+        fx: &mut Vec<Effect>,
+    ) {
         if batch.is_empty() {
             return;
         }
-        let updated = self.list.upsert(batch);
+        let updated = self.list.upsert_shared(batch);
         if let Some(k) = &self.pane.key
             && updated.contains(k)
         {

@@ -55,7 +55,7 @@ pub fn cut(cat: &Catalog) -> Option<Head> {
     let mut seen = HashSet::new();
     let mut rows: Vec<&SessionSummary> = Vec::new();
     for s in &cat.sections {
-        for r in s.entries.iter().filter_map(|e| e.row.as_ref()) {
+        for r in s.entries.iter().filter_map(|e| e.row.as_deref()) {
             if !seen.insert((r.store, r.id.as_str())) {
                 return None;
             }

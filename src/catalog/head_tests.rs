@@ -39,7 +39,10 @@ fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
                         cwd_dir: false,
                         expires: None,
                     };
-                    Entry { meta, row: Some(r) }
+                    Entry {
+                        meta,
+                        row: Some(std::sync::Arc::new(r)),
+                    }
                 })
                 .collect();
             Section {
@@ -91,7 +94,7 @@ fn the_heads_rows_are_the_final_lists_first_rows_and_hold_still_when_the_rest_ar
 
     // The final list, from every row of the catalog.
     let all: Vec<SessionSummary> = (cat.sections.iter())
-        .flat_map(|s| s.entries.iter().filter_map(|e| e.row.clone()))
+        .flat_map(|s| s.entries.iter().filter_map(|e| e.row.as_deref().cloned()))
         .collect();
     let mut whole = list();
     whole.upsert(all.clone());

@@ -53,7 +53,11 @@ pub fn check_cached(
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;
     }
-    let rows: Vec<SessionSummary> = checked.fresh.iter().filter_map(|e| e.row.clone()).collect();
+    let rows: Vec<SessionSummary> = checked
+        .fresh
+        .iter()
+        .filter_map(|e| e.row.as_deref().cloned())
+        .collect();
     let changed: Vec<_> = checked.changed.into_iter().map(|id| (kind, id)).collect();
     if !rows.is_empty() {
         tx.send(Event::Action(Action::Reread { rows, since }))

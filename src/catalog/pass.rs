@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::{Catalog, Entry, Meta, Section, stamp};
@@ -104,7 +105,7 @@ pub fn read(store: &dyn Store, c: &Candidate) -> Entry {
             cwd_dir,
             expires,
         },
-        row,
+        row: row.map(Arc::new),
     }
 }
 
@@ -296,12 +297,20 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         }
         for (k, d) in keys {
             if let Some(s) = cat.take(k, &d) {
-                rows.extend(s.entries.into_iter().filter_map(|e| e.row));
+                rows.extend(
+                    s.entries
+                        .into_iter()
+                        .filter_map(|e| e.row.map(Arc::unwrap_or_clone)),
+                );
             }
         }
     } else {
         for (s, _) in done {
-            rows.extend(s.entries.into_iter().filter_map(|e| e.row));
+            rows.extend(
+                s.entries
+                    .into_iter()
+                    .filter_map(|e| e.row.map(Arc::unwrap_or_clone)),
+            );
         }
     }
     drop(cat);

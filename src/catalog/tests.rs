@@ -22,7 +22,7 @@ fn sample() -> Catalog {
             dir: "/s".into(),
             entries: vec![Entry {
                 meta,
-                row: Some(row),
+                row: Some(std::sync::Arc::new(row)),
             }],
         }],
     }
@@ -86,7 +86,7 @@ fn entries_keep_a_meta_that_differs_from_their_row_and_rows_that_are_skipped() {
     assert_eq!(decode(&bytes), Some(cat.clone()));
     // The common entry's meta costs a few bytes beyond its row, not a second id and path.
     let one = postcard::to_stdvec(&cat.sections[0].entries[0]).unwrap();
-    let row = postcard::to_stdvec(cat.sections[0].entries[0].row.as_ref().unwrap()).unwrap();
+    let row = postcard::to_stdvec(cat.sections[0].entries[0].row.as_deref().unwrap()).unwrap();
     assert!(one.len() < row.len() + 16, "{} vs {}", one.len(), row.len());
 }
 
@@ -146,7 +146,7 @@ fn a_pass_memo_gives_the_same_key_as_one_lstat_per_input() {
 fn entry(id: &str) -> Entry {
     let mut e = sample().sections[0].entries[0].clone();
     let path = PathBuf::from(format!("/s/{id}.jsonl"));
-    if let Some(r) = e.row.as_mut() {
+    if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
         r.id = id.into();
         r.path = path.clone();
     }
@@ -217,7 +217,7 @@ fn a_long_log_is_folded_into_the_base_and_threads_lose_no_patch() {
                 for i in 0..150 {
                     // Long titles, so the log passes `COMPACT_AT` a few times.
                     let mut e = entry(&format!("t{t}-{i}"));
-                    if let Some(r) = e.row.as_mut() {
+                    if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
                         r.title = "x".repeat(2000);
                     }
                     log::append(&cache, StoreKind::Loom, &dir, &[e], &[]);

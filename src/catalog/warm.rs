@@ -3,6 +3,7 @@
 //! background (each store's metas, indexed by id on the loader's thread, after the frame).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::Meta;
 use crate::model::SessionSummary;
@@ -17,17 +18,17 @@ pub struct Warm {
     pub known: Vec<Option<Vec<Meta>>>,
 }
 
-/// Read the catalog in `cache` for `stores`: the cached rows (in no particular order) and
-/// the metas to check them against.
-pub fn open(cache: &Path, stores: &Stores) -> (Vec<SessionSummary>, Warm) {
+/// Read the catalog in `cache` for `stores`: the cached rows (in no particular order, each
+/// already in the `Arc` the list keeps) and the metas to check them against.
+pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
     let mut cat = super::load(cache).unwrap_or_default();
-    let mut rows = Vec::new();
+    // One exact allocation: reserving per section let the vector double past the total.
+    let mut rows = Vec::with_capacity(cat.sections.iter().map(|s| s.entries.len()).sum());
     let known = stores
         .stores
         .iter()
         .map(|s| {
             let section = cat.take(s.kind(), s.sessions_dir())?;
-            rows.reserve(section.entries.len());
             let mut metas = Vec::with_capacity(section.entries.len());
             for e in section.entries {
                 rows.extend(e.row);

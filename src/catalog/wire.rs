@@ -37,7 +37,7 @@ impl Serialize for Entry {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use std::os::unix::ffi::OsStrExt;
         let m = &self.meta;
-        let r = self.row.as_ref();
+        let r = self.row.as_deref();
         let path = m.path.as_os_str().as_bytes();
         Out {
             key: m.key,
@@ -79,7 +79,7 @@ impl<'de> Deserialize<'de> for Entry {
                 cwd_dir: w.cwd_dir,
                 expires: w.expires,
             },
-            row: w.row,
+            row: w.row.map(std::sync::Arc::new),
         })
     }
 }
