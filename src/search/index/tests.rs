@@ -127,3 +127,35 @@ fn streamed_documents_are_the_whole_transcripts_documents() {
     }
     assert!(compared > 20, "sessions with messages: {compared}");
 }
+
+/// The searcher's handle shares the writer's directory, so each index file is mapped once:
+/// two maps of every file counted the pages mapped around each touch twice in spool's RSS.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sharing_handle_maps_each_index_file_once() {
+    use crate::store::Roots;
+    let demo = crate::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = TextIndex::open(dir.path()).unwrap();
+    let mut r = TextIndex::open_sharing(&w).unwrap();
+    w.update(&rows, &stores, &|_, _| {}).unwrap();
+    let q = crate::search::query::TextQuery::parse("the").unwrap();
+    for ix in [&mut w, &mut r] {
+        assert!(ix.refresh());
+        assert!(!ix.search_rows(&q, &|_| true, 5, None).unwrap().is_empty());
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let mut per_file = std::collections::HashMap::new();
+    let under = dir.path().to_string_lossy().into_owned();
+    for path in maps.lines().filter_map(|l| l.split_whitespace().nth(5)) {
+        if path.starts_with(&under) {
+            *per_file.entry(path.to_string()).or_insert(0) += 1;
+        }
+    }
+    assert!(!per_file.is_empty(), "the searches read mapped index files");
+    for (file, n) in per_file {
+        assert_eq!(n, 1, "{file} is mapped {n} times");
+    }
+}
