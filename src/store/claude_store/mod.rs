@@ -21,6 +21,8 @@ mod view;
 mod window;
 
 #[cfg(test)]
+mod tests_inputs;
+#[cfg(test)]
 mod tests_malformed;
 #[cfg(test)]
 mod tests_read;
@@ -98,11 +100,24 @@ impl ClaudeStore {
         if !valid_id(id) {
             return Err(Error::NotFound(format!("claude:{id}")));
         }
-        discover::discover(&self.projects)
-            .into_iter()
-            .find(|c| c.id == id)
-            .map(|c| c.path)
-            .ok_or_else(|| Error::NotFound(format!("claude:{id}")))
+        discover::find(&self.projects, id).ok_or_else(|| Error::NotFound(format!("claude:{id}")))
+    }
+
+    /// The legacy subagent files of `project`, listed once per project directory.
+    fn legacy_in(&self, project: &Path) -> Arc<LegacyAgents> {
+        let mut cache = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(project.to_path_buf())
+            .or_insert_with(|| Arc::new(discover::legacy_agents(project)))
+            .clone()
+    }
+
+    /// The legacy subagent files of session `id` in `project`.
+    fn legacy_of(&self, project: &Path, id: &str) -> Vec<PathBuf> {
+        (self.legacy_in(project).iter())
+            .filter(|(parent, _)| parent == id)
+            .map(|(_, p)| p.clone())
+            .collect()
     }
 
     /// The subagent transcripts of session `id` at `path` (legacy ones listed once per
@@ -111,14 +126,7 @@ impl ClaudeStore {
         let Some(project) = path.parent() else {
             return Vec::new();
         };
-        let legacy = {
-            let mut cache = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
-            cache
-                .entry(project.to_path_buf())
-                .or_insert_with(|| Arc::new(discover::legacy_agents(project)))
-                .clone()
-        };
-        discover::subagents(project, id, &legacy)
+        discover::subagents(project, id, &self.legacy_in(project))
     }
 
     fn subagents(&self, path: &Path, id: &str) -> Vec<Subagent> {
@@ -170,13 +178,32 @@ impl ClaudeStore {
         }
     }
 
+    /// The session read for its row, with its subagents' own facts for the views (their
+    /// first prompt and message count, which take a read of each subagent file).
     fn load(&self, id: &str, path: &Path) -> std::io::Result<Loaded> {
+        let subagents = self.subagents(path, id);
+        let (parsed, facts, summary) = self.row(id, path, subagents.len())?;
+        Ok(Loaded {
+            parsed,
+            facts,
+            summary,
+            subagents,
+        })
+    }
+
+    /// The row of the session at `path` with `subagents` subagent files: the row shows only
+    /// their count, so listing never reads them.
+    fn row(
+        &self,
+        id: &str,
+        path: &Path,
+        subagents: usize,
+    ) -> std::io::Result<(read::Parsed, listing::Facts, SessionSummary)> {
         let parsed = read::read(path, read::Mode::List)?;
         let facts = listing::facts(id, &parsed);
-        let subagents = self.subagents(path, id);
         let cx = listing::RowContext {
             project_dir: path.parent().unwrap_or(Path::new("/")),
-            subagents: subagents.len(),
+            subagents,
             cleanup_days: *self
                 .cleanup
                 .get_or_init(|| discover::cleanup_days(&self.root)),
@@ -184,12 +211,7 @@ impl ClaudeStore {
         };
         let mut summary = listing::summary(id, path, &parsed, &facts, &cx);
         state::apply(&mut summary, &self.state.read(id), facts.newest_assistant);
-        Ok(Loaded {
-            parsed,
-            facts,
-            summary,
-            subagents,
-        })
+        Ok((parsed, facts, summary))
     }
 
     fn load_id(&self, id: &str) -> Result<(PathBuf, Loaded)> {
@@ -254,13 +276,19 @@ impl Store for ClaudeStore {
         discover::discover(&self.projects)
     }
 
-    /// The transcript, its subagents (and their directory, so a new one shows), the settings
-    /// that set the cleanup period, and spool's state file.
+    /// What the row rests on: the directories its subagent count is listed from, the
+    /// transcript, its legacy subagents, the settings that set the cleanup period, and
+    /// spool's state file. The subagent directories come first because the catalog's stat
+    /// pass stamps inputs below the first one by their own `lstat`, and keeps every other
+    /// input in a table for the pass (for shared files like `settings.json`): with the
+    /// subagent directory second, that table held an entry per session (4.1 MB of a warm
+    /// `spool list` at 10k sessions, and an `lstat` each of a directory that is absent for
+    /// most sessions).
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
-        let mut v = vec![c.path.clone()];
-        let dir = Self::session_dir(&c.path, &c.id).join("subagents");
-        v.push(dir);
-        v.extend(self.subagent_paths(&c.path, &c.id));
+        let project = c.path.parent().unwrap_or(Path::new("/"));
+        let mut v = discover::subagent_dirs(project, &c.id);
+        v.push(c.path.clone());
+        v.extend(self.legacy_of(project, &c.id));
         v.push(self.root.join("settings.json"));
         v.push(self.state_file(&c.id));
         v
@@ -284,8 +312,9 @@ impl Store for ClaudeStore {
                 "file name is not a session id spool can use",
             ));
         }
-        Some(match self.load(&c.id, &c.path) {
-            Ok(l) => l.summary,
+        let subagents = self.subagent_paths(&c.path, &c.id).len();
+        Some(match self.row(&c.id, &c.path, subagents) {
+            Ok((_, _, summary)) => summary,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionSummary::error_row(
                 StoreKind::Claude,
                 &c.id,

@@ -52,8 +52,14 @@ pub fn valid_id(id: &str) -> bool {
     crate::store::claude_store::valid_id(id)
 }
 
-/// Regular, non-dot `*.jsonl` files of `dir` (a symlinked file is not one pi wrote).
-fn files_in(dir: &Path, out: &mut Vec<Candidate>, subdirs: Option<&mut Vec<PathBuf>>) {
+/// Regular, non-dot `*.jsonl` files of `dir` (a symlinked file is not one pi wrote); with
+/// `only`, just the files whose name gives that id (the others are never `lstat`ed).
+fn files_in(
+    dir: &Path,
+    out: &mut Vec<Candidate>,
+    subdirs: Option<&mut Vec<PathBuf>>,
+    only: Option<&str>,
+) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         out.push(Candidate::unreadable_dir(dir));
         return;
@@ -74,9 +80,13 @@ fn files_in(dir: &Path, out: &mut Vec<Candidate>, subdirs: Option<&mut Vec<PathB
         if !ft.is_file() || !name.ends_with(".jsonl") || name.len() == ".jsonl".len() {
             continue;
         }
+        let id = super::listing::stem_id(Path::new(&name));
+        if only.is_some_and(|o| o != id) {
+            continue;
+        }
         let meta = e.metadata().ok();
         out.push(Candidate {
-            id: super::listing::stem_id(&e.path()),
+            id,
             path: e.path(),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
@@ -87,15 +97,30 @@ fn files_in(dir: &Path, out: &mut Vec<Candidate>, subdirs: Option<&mut Vec<PathB
 /// Every session candidate, newest mtime first. A missing root is simply empty; a
 /// directory that cannot be listed is one candidate (an error row).
 pub fn discover(root: &Path) -> Vec<Candidate> {
+    candidates(root, None)
+}
+
+/// The candidates `discover` finds with the id `id`, in its order, taking an `lstat` of
+/// those files only: opening a session listed and `lstat`ed all 10k of a generated store.
+pub fn named(root: &Path, id: &str) -> Vec<Candidate> {
+    let mut v = candidates(root, Some(id));
+    // An unreadable directory's stand-in carries the directory's name as its id.
+    v.retain(|c| c.id == id);
+    v
+}
+
+fn candidates(root: &Path, only: Option<&str>) -> Vec<Candidate> {
     let mut out = Vec::new();
     if !root.is_dir() {
         return out;
     }
     let mut dirs = Vec::new();
-    files_in(root, &mut out, Some(&mut dirs));
+    files_in(root, &mut out, Some(&mut dirs), only);
     for d in dirs {
-        files_in(&d, &mut out, None);
+        files_in(&d, &mut out, None, only);
     }
-    out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));
+    // Unstable: a stable sort's scratch buffer was half the candidates again; the paths
+    // (unique) make the order total all the same.
+    out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));
     out
 }

@@ -75,11 +75,11 @@ impl PiStore {
         if !valid_id(id) {
             return Err(not_found());
         }
-        let all = discover::discover(&self.root);
-        if let Some(c) = all.iter().find(|c| c.id == id) {
-            return Ok(c.path.clone());
+        if let Some(c) = discover::named(&self.root, id).into_iter().next() {
+            return Ok(c.path);
         }
-        all.into_iter()
+        discover::discover(&self.root)
+            .into_iter()
             .filter(|c| c.path.is_file())
             .find(|c| header_id(&c.path).as_deref() == Some(id))
             .map(|c| c.path)

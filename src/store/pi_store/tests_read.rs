@@ -399,3 +399,37 @@ fn state_lives_outside_the_store_and_delete_is_refused() {
         .collect();
     assert_eq!(files.len(), 2);
 }
+
+/// A session is found by the id in its file name as discovery finds it (the newest of two
+/// files naming it, root and one level down, never a symlink or a dot-file), with only the
+/// files that name it stat'ed; a file named by another tool is still found by its header.
+#[test]
+fn a_session_is_found_by_id_as_discovery_finds_it() {
+    let (d, store) = fixture_root();
+    let root = d.path().join("sessions");
+    let proj = root.join(PROJ);
+    let a = (discover::discover(&root).into_iter())
+        .find(|c| c.id == A)
+        .unwrap()
+        .path;
+    let newer = root.join(format!("2026-03-20T00-00-00-000Z_{A}.jsonl"));
+    std::fs::copy(&a, &newer).unwrap();
+    std::os::unix::fs::symlink(&a, proj.join("2026-03-21T00-00-00-000Z_lnk.jsonl")).unwrap();
+    std::fs::write(proj.join(".2026-03-21T00-00-00-000Z_dot.jsonl"), "").unwrap();
+    let other = proj.join("by-another-tool.jsonl");
+    std::fs::write(&other, format!("{}\n", header("tooled"))).unwrap();
+    for id in [A, B, "lnk", "dot", "by-another-tool", "nope"] {
+        let all: Vec<PathBuf> = (discover::discover(&root).into_iter())
+            .filter(|c| c.id == id)
+            .map(|c| c.path)
+            .collect();
+        let named: Vec<PathBuf> = discover::named(&root, id)
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+        assert_eq!(named, all, "{id}");
+    }
+    assert_eq!(store.locate(A).unwrap(), newer);
+    assert_eq!(store.locate("tooled").unwrap(), other);
+    assert!(store.locate("lnk").is_err());
+}

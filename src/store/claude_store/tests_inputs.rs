@@ -1,0 +1,121 @@
+//! What a Claude row's catalog key rests on and how a session is found by id: the subagent
+//! directories (never each subagent file, never an `lstat` of an absent directory), and a
+//! lookup by id that agrees with discovery without listing every session.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::tests_read::{one, row, user};
+use super::*;
+use crate::catalog::stamp;
+use crate::store::Store;
+
+fn candidate(store: &ClaudeStore, id: &str) -> Candidate {
+    store.discover().into_iter().find(|c| c.id == id).unwrap()
+}
+
+fn key(store: &ClaudeStore, id: &str) -> u64 {
+    stamp::key(&store.summary_inputs(&candidate(store, id)))
+}
+
+fn agent(dir: &Path, name: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join(format!("agent-{name}.jsonl"));
+    let rec = json!({"type":"user","isSidechain":true,"sessionId":"s1","uuid":"x1",
+        "message":{"role":"user","content":"sub task"}});
+    std::fs::write(&p, format!("{rec}\n")).unwrap();
+    p
+}
+
+/// A directory's mtime moves on to a whole second later, so a change within the same
+/// second as the last stamp is still a different stamp on every filesystem.
+fn later_mtime(dir: &Path) {
+    let m = std::fs::metadata(dir).unwrap().modified().unwrap();
+    let t = m + std::time::Duration::from_secs(2);
+    std::fs::File::open(dir).unwrap().set_modified(t).unwrap();
+}
+
+#[test]
+fn a_session_without_subagents_rests_on_its_file_settings_and_state_only() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let inputs = store.summary_inputs(&candidate(&store, "s1"));
+    assert_eq!(
+        inputs,
+        [
+            p,
+            d.path().join("claude/settings.json"),
+            store.state_file("s1")
+        ],
+        "no absent subagent directory to stamp"
+    );
+}
+
+#[test]
+fn subagent_directories_come_first_and_their_files_count_without_being_stamped() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let subs = d.path().join("claude/projects/-w/s1/subagents");
+    let first = agent(&subs, "a1");
+    let nested = subs.join("workflows/wf1");
+    agent(&nested, "a2");
+    let inputs = store.summary_inputs(&candidate(&store, "s1"));
+    // The first input is the top subagent directory, so the stat pass stamps the others
+    // below it by their own `lstat` (not in its table of files shared between sessions).
+    assert_eq!(inputs[0], subs);
+    assert!(inputs.contains(&nested) && inputs.contains(&subs.join("workflows")));
+    assert!(inputs.contains(&p));
+    assert!(
+        !inputs
+            .iter()
+            .any(|i| i.extension().is_some_and(|e| e == "jsonl") && *i != p),
+        "no subagent file is an input: {inputs:?}"
+    );
+    assert!(row(&store, "s1").badges.contains(&"2 subagents".into()));
+
+    // A subagent writing more does not touch the parent's row.
+    let k = key(&store, "s1");
+    let mut f = std::fs::File::options().append(true).open(&first).unwrap();
+    std::io::Write::write_all(&mut f, b"{\"type\":\"user\"}\n").unwrap();
+    assert_eq!(key(&store, "s1"), k);
+
+    // A new subagent, even in a nested directory, does.
+    agent(&nested, "a3");
+    later_mtime(&nested);
+    assert_ne!(key(&store, "s1"), k);
+    assert!(row(&store, "s1").badges.contains(&"3 subagents".into()));
+
+    // A first subagent directory appearing changes the key too.
+    let (d2, store2, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let k2 = key(&store2, "s1");
+    agent(&d2.path().join("claude/projects/-w/s1/subagents"), "b1");
+    assert_ne!(key(&store2, "s1"), k2);
+}
+
+#[test]
+fn a_session_is_found_by_id_as_discovery_finds_it() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let projects = d.path().join("claude/projects");
+    // The same id in a second project directory, newer: the newer file wins in both.
+    let other = projects.join("-x");
+    std::fs::create_dir_all(&other).unwrap();
+    let newer = other.join("s1.jsonl");
+    std::fs::copy(&p, &newer).unwrap();
+    let t = std::fs::metadata(&p).unwrap().modified().unwrap();
+    (std::fs::File::options().write(true).open(&newer).unwrap())
+        .set_modified(t + std::time::Duration::from_secs(60))
+        .unwrap();
+    agent(&projects.join("-w"), "c1");
+    std::os::unix::fs::symlink(&p, projects.join("-w/s2.jsonl")).unwrap();
+    std::fs::create_dir_all(projects.join("-w/s3.jsonl")).unwrap();
+    let by_discovery = |id: &str| {
+        (discover::discover(&projects).into_iter())
+            .find(|c| c.id == id)
+            .map(|c| c.path)
+    };
+    for id in ["s1", "agent-c1", "s2", "s3", "nope"] {
+        assert_eq!(discover::find(&projects, id), by_discovery(id), "{id}");
+    }
+    assert_eq!(discover::find(&projects, "s1"), Some(newer.clone()));
+    assert_eq!(store.locate("s1").unwrap(), newer);
+    assert!(store.locate("agent-c1").is_err() && store.locate("s2").is_err());
+}
