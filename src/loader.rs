@@ -301,7 +301,7 @@ fn list_and_watch(
     }
     // Fingerprints cost a stat (and a directory read per Loop session); only polling needs
     // them (a working watcher names what changed), so they are taken after the pass if at all.
-    let mut known: HashMap<String, (PathBuf, u64)> = HashMap::new();
+    let mut known = crate::catalog::Known::default();
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
@@ -482,7 +482,7 @@ impl Watch {
 fn watch_loop(
     store: &dyn Store,
     tx: &Sender<Event>,
-    known: &mut HashMap<String, (PathBuf, u64)>,
+    known: &mut crate::catalog::Known,
     watch: &Watch,
     pokes: &Receiver<()>,
     stop: &AtomicBool,
@@ -518,7 +518,7 @@ fn watch_loop(
 fn rescan(
     store: &dyn Store,
     tx: &Sender<Event>,
-    known: &mut HashMap<String, (PathBuf, u64)>,
+    known: &mut crate::catalog::Known,
     touched: &[PathBuf],
     fingerprints: bool,
     cat: &Cat,

@@ -16,7 +16,7 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
     let candidates = store.discover();
     assert!(candidates.len() >= 3);
     // What `check_cached` leaves: every session with its path and its real key.
-    let mut known: HashMap<String, (PathBuf, u64)> = candidates
+    let mut known: crate::catalog::Known = candidates
         .iter()
         .map(|c| (c.id.clone(), (c.path.clone(), fingerprint(&store, c))))
         .collect();
@@ -49,7 +49,7 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
 #[test]
 fn a_polling_rescan_rereads_nothing_unchanged() {
     let store = fixture();
-    let mut known: HashMap<String, (PathBuf, u64)> = store
+    let mut known: crate::catalog::Known = store
         .discover()
         .iter()
         .map(|c| (c.id.clone(), (c.path.clone(), fingerprint(&store, c))))

@@ -1,7 +1,6 @@
 //! The browser's side of the catalog: each loader thread's part of it, the stat pass of a
 //! store whose rows came from the catalog, and recording what later passes re-read.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 
@@ -44,11 +43,14 @@ pub fn check_cached(
     tx: &Sender<Event>,
     cat: &Cat,
     old: ById,
-) -> Option<HashMap<String, (PathBuf, u64)>> {
+) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let since = std::time::Instant::now();
     let candidates = store.discover();
+    // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start).
+    crate::keytrace::phase(&format!("discovered_{}", kind.as_str()), since);
     let checked = crate::catalog::check(store, old, &candidates);
+    crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     if !checked.gone.is_empty() {
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;

@@ -154,5 +154,6 @@ fn compact(cache: &Path, rec: Option<Record>) {
     }
     // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
     cat.sections.retain(|s| s.dir.is_dir());
+    super::in_list_order(&mut cat);
     let _ = super::save(cache, &cat);
 }

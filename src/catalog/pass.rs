@@ -3,7 +3,9 @@
 //! whole (one session's summary), not from the last offset: the `Store` trait summarizes a
 //! session in one call, and a row read from an offset would need every store's partial state.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -12,13 +14,17 @@ use super::{Catalog, Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores, registry::list_order};
 
+/// Every current session's path and key, by id (FxHash: one insert per session per pass,
+/// where SipHash showed in the profile; ids come from the store's own file names).
+pub type Known = FxHashMap<String, (PathBuf, u64)>;
+
 /// What one pass found.
 #[derive(Debug, Default)]
 pub struct Checked {
     /// Every current session's path and key, by id (re-read or still valid): what the
     /// watcher compares against. The ids and paths of still-valid sessions are moved out of
     /// the catalog's metas, never copied (issue 10: the copies were 11 MB at 100k).
-    pub known: HashMap<String, (PathBuf, u64)>,
+    pub known: Known,
     /// Sessions read again: new, changed, or their cached row expired.
     pub fresh: Vec<Entry>,
     /// Ids of the re-read sessions with a row that the catalog already held (in `fresh`
@@ -70,9 +76,11 @@ impl ById {
     }
 }
 
-/// Whether `cwd` is a directory, asked once per distinct cwd in a pass.
+/// Whether `cwd` is a directory, asked once per distinct cwd in a pass (looked up once per
+/// session: FxHash, as SipHash was 5% of a warm `spool list`; the keys are the catalog's own
+/// cwds, and a crafted collision only slows a pass).
 #[derive(Default)]
-struct CwdMemo(HashMap<String, bool>);
+struct CwdMemo(FxHashMap<String, bool>);
 
 impl CwdMemo {
     fn is_dir(&mut self, cwd: &str) -> bool {
@@ -184,7 +192,7 @@ fn reread<'a>(
 pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked {
     let news = reread(store, &|id| old.get(id), candidates);
     let mut out = Checked {
-        known: HashMap::with_capacity(candidates.len()),
+        known: Known::with_capacity_and_hasher(candidates.len(), Default::default()),
         ..Checked::default()
     };
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
@@ -236,7 +244,7 @@ pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
     });
     let candidates = store.discover();
     let (fresh, gone) = {
-        let index: HashMap<&str, &Meta> = s
+        let index: FxHashMap<&str, &Meta> = s
             .entries
             .iter()
             .map(|e| (e.meta.id.as_str(), &e.meta))
@@ -246,7 +254,7 @@ pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
             .flatten()
             .map(|e| *e)
             .collect();
-        let found: HashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
+        let found: FxHashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
         let gone: HashSet<String> = s
             .entries
             .iter()
@@ -291,6 +299,7 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         }
         // As in `patch`: stores that are gone leave with their rows.
         cat.sections.retain(|s| s.dir.is_dir());
+        super::in_list_order(&mut cat);
         {
             let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
             let _ = super::save(cache, &cat);

@@ -42,6 +42,11 @@ impl Stat {
             u64::from(m.mode()),
         ])
     }
+
+    /// The same fields from another call (`at::Dirs::lstat`), in `of`'s order.
+    pub fn from_fields(f: [u64; 8]) -> Stat {
+        Stat(f)
+    }
 }
 
 /// `h` with one present file's metadata mixed in.
@@ -67,7 +72,10 @@ pub fn key(inputs: &[PathBuf]) -> u64 {
 /// - an input outside the session's own path (a collection's `archive.json`, Claude's
 ///   `settings.json`) is stamped once per pass, not once per session.
 ///
-/// Either is what an `lstat` at the moment of the listing would have said; a change after it
+/// - a file at or below the session's own path is looked up from an open handle on the
+///   directory holding that path (`at`), not from `/`.
+///
+/// Each is what an `lstat` at the moment of the listing would have said; a change after it
 /// is caught by the next pass exactly as a change right after an `lstat` is.
 pub struct Memo {
     state_dir: Option<PathBuf>,
@@ -75,6 +83,7 @@ pub struct Memo {
     /// so every state file is stamped by `lstat`).
     listed: Option<Option<std::collections::HashSet<std::ffi::OsString>>>,
     shared: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+    dirs: super::at::Dirs,
 }
 
 impl Memo {
@@ -84,6 +93,7 @@ impl Memo {
             state_dir,
             listed: None,
             shared: std::collections::HashMap::new(),
+            dirs: super::at::Dirs::default(),
         }
     }
 
@@ -102,7 +112,7 @@ impl Memo {
                     stamp(h, p)
                 }
             } else if within(p, first) {
-                stamp(h, p)
+                self.near(h, p, first)
             } else {
                 let m = self
                     .shared
@@ -115,6 +125,15 @@ impl Memo {
             };
         }
         h
+    }
+
+    /// `stamp(h, p)` for `p` at or below `first`, looked up from the directory holding
+    /// `first` (any failure there falls back to the path's own `lstat`).
+    fn near(&mut self, h: u64, p: &Path, first: &Path) -> u64 {
+        match super::at::split(p, first).and_then(|(dir, rel)| self.dirs.lstat(dir, rel)) {
+            Some(s) => with(h, &s),
+            None => stamp(h, p),
+        }
     }
 
     /// Whether `p` is a file directly in the state directory (by bytes; a miss only costs
@@ -196,5 +215,46 @@ mod tests {
             assert!(!m.in_state_dir(p(miss)), "{miss}");
         }
         assert!(!Memo::new(None).in_state_dir(p("/s/.spool/x.json")));
+    }
+
+    #[test]
+    fn one_memo_sees_every_change_below_a_session_looked_up_from_its_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let session = t.path().join("col/s");
+        std::fs::create_dir_all(&session).unwrap();
+        let files = ["meta.json", "messages.jsonl", "index.json"];
+        for f in files {
+            std::fs::write(session.join(f), b"{}").unwrap();
+        }
+        let inputs: Vec<PathBuf> = std::iter::once(session.clone())
+            .chain(files.map(|f| session.join(f)))
+            .collect();
+        // One memo for the whole test: its open directory must never stand in for a stat.
+        let mut memo = Memo::new(None);
+        let mut last = memo.key(&inputs, &session, None);
+        assert_eq!(last, key(&inputs));
+        let steps: [&dyn Fn(); 4] = [
+            &|| {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(session.join("messages.jsonl"))
+                    .unwrap();
+                f.write_all(b"\n").unwrap();
+            },
+            &|| std::fs::remove_file(session.join("index.json")).unwrap(),
+            &|| std::fs::write(session.join("index.json"), b"{}").unwrap(),
+            &|| {
+                std::fs::rename(session.join("meta.json"), session.join("m")).unwrap();
+                std::os::unix::fs::symlink("m", session.join("meta.json")).unwrap();
+            },
+        ];
+        for (i, step) in steps.iter().enumerate() {
+            step();
+            let now = memo.key(&inputs, &session, None);
+            assert_eq!(now, key(&inputs), "step {i}");
+            assert_ne!(now, last, "step {i}");
+            last = now;
+        }
     }
 }

@@ -246,3 +246,36 @@ fn entries_decode_into_a_vector_of_their_exact_count() {
     let e = &back.sections[0].entries;
     assert_eq!((e.len(), e.capacity()), (5000, 5000));
 }
+
+/// A saved section is in list order (rowless entries last), so a reader's sort of the
+/// sections' rows only merges sorted runs; no entry is lost or changed on the way.
+#[test]
+fn sections_are_put_in_list_order_before_a_save() {
+    let mut cat = sample();
+    let s = &mut cat.sections[0];
+    let mut skipped = entry("not-a-session");
+    skipped.row = None;
+    s.entries.insert(0, skipped);
+    for (i, id) in ["b", "pinned", "a", "c"].into_iter().enumerate() {
+        let mut e = entry(id);
+        if let Some(r) = e.row.as_mut() {
+            r.updated_at = chrono::DateTime::from_timestamp(1_773_480_000 + 60 * i as i64, 0);
+            if id == "pinned" {
+                r.pinned_at = r.updated_at;
+            }
+        }
+        s.entries.push(e);
+    }
+    let mut before: Vec<Entry> = s.entries.clone();
+    in_list_order(&mut cat);
+    let after = &cat.sections[0].entries;
+    let ids: Vec<&str> = after.iter().map(|e| e.meta.id.as_str()).collect();
+    assert_eq!(ids[0], "pinned");
+    assert_eq!(ids.last(), Some(&"not-a-session"));
+    let rows: Vec<&SessionSummary> = after.iter().filter_map(|e| e.row.as_ref()).collect();
+    assert!(rows.is_sorted_by(|a, b| crate::store::registry::list_order(a, b).is_le()));
+    before.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
+    let mut now = after.clone();
+    now.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
+    assert_eq!(now, before);
+}

@@ -144,6 +144,28 @@ impl LoopStore {
         }
     }
 
+    /// Every collection's candidates (unsorted), the collections split over up to `threads`
+    /// threads: discovery `lstat`s every session, and with several collections the two
+    /// halves overlap (a collection is the unit: each is one directory read).
+    fn discover_split(&self, threads: usize) -> Vec<Candidate> {
+        let cols = self.collections();
+        let threads = threads.clamp(1, cols.len().max(1));
+        if threads == 1 {
+            let mut out = Vec::new();
+            for col in &cols {
+                Self::discover_in(col, &mut out);
+            }
+            return out;
+        }
+        super::gather_parallel(cols.chunks(cols.len().div_ceil(threads)), |part| {
+            let mut out = Vec::new();
+            for col in part {
+                Self::discover_in(col, &mut out);
+            }
+            out
+        })
+    }
+
     /// Find a session by id in any collection. A directory hides a same-named `.jsonl`
     /// (the migration backup), even if the directory is invalid.
     pub(crate) fn locate(&self, id: &str) -> Result<Loc> {
@@ -158,6 +180,9 @@ impl LoopStore {
         Err(Error::NotFound(id.to_string()))
     }
 }
+
+/// Discovery's threads: the machine has two cores to share with the other stores' passes.
+const DISCOVERY_THREADS: usize = 2;
 
 /// A real directory (or a symlink, which also hides the backup but is never listed).
 fn dir_exists(p: &Path) -> bool {
@@ -195,10 +220,7 @@ impl Store for LoopStore {
         &self.sessions
     }
     fn discover(&self) -> Vec<Candidate> {
-        let mut out = Vec::new();
-        for col in self.collections() {
-            Self::discover_in(&col, &mut out);
-        }
+        let mut out = self.discover_split(DISCOVERY_THREADS);
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
         out
     }
@@ -211,7 +233,10 @@ impl Store for LoopStore {
         let mut v = Vec::with_capacity(6);
         v.push(c.path.clone());
         if let Some(col) = c.path.parent().filter(|p| *p != self.sessions.as_path()) {
-            let legacy = c.path.file_name() == Some(format!("{}.jsonl", c.id).as_ref());
+            // `<id>.jsonl`, compared without building the name (once per session per pass).
+            let legacy = c.path.file_name().is_some_and(|n| {
+                n.as_encoded_bytes().strip_suffix(b".jsonl") == Some(c.id.as_bytes())
+            });
             if !legacy {
                 v.extend(["meta.json", "messages.jsonl", "index.json"].map(|f| c.path.join(f)));
             }

@@ -136,3 +136,60 @@ pub fn tool_result(id: &str) -> Value {
     json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
         "content": [{"type": "text", "text": "ok"}], "isError": false, "timestamp": 1772000002000u64})
 }
+
+/// Discovery split over two threads finds what one thread finds, and the catalog's pass over
+/// it catches a change made in a session of each half (issue 10).
+#[test]
+fn split_discovery_finds_every_session_and_a_change_in_each_half() {
+    let d = tempfile::tempdir().unwrap();
+    let store = LoopStore::new(d.path());
+    let cols = [
+        "aaaaaaaaaaaaaaaaaaaaaaaa",
+        "bbbbbbbbbbbbbbbbbbbbbbbb",
+        "cccccccccccccccccccccccc",
+    ];
+    let ids = [
+        "11111111-2222-4333-8444-000000000001",
+        "11111111-2222-4333-8444-000000000002",
+        "11111111-2222-4333-8444-000000000003",
+    ];
+    for (c, id) in cols.iter().zip(ids) {
+        let col = d.path().join("sessions").join(c);
+        fs::create_dir_all(&col).unwrap();
+        make_v3(&col, id, header(id, "/tmp"), &[user("hi")]);
+    }
+    let ids_of = |v: Vec<crate::store::Candidate>| {
+        let mut v: Vec<String> = v.into_iter().map(|c| c.id).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids_of(store.discover_split(2)), ids);
+    assert_eq!(
+        ids_of(store.discover_split(2)),
+        ids_of(store.discover_split(1))
+    );
+    let metas = store
+        .discover()
+        .iter()
+        .map(|c| crate::catalog::pass::read(&store, c).meta)
+        .collect();
+    // A change in the first collection (first thread) and in the last (second thread).
+    for (c, id) in [(cols[0], ids[0]), (cols[2], ids[2])] {
+        let messages = d
+            .path()
+            .join("sessions")
+            .join(c)
+            .join(id)
+            .join("messages.jsonl");
+        let mut bytes = fs::read(&messages).unwrap();
+        bytes.extend_from_slice(format!("{}\n", user("more")).as_bytes());
+        fs::write(&messages, bytes).unwrap();
+    }
+    let checked =
+        crate::catalog::check(&store, crate::catalog::ById::new(metas), &store.discover());
+    let mut fresh: Vec<&str> = checked.fresh.iter().map(|e| e.meta.id.as_str()).collect();
+    fresh.sort();
+    assert_eq!(fresh, [ids[0], ids[2]]);
+    assert!(checked.gone.is_empty());
+    assert_eq!(checked.known.len(), 3);
+}
