@@ -258,7 +258,7 @@ fn sections_are_put_in_list_order_before_a_save() {
     s.entries.insert(0, skipped);
     for (i, id) in ["b", "pinned", "a", "c"].into_iter().enumerate() {
         let mut e = entry(id);
-        if let Some(r) = e.row.as_mut() {
+        if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
             r.updated_at = chrono::DateTime::from_timestamp(1_773_480_000 + 60 * i as i64, 0);
             if id == "pinned" {
                 r.pinned_at = r.updated_at;
@@ -272,7 +272,7 @@ fn sections_are_put_in_list_order_before_a_save() {
     let ids: Vec<&str> = after.iter().map(|e| e.meta.id.as_str()).collect();
     assert_eq!(ids[0], "pinned");
     assert_eq!(ids.last(), Some(&"not-a-session"));
-    let rows: Vec<&SessionSummary> = after.iter().filter_map(|e| e.row.as_ref()).collect();
+    let rows: Vec<&SessionSummary> = after.iter().filter_map(|e| e.row.as_deref()).collect();
     assert!(rows.is_sorted_by(|a, b| crate::store::registry::list_order(a, b).is_le()));
     before.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
     let mut now = after.clone();
