@@ -7,19 +7,28 @@
 //! letters scattered over a long text: that is what made almost every session match before.
 //! Sessions whose title holds more terms rank first; ties go to the more recent session.
 //!
-//! Matching runs synchronously in `tick` over compact items (the title as nucleo's UTF-32
-//! string, the other fields lower-cased once), refining the previous matches when the query
-//! only grew; at 100k sessions that is a few milliseconds, see `benches/browser.rs`.
+//! Matching runs synchronously in `tick` over compact items (`item`: every field lower-cased
+//! once into bytes, capitals as bits), with memchr/memmem and the title rule written out
+//! (`tight`) instead of nucleo's scorer, refining the previous matches when the query only
+//! grew. Only the top rows are put in order at once; the rest when a row below them or a
+//! position is asked for. See `benches/browser.rs` and `examples/quick_keys.rs`.
 
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::sync::Arc;
 
 use memchr::memmem;
 use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
-use nucleo::{Config, Matcher, Utf32Str, Utf32String};
+use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
 
 use crate::model::{SessionSummary, StoreKind};
 use crate::text::{one_line, truncate_chars};
+
+mod item;
+mod tight;
+
+use item::{Item, Titles};
+use tight::{TitleHit, tight};
 
 /// Identity of a session across reloads: its store and id (never its row number).
 pub type Key = (StoreKind, String);
@@ -43,58 +52,20 @@ pub fn haystack(s: &SessionSummary) -> String {
     )
 }
 
-/// One session as the matcher sees it: only what it matches (its identity is the shared
-/// row beside it in `Search::rows`, not a copy of the id).
-struct Item {
-    title: Utf32String,
-    /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart;
-    /// `None` when it is already all lower case (then `lower` is the text: one copy, not two).
-    text: Option<Box<str>>,
-    /// The text lower-cased, for terms without capitals.
-    lower: Box<str>,
-    /// Seconds of last activity (ties go to the more recent session).
-    recency: i64,
-}
-
-impl Item {
-    fn new(s: &SessionSummary) -> Item {
-        let text = format!(
-            "{}\n{}\n{}",
-            truncate_chars(&one_line(&s.summary), FIELD_CAP),
-            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
-            one_line(s.project())
-        );
-        let lower = text.to_lowercase();
-        Item {
-            title: Utf32String::from(one_line(&s.title).as_str()),
-            text: (lower != text).then(|| text.into()),
-            lower: lower.into(),
-            recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
-        }
-    }
-
-    /// Summary and prompt, each in the case the term asks for.
-    fn fields(&self, case_sensitive: bool) -> (&str, [&str; 2]) {
-        let t: &str = match &self.text {
-            Some(text) if case_sensitive => text,
-            _ => &self.lower,
-        };
-        let (a, b) = t.split_once('\n').unwrap_or((t, ""));
-        (t, [a, b])
-    }
-}
-
 /// Matcher items for a run of rows, built off the UI thread (lower-casing 100k rows' text
 /// held the browser's first key for over a second, issue 10) and handed to `Search::install`.
 pub struct Built {
     items: Vec<Item>,
+    titles: Titles,
     rows: Vec<Arc<SessionSummary>>,
 }
 
 impl Built {
     pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
+        let items: Vec<Item> = rows.iter().map(|s| Item::new(s)).collect();
         Built {
-            items: rows.iter().map(|s| Item::new(s)).collect(),
+            titles: Titles::of(&items),
+            items,
             rows,
         }
     }
@@ -106,27 +77,57 @@ struct Term {
     /// The needle as text (lower-cased unless it has capitals: smart case).
     needle: String,
     case_sensitive: bool,
+    /// Whether nucleo would fold the title's accents for this term (`é` found by `e`).
+    normalize: bool,
+    /// A positive fuzzy ASCII term: matched on an ASCII title's bytes directly.
+    fast: bool,
+    /// Over the needle lower-cased (the text's bytes are).
     finder: memmem::Finder<'static>,
+    /// Over the needle as written, and the needle, when it has capitals.
+    written: Option<(memmem::Finder<'static>, Vec<u8>)>,
 }
 
-/// How well a session matched: more terms in the title first, then terms written as they
-/// stand in the title, then terms that start a word of the title (`port` finds "Port the
-/// suite" before "export"), then recency.
+impl Term {
+    fn new(atom: Atom) -> Term {
+        let needle: String = atom.needle_text().chars().collect();
+        let case_sensitive = needle.chars().any(char::is_uppercase);
+        let lower = needle.to_lowercase();
+        let finder = memmem::Finder::new(lower.as_bytes()).into_owned();
+        let written = case_sensitive.then(|| {
+            let f = memmem::Finder::new(needle.as_bytes()).into_owned();
+            (f, needle.as_bytes().to_vec())
+        });
+        // As nucleo decides (`Normalization::Smart`): an ASCII term always, another only
+        // when none of its chars has an accent of its own.
+        let normalize = needle.is_ascii() || needle.chars().all(|c| chars::normalize(c) == c);
+        Term {
+            fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
+            atom,
+            needle,
+            case_sensitive,
+            normalize,
+            finder,
+            written,
+        }
+    }
+}
+
+/// How well a session matched, packed for a cheap sort: more terms in the title first, then
+/// terms written as they stand in the title, then terms that start a word of the title
+/// (`port` finds "Port the suite" before "export"), then recency (seconds, 40 bits).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Rank {
-    title_terms: u16,
-    title_exact: u16,
-    title_word_start: u16,
-    recency: i64,
-}
+struct Rank(u64);
 
-/// How one term matched a title.
-#[derive(Clone, Copy)]
-struct TitleHit {
-    /// Contiguous, as written.
-    exact: bool,
-    /// The match begins a word.
-    word_start: bool,
+impl Rank {
+    fn new(title_terms: u64, title_exact: u64, title_word_start: u64, recency: i64) -> Rank {
+        let r = recency.clamp(0, (1 << 40) - 1) as u64;
+        Rank(
+            title_terms.min(255) << 56
+                | title_exact.min(255) << 48
+                | title_word_start.min(255) << 40
+                | r,
+        )
+    }
 }
 
 /// Whether char `i` of `hay` begins a word.
@@ -139,31 +140,25 @@ struct Query {
     terms: Vec<Term>,
     matcher: Matcher,
     indices: Vec<u32>,
+    /// A title as written (the rare terms with capitals).
+    buf: Vec<u8>,
+    /// A title folded into chars (titles that are not ASCII).
+    chars: Vec<char>,
 }
 
 impl Query {
     fn parse(q: &str) -> Query {
         let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
-        let terms = pattern
-            .atoms
-            .into_iter()
+        let terms = (pattern.atoms.into_iter())
             .filter(|a| !a.needle_text().is_empty())
-            .map(|atom| {
-                let needle: String = atom.needle_text().chars().collect();
-                let case_sensitive = needle.chars().any(char::is_uppercase);
-                let finder = memmem::Finder::new(needle.as_bytes()).into_owned();
-                Term {
-                    atom,
-                    needle,
-                    case_sensitive,
-                    finder,
-                }
-            })
+            .map(Term::new)
             .collect();
         Query {
             terms,
             matcher: Matcher::new(Config::DEFAULT),
             indices: Vec::new(),
+            buf: Vec::new(),
+            chars: Vec::new(),
         }
     }
 
@@ -176,16 +171,11 @@ impl Query {
         !prev.trim().is_empty() && q.starts_with(prev) && !q.contains(['!', '$', '\\'])
     }
 
-    /// How `item` matches, or `None`.
-    fn rank(&mut self, item: &Item) -> Option<Rank> {
-        let mut r = Rank {
-            title_terms: 0,
-            title_exact: 0,
-            title_word_start: 0,
-            recency: item.recency,
-        };
+    /// How `item` (lower-cased `title`) matches, or `None`.
+    fn rank(&mut self, item: &Item, title: &[u8]) -> Option<Rank> {
+        let (mut terms, mut exact, mut word_start) = (0, 0, 0);
         for i in 0..self.terms.len() {
-            let in_title = self.title_match(i, &item.title, None);
+            let in_title = self.title_of(i, item, title);
             let term = &self.terms[i];
             if term.atom.negative {
                 // `!x` excludes a session that says x anywhere it is searched.
@@ -196,15 +186,51 @@ impl Query {
             }
             match in_title {
                 Some(hit) => {
-                    r.title_terms += 1;
-                    r.title_exact += u16::from(hit.exact);
-                    r.title_word_start += u16::from(hit.word_start);
+                    terms += 1;
+                    exact += u64::from(hit.exact);
+                    word_start += u64::from(hit.word_start);
                 }
                 None if text_match(term, item) => {}
                 None => return None,
             }
         }
-        Some(r)
+        Some(Rank::new(terms, exact, word_start, item.recency))
+    }
+
+    /// Term `i` against `item`'s title: the plain cases on its bytes or chars, the rest
+    /// through nucleo on the title as written.
+    fn title_of(&mut self, i: usize, item: &Item, title: &[u8]) -> Option<TitleHit> {
+        let term = &self.terms[i];
+        if term.fast && !term.case_sensitive {
+            if title.is_ascii() {
+                return tight(title, term.needle.as_bytes(), None);
+            }
+            // Folded as nucleo folds (accents off for a term without any), but by char:
+            // its grapheme split cost most of a key when a tenth of titles had an accent.
+            let title = std::str::from_utf8(title).unwrap_or_default();
+            let mut hay = std::mem::take(&mut self.chars);
+            hay.clear();
+            hay.extend(title.chars().map(|c| fold(c, term.normalize, false)));
+            let needle = &self.needle_chars(i);
+            let hit = tight(&hay, needle, None);
+            self.chars = hay;
+            return hit;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let title = item.title_written(&mut buf);
+        let hit = if title.is_ascii() {
+            self.title_match(i, Utf32Str::Ascii(title), None)
+        } else {
+            let u = Utf32String::from(String::from_utf8_lossy(title).as_ref());
+            self.title_match(i, u.slice(..), None)
+        };
+        self.buf = buf;
+        hit
+    }
+
+    /// Term `i`'s needle as chars.
+    fn needle_chars(&self, i: usize) -> Vec<char> {
+        self.terms[i].needle.chars().collect()
     }
 
     /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
@@ -213,11 +239,10 @@ impl Query {
     fn title_match(
         &mut self,
         i: usize,
-        title: &Utf32String,
+        hay: Utf32Str<'_>,
         out: Option<&mut Vec<u32>>,
     ) -> Option<TitleHit> {
         let term = &self.terms[i];
-        let hay = title.slice(..);
         if term.atom.negative {
             let s = match out {
                 Some(out) => term.atom.indices(hay, &mut self.matcher, out),
@@ -241,40 +266,70 @@ impl Query {
                 word_start,
             });
         }
-        // Cheap rejection first (most titles); indices only for the few candidates.
-        term.atom.score(hay, &mut self.matcher)?;
-        self.indices.clear();
-        term.atom
-            .indices(hay, &mut self.matcher, &mut self.indices)?;
-        let (first, last) = (*self.indices.first()?, *self.indices.last()?);
-        let n = self.indices.len();
-        let gap = (last - first + 1) as usize - n;
-        let ok = gap == 0
-            || (gap == 1
-                && n >= FUZZY_MIN_LEN
-                && (first..=last).all(|c| hay.get(c).is_alphanumeric()));
-        if !ok {
-            return None;
+        match hay {
+            Utf32Str::Ascii(b) if term.fast => {
+                let needle = term.needle.as_bytes();
+                if term.case_sensitive {
+                    tight(b, needle, out)
+                } else {
+                    tight(&b.to_ascii_lowercase(), needle, out)
+                }
+            }
+            _ => {
+                // nucleo's folding: accents first (when the term has none), then case.
+                let fold = |c: char| {
+                    let c = if term.normalize {
+                        chars::normalize(c)
+                    } else {
+                        c
+                    };
+                    if term.case_sensitive {
+                        c
+                    } else {
+                        chars::to_lower_case(c)
+                    }
+                };
+                let hay: Vec<char> = (0..hay.len() as u32).map(|i| fold(hay.get(i))).collect();
+                let needle: Vec<char> = term.needle.chars().collect();
+                tight(&hay, &needle, out)
+            }
         }
-        if let Some(out) = out {
-            out.extend_from_slice(&self.indices);
-        }
-        Some(TitleHit {
-            exact: gap == 0,
-            word_start: starts_word(hay, first),
-        })
+    }
+}
+
+/// A title's char as nucleo folds it for a term: accents off first (`normalize`), then
+/// lower case unless the term is `case_sensitive`; ASCII without a table look-up.
+fn fold(c: char, normalize: bool, case_sensitive: bool) -> char {
+    if c.is_ascii() {
+        return if case_sensitive {
+            c
+        } else {
+            c.to_ascii_lowercase()
+        };
+    }
+    let c = if normalize { chars::normalize(c) } else { c };
+    if case_sensitive {
+        c
+    } else {
+        chars::to_lower_case(c)
     }
 }
 
 /// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
 fn text_match(term: &Term, item: &Item) -> bool {
-    let (all, fields) = item.fields(term.case_sensitive);
-    let n = term.needle.as_str();
+    let n = term.needle.as_bytes();
     match term.atom.kind {
-        AtomKind::Prefix => fields.iter().any(|f| f.starts_with(n)),
-        AtomKind::Postfix => fields.iter().any(|f| f.ends_with(n)),
-        AtomKind::Exact => fields.contains(&n),
-        _ => term.finder.find(all.as_bytes()).is_some(),
+        AtomKind::Prefix | AtomKind::Postfix | AtomKind::Exact => {
+            (item.fields(term.case_sensitive).iter()).any(|f| match term.atom.kind {
+                AtomKind::Prefix => f.starts_with(n),
+                AtomKind::Postfix => f.ends_with(n),
+                _ => **f == *n,
+            })
+        }
+        _ => item.text_has(
+            &term.finder,
+            (term.written.as_ref()).map(|(f, w)| (f, w.as_slice())),
+        ),
     }
 }
 
@@ -320,23 +375,31 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
     let mut ranked: Vec<(Rank, usize, SessionSummary)> = rows
         .into_iter()
         .enumerate()
-        .filter_map(|(i, s)| Some((query.rank(&Item::new(&s))?, i, s)))
+        .filter_map(|(i, s)| {
+            let item = Item::new(&s);
+            Some((query.rank(&item, item.title_lower())?, i, s))
+        })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     ranked.into_iter().map(|(_, _, s)| s).collect()
 }
 
 /// Runs at least this long are ranked on two threads.
-const SPLIT_FROM: usize = 16_384;
+const SPLIT_FROM: usize = 32_768;
 
 /// The items `ids` that match `query` (parsed from `text`), with their rank, in `ids`' order.
 /// A long run is split in two halves ranked at once, the second on a scoped thread with its
 /// own scratch matcher: at 100k sessions a query's first letter matches most of them, and
 /// ranking them on the UI thread alone held that key 60–130 ms (issue 10).
-fn rank_ids(query: &mut Query, text: &str, items: &[Item], ids: &[u32]) -> Vec<(Rank, u32)> {
+fn rank_ids(
+    query: &mut Query,
+    text: &str,
+    (items, titles): (&[Item], &Titles),
+    ids: &[u32],
+) -> Vec<(Rank, u32)> {
     let one = |q: &mut Query, ids: &[u32]| -> Vec<(Rank, u32)> {
         ids.iter()
-            .filter_map(|&i| Some((q.rank(&items[i as usize])?, i)))
+            .filter_map(|&i| Some((q.rank(&items[i as usize], titles.get(i as usize))?, i)))
             .collect()
     };
     if ids.len() < SPLIT_FROM {
@@ -357,19 +420,32 @@ fn rank_ids(query: &mut Query, text: &str, items: &[Item], ids: &[u32]) -> Vec<(
     })
 }
 
+/// Matches put in order at once; the rest when a row below them is read or a position
+/// asked for. A first letter matches 90k of 100k sessions, and a full sort of them cost a
+/// millisecond or more of a key that must answer in a few.
+const TOP: usize = 256;
+
 /// The quick search: items in, ranked matches and highlight indices out.
 pub struct Search {
     items: Vec<Item>,
+    titles: Titles,
     /// The row of each item (same index), shared with the list.
     rows: Vec<Arc<SessionSummary>>,
     query: Query,
     text: String,
-    /// Matching items (index into `items`) with their rank, best first.
-    matches: Vec<(Rank, u32)>,
+    /// Matching items (index into `items`) with their rank: `..ordered` best first, the
+    /// rest after them in no order until needed (`order`).
+    matches: RefCell<Vec<(Rank, u32)>>,
+    ordered: Cell<usize>,
     /// Items `..scanned` have been matched against the current query.
     scanned: usize,
     /// The matches must be re-ranked from scratch at the next tick.
     dirty: bool,
+}
+
+/// Best first; equal ranks (no recency) by the later item.
+fn best_first(a: &(Rank, u32), b: &(Rank, u32)) -> std::cmp::Ordering {
+    b.cmp(a)
 }
 
 impl Search {
@@ -379,10 +455,12 @@ impl Search {
     pub fn new(_notify: Arc<dyn Fn() + Sync + Send>) -> Search {
         Search {
             items: Vec::new(),
+            titles: Titles::default(),
             rows: Vec::new(),
             query: Query::parse(""),
             text: String::new(),
-            matches: Vec::new(),
+            matches: RefCell::new(Vec::new()),
+            ordered: Cell::new(0),
             scanned: 0,
             dirty: false,
         }
@@ -392,6 +470,7 @@ impl Search {
     /// ones; matched from scratch at the next tick, the old matches visible until then.
     pub fn install(&mut self, built: Built) {
         self.items = built.items;
+        self.titles = built.titles;
         self.rows = built.rows;
         self.scanned = 0;
         self.dirty = true;
@@ -399,7 +478,9 @@ impl Search {
 
     /// Add one session to the matcher.
     pub fn push(&mut self, s: Arc<SessionSummary>) {
-        self.items.push(Item::new(&s));
+        let item = Item::new(&s);
+        self.titles.push(&item);
+        self.items.push(item);
         self.rows.push(s);
     }
 
@@ -407,6 +488,7 @@ impl Search {
     /// holding old and new buffers at once (2.4 MB of the 10k heap peak, issue 10).
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve_exact(n);
+        self.titles.reserve(n);
         self.rows.reserve_exact(n);
     }
 
@@ -417,6 +499,7 @@ impl Search {
             return false;
         };
         self.items[i] = Item::new(&new);
+        self.titles.set(i, &self.items[i], &self.items);
         self.rows[i] = new;
         // Its rank may have changed either way: the matches are taken again (milliseconds,
         // the items themselves are kept).
@@ -429,6 +512,7 @@ impl Search {
     /// until the next tick, so the list does not blink.
     pub fn clear(&mut self) {
         self.items.clear();
+        self.titles.clear();
         self.rows.clear();
         self.scanned = 0;
         self.dirty = true;
@@ -444,12 +528,48 @@ impl Search {
         self.text = q.to_string();
         if refine {
             // Only the previous matches can still match; the rest waits for `scanned`.
-            let ids: Vec<u32> = self.matches.iter().map(|m| m.1).collect();
-            self.matches = rank_ids(&mut self.query, &self.text, &self.items, &ids);
-            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+            // They are re-checked in item order, which walks the items' memory forwards.
+            let m = self.matches.get_mut();
+            let mut was = vec![false; self.items.len()];
+            for &(_, i) in m.iter() {
+                was[i as usize] = true;
+            }
+            let ids: Vec<u32> = (0..self.items.len() as u32)
+                .filter(|&i| was[i as usize])
+                .collect();
+            *m = rank_ids(
+                &mut self.query,
+                &self.text,
+                (&self.items, &self.titles),
+                &ids,
+            );
+            self.put_top_in_order();
         } else {
             self.dirty = true;
             self.scanned = 0;
+        }
+    }
+
+    /// Order the best `TOP` matches; the rest waits for `order`.
+    fn put_top_in_order(&mut self) {
+        let m = self.matches.get_mut();
+        if m.len() > TOP {
+            m.select_nth_unstable_by(TOP - 1, best_first);
+            m[..TOP].sort_unstable_by(best_first);
+            self.ordered.set(TOP);
+        } else {
+            m.sort_unstable_by(best_first);
+            self.ordered.set(m.len());
+        }
+    }
+
+    /// Put the matches in order up to `end` at least.
+    fn order(&self, end: usize) {
+        let from = self.ordered.get();
+        if end > from {
+            let mut m = self.matches.borrow_mut();
+            m[from..].sort_unstable_by(best_first);
+            self.ordered.set(m.len());
         }
     }
 
@@ -458,7 +578,8 @@ impl Search {
     pub fn tick(&mut self, _timeout_ms: u64) -> (bool, bool) {
         let changed = self.dirty || self.scanned < self.items.len();
         if self.dirty {
-            self.matches.clear();
+            self.matches.get_mut().clear();
+            self.ordered.set(0);
             self.dirty = false;
         }
         if self.query.is_empty() {
@@ -467,16 +588,21 @@ impl Search {
         }
         if self.scanned < self.items.len() {
             let ids: Vec<u32> = (self.scanned as u32..self.items.len() as u32).collect();
-            let new = rank_ids(&mut self.query, &self.text, &self.items, &ids);
-            self.matches.extend(new);
-            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+            let new = rank_ids(
+                &mut self.query,
+                &self.text,
+                (&self.items, &self.titles),
+                &ids,
+            );
+            self.matches.get_mut().extend(new);
+            self.put_top_in_order();
             self.scanned = self.items.len();
         }
         (changed, false)
     }
 
     pub fn matched_count(&self) -> usize {
-        self.matches.len()
+        self.matches.borrow().len()
     }
 
     pub fn item_count(&self) -> usize {
@@ -485,9 +611,11 @@ impl Search {
 
     /// Keys of the matches in `range` (clamped), best first.
     pub fn matched_keys(&self, range: Range<usize>) -> Vec<Key> {
-        let end = range.end.min(self.matches.len());
+        self.order(range.end);
+        let m = self.matches.borrow();
+        let end = range.end.min(m.len());
         let start = range.start.min(end);
-        self.matches[start..end]
+        m[start..end]
             .iter()
             .map(|m| {
                 let s = &self.rows[m.1 as usize];
@@ -498,7 +626,8 @@ impl Search {
 
     /// Position of `key` among the matches (a scan; called only when the matches changed).
     pub fn position(&self, key: &Key) -> Option<usize> {
-        self.matches.iter().position(|m| {
+        self.order(usize::MAX);
+        self.matches.borrow().iter().position(|m| {
             let s = &self.rows[m.1 as usize];
             s.store == key.0 && s.id == key.1
         })
@@ -511,7 +640,7 @@ impl Search {
         let mut out = Vec::new();
         for i in 0..self.query.terms.len() {
             if !self.query.terms[i].atom.negative {
-                self.query.title_match(i, &title, Some(&mut out));
+                self.query.title_match(i, title.slice(..), Some(&mut out));
             }
         }
         let mut v: Vec<usize> = out.into_iter().map(|i| i as usize).collect();
