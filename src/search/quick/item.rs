@@ -293,3 +293,42 @@ impl Titles {
         self.pairs.reserve_exact(n);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StoreKind;
+
+    #[test]
+    fn letter_pairs_rule_out_only_what_the_text_cannot_say() {
+        let p = Pairs::of(b"fix the login\nretry");
+        for said in ["fix", "login", "x", "retry", "n\nr", "the l"] {
+            assert!(p.has_all(&Pairs::of(said.as_bytes())), "{said}");
+        }
+        for not in ["xf", "lg", "tryr"] {
+            assert!(!p.has_all(&Pairs::of(not.as_bytes())), "{not}");
+        }
+    }
+
+    #[test]
+    fn the_text_as_written_comes_back_from_its_bits() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
+        s.title = "Fix the PORT".into();
+        s.summary = "Retry in CI".into();
+        let i = Item::new(&s);
+        assert!(
+            i.written.is_none(),
+            "ASCII capitals are bits, not a second copy"
+        );
+        assert_eq!(i.written().split('\n').next(), Some("Fix the PORT"));
+        assert_eq!(i.title_lower(), b"fix the port");
+        let f = memchr::memmem::Finder::new(b"ci");
+        let w = memchr::memmem::Finder::new(b"CI");
+        assert!(i.text_has(&f, Some((&w, b"CI"))));
+        let w = memchr::memmem::Finder::new(b"Ci");
+        assert!(!i.text_has(&f, Some((&w, b"Ci"))));
+        s.title = "Été".into();
+        let i = Item::new(&s);
+        assert_eq!(i.written().split('\n').next(), Some("Été"));
+    }
+}
