@@ -7,19 +7,27 @@
 //! letters scattered over a long text: that is what made almost every session match before.
 //! Sessions whose title holds more terms rank first; ties go to the more recent session.
 //!
-//! Matching runs synchronously in `tick` over compact items (the title as nucleo's UTF-32
-//! string, the other fields lower-cased once), refining the previous matches when the query
-//! only grew; at 100k sessions that is a few milliseconds, see `benches/browser.rs`.
+//! Matching runs synchronously in `tick` over compact items (`item`: every field lower-cased
+//! once into bytes, capitals as bits), with memchr/memmem and the title rule written out
+//! (`tight`) instead of nucleo's scorer, refining the previous matches when the query only
+//! grew. Only the top rows are put in order at once; the rest when a row below them or a
+//! position is asked for. See `benches/browser.rs` and `examples/quick_keys.rs`.
 
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::sync::Arc;
 
-use memchr::memmem;
-use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
-use nucleo::{Config, Matcher, Utf32Str, Utf32String};
+use nucleo::Utf32String;
 
 use crate::model::{SessionSummary, StoreKind};
 use crate::text::{one_line, truncate_chars};
+
+mod item;
+mod matching;
+mod tight;
+
+use item::{Item, Pairs, Titles};
+use matching::{Query, Rank};
 
 /// Identity of a session across reloads: its store and id (never its row number).
 pub type Key = (StoreKind, String);
@@ -43,238 +51,22 @@ pub fn haystack(s: &SessionSummary) -> String {
     )
 }
 
-/// One session as the matcher sees it: only what it matches (its identity is the shared
-/// row beside it in `Search::rows`, not a copy of the id).
-struct Item {
-    title: Utf32String,
-    /// Summary, first prompt and project (cwd basename), one line each, capped, `\n` apart;
-    /// `None` when it is already all lower case (then `lower` is the text: one copy, not two).
-    text: Option<Box<str>>,
-    /// The text lower-cased, for terms without capitals.
-    lower: Box<str>,
-    /// Seconds of last activity (ties go to the more recent session).
-    recency: i64,
-}
-
-impl Item {
-    fn new(s: &SessionSummary) -> Item {
-        let text = format!(
-            "{}\n{}\n{}",
-            truncate_chars(&one_line(&s.summary), FIELD_CAP),
-            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
-            one_line(s.project())
-        );
-        let lower = text.to_lowercase();
-        Item {
-            title: Utf32String::from(one_line(&s.title).as_str()),
-            text: (lower != text).then(|| text.into()),
-            lower: lower.into(),
-            recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
-        }
-    }
-
-    /// Summary and prompt, each in the case the term asks for.
-    fn fields(&self, case_sensitive: bool) -> (&str, [&str; 2]) {
-        let t: &str = match &self.text {
-            Some(text) if case_sensitive => text,
-            _ => &self.lower,
-        };
-        let (a, b) = t.split_once('\n').unwrap_or((t, ""));
-        (t, [a, b])
-    }
-}
-
 /// Matcher items for a run of rows, built off the UI thread (lower-casing 100k rows' text
 /// held the browser's first key for over a second, issue 10) and handed to `Search::install`.
 pub struct Built {
     items: Vec<Item>,
+    titles: Titles,
     rows: Vec<Arc<SessionSummary>>,
 }
 
 impl Built {
     pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
+        let items: Vec<Item> = rows.iter().map(|s| Item::new(s)).collect();
         Built {
-            items: rows.iter().map(|s| Item::new(s)).collect(),
+            titles: Titles::of(&items),
+            items,
             rows,
         }
-    }
-}
-
-/// One parsed term of the query.
-struct Term {
-    atom: Atom,
-    /// The needle as text (lower-cased unless it has capitals: smart case).
-    needle: String,
-    case_sensitive: bool,
-    finder: memmem::Finder<'static>,
-}
-
-/// How well a session matched: more terms in the title first, then terms written as they
-/// stand in the title, then terms that start a word of the title (`port` finds "Port the
-/// suite" before "export"), then recency.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Rank {
-    title_terms: u16,
-    title_exact: u16,
-    title_word_start: u16,
-    recency: i64,
-}
-
-/// How one term matched a title.
-#[derive(Clone, Copy)]
-struct TitleHit {
-    /// Contiguous, as written.
-    exact: bool,
-    /// The match begins a word.
-    word_start: bool,
-}
-
-/// Whether char `i` of `hay` begins a word.
-fn starts_word(hay: Utf32Str<'_>, i: u32) -> bool {
-    i == 0 || !hay.get(i - 1).is_alphanumeric()
-}
-
-/// A parsed query: the terms plus a scratch matcher.
-struct Query {
-    terms: Vec<Term>,
-    matcher: Matcher,
-    indices: Vec<u32>,
-}
-
-impl Query {
-    fn parse(q: &str) -> Query {
-        let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
-        let terms = pattern
-            .atoms
-            .into_iter()
-            .filter(|a| !a.needle_text().is_empty())
-            .map(|atom| {
-                let needle: String = atom.needle_text().chars().collect();
-                let case_sensitive = needle.chars().any(char::is_uppercase);
-                let finder = memmem::Finder::new(needle.as_bytes()).into_owned();
-                Term {
-                    atom,
-                    needle,
-                    case_sensitive,
-                    finder,
-                }
-            })
-            .collect();
-        Query {
-            terms,
-            matcher: Matcher::new(Config::DEFAULT),
-            indices: Vec::new(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.terms.is_empty()
-    }
-
-    /// Whether the query can only narrow `prev`'s matches (so only those need re-checking).
-    fn refines(q: &str, prev: &str) -> bool {
-        !prev.trim().is_empty() && q.starts_with(prev) && !q.contains(['!', '$', '\\'])
-    }
-
-    /// How `item` matches, or `None`.
-    fn rank(&mut self, item: &Item) -> Option<Rank> {
-        let mut r = Rank {
-            title_terms: 0,
-            title_exact: 0,
-            title_word_start: 0,
-            recency: item.recency,
-        };
-        for i in 0..self.terms.len() {
-            let in_title = self.title_match(i, &item.title, None);
-            let term = &self.terms[i];
-            if term.atom.negative {
-                // `!x` excludes a session that says x anywhere it is searched.
-                if in_title.is_none() || text_match(term, item) {
-                    return None;
-                }
-                continue;
-            }
-            match in_title {
-                Some(hit) => {
-                    r.title_terms += 1;
-                    r.title_exact += u16::from(hit.exact);
-                    r.title_word_start += u16::from(hit.word_start);
-                }
-                None if text_match(term, item) => {}
-                None => return None,
-            }
-        }
-        Some(r)
-    }
-
-    /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
-    /// *not* say it, as nucleo's score does). When `out` is given, the matched char
-    /// indices are appended to it.
-    fn title_match(
-        &mut self,
-        i: usize,
-        title: &Utf32String,
-        out: Option<&mut Vec<u32>>,
-    ) -> Option<TitleHit> {
-        let term = &self.terms[i];
-        let hay = title.slice(..);
-        if term.atom.negative {
-            let s = match out {
-                Some(out) => term.atom.indices(hay, &mut self.matcher, out),
-                None => term.atom.score(hay, &mut self.matcher),
-            };
-            return s.map(|_| TitleHit {
-                exact: true,
-                word_start: false,
-            });
-        }
-        if term.atom.kind != AtomKind::Fuzzy {
-            self.indices.clear();
-            term.atom
-                .indices(hay, &mut self.matcher, &mut self.indices)?;
-            let word_start = self.indices.first().is_some_and(|&f| starts_word(hay, f));
-            if let Some(out) = out {
-                out.extend_from_slice(&self.indices);
-            }
-            return Some(TitleHit {
-                exact: true,
-                word_start,
-            });
-        }
-        // Cheap rejection first (most titles); indices only for the few candidates.
-        term.atom.score(hay, &mut self.matcher)?;
-        self.indices.clear();
-        term.atom
-            .indices(hay, &mut self.matcher, &mut self.indices)?;
-        let (first, last) = (*self.indices.first()?, *self.indices.last()?);
-        let n = self.indices.len();
-        let gap = (last - first + 1) as usize - n;
-        let ok = gap == 0
-            || (gap == 1
-                && n >= FUZZY_MIN_LEN
-                && (first..=last).all(|c| hay.get(c).is_alphanumeric()));
-        if !ok {
-            return None;
-        }
-        if let Some(out) = out {
-            out.extend_from_slice(&self.indices);
-        }
-        Some(TitleHit {
-            exact: gap == 0,
-            word_start: starts_word(hay, first),
-        })
-    }
-}
-
-/// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
-fn text_match(term: &Term, item: &Item) -> bool {
-    let (all, fields) = item.fields(term.case_sensitive);
-    let n = term.needle.as_str();
-    match term.atom.kind {
-        AtomKind::Prefix => fields.iter().any(|f| f.starts_with(n)),
-        AtomKind::Postfix => fields.iter().any(|f| f.ends_with(n)),
-        AtomKind::Exact => fields.contains(&n),
-        _ => term.finder.find(all.as_bytes()).is_some(),
     }
 }
 
@@ -320,23 +112,32 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
     let mut ranked: Vec<(Rank, usize, SessionSummary)> = rows
         .into_iter()
         .enumerate()
-        .filter_map(|(i, s)| Some((query.rank(&Item::new(&s))?, i, s)))
+        .filter_map(|(i, s)| {
+            let item = Item::new(&s);
+            let pairs = Pairs::of(item.text_lower());
+            Some((query.rank(&item, (item.title_lower(), &pairs))?, i, s))
+        })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     ranked.into_iter().map(|(_, _, s)| s).collect()
 }
 
 /// Runs at least this long are ranked on two threads.
-const SPLIT_FROM: usize = 16_384;
+const SPLIT_FROM: usize = 32_768;
 
 /// The items `ids` that match `query` (parsed from `text`), with their rank, in `ids`' order.
 /// A long run is split in two halves ranked at once, the second on a scoped thread with its
 /// own scratch matcher: at 100k sessions a query's first letter matches most of them, and
 /// ranking them on the UI thread alone held that key 60–130 ms (issue 10).
-fn rank_ids(query: &mut Query, text: &str, items: &[Item], ids: &[u32]) -> Vec<(Rank, u32)> {
+fn rank_ids(
+    query: &mut Query,
+    text: &str,
+    (items, titles): (&[Item], &Titles),
+    ids: &[u32],
+) -> Vec<(Rank, u32)> {
     let one = |q: &mut Query, ids: &[u32]| -> Vec<(Rank, u32)> {
         ids.iter()
-            .filter_map(|&i| Some((q.rank(&items[i as usize])?, i)))
+            .filter_map(|&i| Some((q.rank(&items[i as usize], titles.get(i as usize))?, i)))
             .collect()
     };
     if ids.len() < SPLIT_FROM {
@@ -357,19 +158,32 @@ fn rank_ids(query: &mut Query, text: &str, items: &[Item], ids: &[u32]) -> Vec<(
     })
 }
 
+/// Matches put in order at once; the rest when a row below them is read or a position
+/// asked for. A first letter matches 90k of 100k sessions, and a full sort of them cost a
+/// millisecond or more of a key that must answer in a few.
+const TOP: usize = 256;
+
 /// The quick search: items in, ranked matches and highlight indices out.
 pub struct Search {
     items: Vec<Item>,
+    titles: Titles,
     /// The row of each item (same index), shared with the list.
     rows: Vec<Arc<SessionSummary>>,
     query: Query,
     text: String,
-    /// Matching items (index into `items`) with their rank, best first.
-    matches: Vec<(Rank, u32)>,
+    /// Matching items (index into `items`) with their rank: `..ordered` best first, the
+    /// rest after them in no order until needed (`order`).
+    matches: RefCell<Vec<(Rank, u32)>>,
+    ordered: Cell<usize>,
     /// Items `..scanned` have been matched against the current query.
     scanned: usize,
     /// The matches must be re-ranked from scratch at the next tick.
     dirty: bool,
+}
+
+/// Best first; equal ranks (no recency) by the later item.
+fn best_first(a: &(Rank, u32), b: &(Rank, u32)) -> std::cmp::Ordering {
+    b.cmp(a)
 }
 
 impl Search {
@@ -379,10 +193,12 @@ impl Search {
     pub fn new(_notify: Arc<dyn Fn() + Sync + Send>) -> Search {
         Search {
             items: Vec::new(),
+            titles: Titles::default(),
             rows: Vec::new(),
             query: Query::parse(""),
             text: String::new(),
-            matches: Vec::new(),
+            matches: RefCell::new(Vec::new()),
+            ordered: Cell::new(0),
             scanned: 0,
             dirty: false,
         }
@@ -392,6 +208,7 @@ impl Search {
     /// ones; matched from scratch at the next tick, the old matches visible until then.
     pub fn install(&mut self, built: Built) {
         self.items = built.items;
+        self.titles = built.titles;
         self.rows = built.rows;
         self.scanned = 0;
         self.dirty = true;
@@ -399,7 +216,9 @@ impl Search {
 
     /// Add one session to the matcher.
     pub fn push(&mut self, s: Arc<SessionSummary>) {
-        self.items.push(Item::new(&s));
+        let item = Item::new(&s);
+        self.titles.push(&item);
+        self.items.push(item);
         self.rows.push(s);
     }
 
@@ -407,6 +226,7 @@ impl Search {
     /// holding old and new buffers at once (2.4 MB of the 10k heap peak, issue 10).
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve_exact(n);
+        self.titles.reserve(n);
         self.rows.reserve_exact(n);
     }
 
@@ -417,6 +237,7 @@ impl Search {
             return false;
         };
         self.items[i] = Item::new(&new);
+        self.titles.set(i, &self.items[i], &self.items);
         self.rows[i] = new;
         // Its rank may have changed either way: the matches are taken again (milliseconds,
         // the items themselves are kept).
@@ -429,6 +250,7 @@ impl Search {
     /// until the next tick, so the list does not blink.
     pub fn clear(&mut self) {
         self.items.clear();
+        self.titles.clear();
         self.rows.clear();
         self.scanned = 0;
         self.dirty = true;
@@ -444,12 +266,48 @@ impl Search {
         self.text = q.to_string();
         if refine {
             // Only the previous matches can still match; the rest waits for `scanned`.
-            let ids: Vec<u32> = self.matches.iter().map(|m| m.1).collect();
-            self.matches = rank_ids(&mut self.query, &self.text, &self.items, &ids);
-            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+            // They are re-checked in item order, which walks the items' memory forwards.
+            let m = self.matches.get_mut();
+            let mut was = vec![false; self.items.len()];
+            for &(_, i) in m.iter() {
+                was[i as usize] = true;
+            }
+            let ids: Vec<u32> = (0..self.items.len() as u32)
+                .filter(|&i| was[i as usize])
+                .collect();
+            *m = rank_ids(
+                &mut self.query,
+                &self.text,
+                (&self.items, &self.titles),
+                &ids,
+            );
+            self.put_top_in_order();
         } else {
             self.dirty = true;
             self.scanned = 0;
+        }
+    }
+
+    /// Order the best `TOP` matches; the rest waits for `order`.
+    fn put_top_in_order(&mut self) {
+        let m = self.matches.get_mut();
+        if m.len() > TOP {
+            m.select_nth_unstable_by(TOP - 1, best_first);
+            m[..TOP].sort_unstable_by(best_first);
+            self.ordered.set(TOP);
+        } else {
+            m.sort_unstable_by(best_first);
+            self.ordered.set(m.len());
+        }
+    }
+
+    /// Put the matches in order up to `end` at least.
+    fn order(&self, end: usize) {
+        let from = self.ordered.get();
+        if end > from {
+            let mut m = self.matches.borrow_mut();
+            m[from..].sort_unstable_by(best_first);
+            self.ordered.set(m.len());
         }
     }
 
@@ -458,7 +316,8 @@ impl Search {
     pub fn tick(&mut self, _timeout_ms: u64) -> (bool, bool) {
         let changed = self.dirty || self.scanned < self.items.len();
         if self.dirty {
-            self.matches.clear();
+            self.matches.get_mut().clear();
+            self.ordered.set(0);
             self.dirty = false;
         }
         if self.query.is_empty() {
@@ -467,16 +326,21 @@ impl Search {
         }
         if self.scanned < self.items.len() {
             let ids: Vec<u32> = (self.scanned as u32..self.items.len() as u32).collect();
-            let new = rank_ids(&mut self.query, &self.text, &self.items, &ids);
-            self.matches.extend(new);
-            self.matches.sort_unstable_by(|a, b| b.cmp(a));
+            let new = rank_ids(
+                &mut self.query,
+                &self.text,
+                (&self.items, &self.titles),
+                &ids,
+            );
+            self.matches.get_mut().extend(new);
+            self.put_top_in_order();
             self.scanned = self.items.len();
         }
         (changed, false)
     }
 
     pub fn matched_count(&self) -> usize {
-        self.matches.len()
+        self.matches.borrow().len()
     }
 
     pub fn item_count(&self) -> usize {
@@ -485,9 +349,11 @@ impl Search {
 
     /// Keys of the matches in `range` (clamped), best first.
     pub fn matched_keys(&self, range: Range<usize>) -> Vec<Key> {
-        let end = range.end.min(self.matches.len());
+        self.order(range.end);
+        let m = self.matches.borrow();
+        let end = range.end.min(m.len());
         let start = range.start.min(end);
-        self.matches[start..end]
+        m[start..end]
             .iter()
             .map(|m| {
                 let s = &self.rows[m.1 as usize];
@@ -498,7 +364,8 @@ impl Search {
 
     /// Position of `key` among the matches (a scan; called only when the matches changed).
     pub fn position(&self, key: &Key) -> Option<usize> {
-        self.matches.iter().position(|m| {
+        self.order(usize::MAX);
+        self.matches.borrow().iter().position(|m| {
             let s = &self.rows[m.1 as usize];
             s.store == key.0 && s.id == key.1
         })
@@ -511,7 +378,7 @@ impl Search {
         let mut out = Vec::new();
         for i in 0..self.query.terms.len() {
             if !self.query.terms[i].atom.negative {
-                self.query.title_match(i, &title, Some(&mut out));
+                self.query.title_match(i, title.slice(..), Some(&mut out));
             }
         }
         let mut v: Vec<usize> = out.into_iter().map(|i| i as usize).collect();

@@ -1,0 +1,334 @@
+//! One session as the quick search holds it: title, summary, first prompt and project
+//! lower-cased once into one byte string, with the capitals kept as one bit a byte.
+//!
+//! Terms without capitals (nearly every query) are matched on those bytes with memchr and
+//! memmem, never through a UTF-32 copy. A term with capitals is looked for in the lower-cased
+//! bytes too, and each hit checked against the text as written, rebuilt from the bits: one
+//! copy of the text plus an eighth, where keeping the text as written beside its lower-cased
+//! copy held two (issue 10: the browser's 245 MB at 100k sessions against a 100 MB target).
+//! Only a row whose lower-casing changes more than ASCII letters (`É`, `Σ`) keeps its text as
+//! written beside, as before.
+
+use std::borrow::Cow;
+
+use crate::model::SessionSummary;
+use crate::text::{one_line, truncate_chars};
+
+use super::FIELD_CAP;
+
+/// The fields of an item, in the order they are held.
+pub(super) const TITLE: usize = 0;
+
+pub(super) struct Item {
+    /// Title, summary, first prompt and project (cwd basename), one line each, capped,
+    /// lower-cased, `\n` apart; then, when the text has ASCII capitals (and nothing else
+    /// changed case), one bit a byte of the text marking them.
+    bytes: Box<[u8]>,
+    /// Where each field ends in `bytes` (the last is the text's length).
+    ends: [u32; 4],
+    /// The text as written, `\n` apart, when lower-casing it changed more than ASCII letters.
+    written: Option<Box<str>>,
+    /// Seconds of last activity (ties go to the more recent session).
+    pub(super) recency: i64,
+}
+
+impl Item {
+    pub(super) fn new(s: &SessionSummary) -> Item {
+        let fields = [
+            one_line(&s.title),
+            truncate_chars(&one_line(&s.summary), FIELD_CAP),
+            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
+            one_line(s.project()),
+        ];
+        let text = fields.join("\n");
+        let mut lower = Vec::with_capacity(text.len() + text.len().div_ceil(8));
+        let mut ends = [0u32; 4];
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                lower.push(b'\n');
+            }
+            lower.extend_from_slice(f.to_lowercase().as_bytes());
+            ends[i] = lower.len() as u32;
+        }
+        let mut written = None;
+        if lower != text.as_bytes() {
+            let ascii_only = lower.len() == text.len()
+                && (text.bytes().zip(&lower)).all(|(a, &b)| a == b || a.is_ascii_uppercase());
+            if ascii_only {
+                let mut bits = vec![0u8; text.len().div_ceil(8)];
+                for (i, b) in text.bytes().enumerate() {
+                    if b.is_ascii_uppercase() {
+                        bits[i / 8] |= 1 << (i % 8);
+                    }
+                }
+                lower.extend_from_slice(&bits);
+            } else {
+                written = Some(text.into_boxed_str());
+            }
+        }
+        Item {
+            bytes: lower.into_boxed_slice(),
+            ends,
+            written,
+            recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ends[3] as usize
+    }
+
+    /// The whole text, lower-cased.
+    fn lower(&self) -> &[u8] {
+        &self.bytes[..self.len()]
+    }
+
+    /// The title, lower-cased.
+    pub(super) fn title_lower(&self) -> &[u8] {
+        &self.bytes[..self.ends[TITLE] as usize]
+    }
+
+    /// Summary, first prompt and project, lower-cased, `\n` apart.
+    pub(super) fn text_lower(&self) -> &[u8] {
+        self.lower()
+            .get(self.ends[TITLE] as usize + 1..)
+            .unwrap_or(&[])
+    }
+
+    /// Whether the text as written has a capital at byte `i` (rows with bits only).
+    fn cap(&self, i: usize) -> bool {
+        let bits = &self.bytes[self.len()..];
+        bits.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
+    }
+
+    /// Whether the text as written says `needle` at byte `at` of the lower-cased text
+    /// (rows without `written`, where both have the same bytes but for ASCII capitals).
+    fn written_at(&self, at: usize, needle: &[u8]) -> bool {
+        let lower = self.lower();
+        if at + needle.len() > lower.len() {
+            return false;
+        }
+        let caps = self.bytes.len() > self.len();
+        needle.iter().enumerate().all(|(j, &n)| {
+            let b = lower[at + j];
+            n == if caps && self.cap(at + j) {
+                b.to_ascii_uppercase()
+            } else {
+                b
+            }
+        })
+    }
+
+    /// The text as written, `\n` apart (rebuilt from the bits; for the rare paths only).
+    pub(super) fn written(&self) -> Cow<'_, str> {
+        if let Some(w) = &self.written {
+            return Cow::Borrowed(w);
+        }
+        let lower = self.lower();
+        if self.bytes.len() == lower.len() {
+            return String::from_utf8_lossy(lower);
+        }
+        let bytes: Vec<u8> = (lower.iter().enumerate())
+            .map(|(i, &b)| {
+                if self.cap(i) {
+                    b.to_ascii_uppercase()
+                } else {
+                    b
+                }
+            })
+            .collect();
+        Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// The title as written into `buf` when it has capitals (ASCII titles only), else the
+    /// lower-cased title, which is then the same.
+    pub(super) fn title_written<'a>(&'a self, buf: &'a mut Vec<u8>) -> &'a [u8] {
+        let t = self.title_lower();
+        if self.written.is_none() && self.bytes.len() == self.len() {
+            return t;
+        }
+        if let Some(w) = &self.written {
+            return w.split('\n').next().unwrap_or("").as_bytes();
+        }
+        buf.clear();
+        buf.extend(t.iter().enumerate().map(|(i, &b)| {
+            if self.cap(i) {
+                b.to_ascii_uppercase()
+            } else {
+                b
+            }
+        }));
+        buf
+    }
+
+    /// Whether summary, prompt or project say `needle` (`lower`: the needle lower-cased,
+    /// `finder` over it); `written_finder` over the needle as written when it has capitals.
+    pub(super) fn text_has(
+        &self,
+        finder: &memchr::memmem::Finder<'_>,
+        written: Option<(&memchr::memmem::Finder<'_>, &[u8])>,
+    ) -> bool {
+        let text = self.text_lower();
+        let Some((wfinder, needle)) = written else {
+            return finder.find(text).is_some();
+        };
+        if let Some(w) = &self.written {
+            let rest = w.split_once('\n').map_or("", |(_, r)| r);
+            return wfinder.find(rest.as_bytes()).is_some();
+        }
+        let from = self.len() - text.len();
+        finder
+            .find_iter(text)
+            .any(|p| self.written_at(from + p, needle))
+    }
+
+    /// Summary, first prompt and project, lower-cased or as written.
+    pub(super) fn fields(&self, case_sensitive: bool) -> Vec<Cow<'_, [u8]>> {
+        if !case_sensitive {
+            let l = self.lower();
+            let e = self.ends.map(|e| e as usize);
+            return vec![
+                Cow::Borrowed(&l[(e[0] + 1).min(e[1])..e[1]]),
+                Cow::Borrowed(&l[(e[1] + 1).min(e[2])..e[2]]),
+                Cow::Borrowed(&l[(e[2] + 1).min(e[3])..e[3]]),
+            ];
+        }
+        let w = self.written();
+        (w.split('\n').skip(1))
+            .map(|f| Cow::Owned(f.as_bytes().to_vec()))
+            .collect()
+    }
+}
+
+/// Which pairs of letters a lower-cased text has side by side, one bit each (26 x 26). A term
+/// whose pairs are not all there is not in the text, and the text is not read: after a first
+/// letter, `fi` and `fix` re-checked 30-90k texts of up to 800 bytes that did not say them.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Pairs([u64; 11]);
+
+impl Pairs {
+    pub(super) fn of(text: &[u8]) -> Pairs {
+        let mut p = Pairs::default();
+        for w in text.windows(2) {
+            if let (Some(a), Some(b)) = (letter(w[0]), letter(w[1])) {
+                let i = a * 26 + b;
+                p.0[i / 64] |= 1 << (i % 64);
+            }
+        }
+        p
+    }
+
+    /// Whether every pair `need` has is here.
+    pub(super) fn has_all(&self, need: &Pairs) -> bool {
+        self.0.iter().zip(&need.0).all(|(a, b)| a & b == *b)
+    }
+}
+
+fn letter(b: u8) -> Option<usize> {
+    b.is_ascii_lowercase().then(|| (b - b'a') as usize)
+}
+
+/// Every item's lower-cased title again, end to end, and the letter pairs of its text: a
+/// first letter checks every title, and read from each item's own allocation that was a
+/// cache miss a row (three quarters of a key's time at 100k sessions, `perf annotate`);
+/// packed together they stream in.
+#[derive(Default)]
+pub(super) struct Titles {
+    bytes: Vec<u8>,
+    /// Start and length of item i's title in `bytes`.
+    at: Vec<(u32, u32)>,
+    pairs: Vec<Pairs>,
+}
+
+impl Titles {
+    pub(super) fn of(items: &[Item]) -> Titles {
+        let mut t = Titles::default();
+        t.bytes
+            .reserve(items.iter().map(|i| i.title_lower().len()).sum());
+        t.reserve(items.len());
+        for i in items {
+            t.push(i);
+        }
+        t
+    }
+
+    pub(super) fn push(&mut self, item: &Item) {
+        let at = self.add(item);
+        self.at.push(at);
+        self.pairs.push(Pairs::of(item.text_lower()));
+    }
+
+    fn add(&mut self, item: &Item) -> (u32, u32) {
+        let t = item.title_lower();
+        let at = (self.bytes.len() as u32, t.len() as u32);
+        self.bytes.extend_from_slice(t);
+        at
+    }
+
+    /// Item `i` is now `item`; its old title's bytes stay until the titles are packed again
+    /// (when they are over half the bytes).
+    pub(super) fn set(&mut self, i: usize, item: &Item, items: &[Item]) {
+        self.at[i] = self.add(item);
+        self.pairs[i] = Pairs::of(item.text_lower());
+        let live: usize = self.at.iter().map(|a| a.1 as usize).sum();
+        if self.bytes.len() > 2 * live + 4096 {
+            *self = Titles::of(items);
+        }
+    }
+
+    /// Item `i`'s title, lower-cased, and its text's letter pairs.
+    pub(super) fn get(&self, i: usize) -> (&[u8], &Pairs) {
+        let (s, n) = self.at[i];
+        (&self.bytes[s as usize..(s + n) as usize], &self.pairs[i])
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.at.clear();
+        self.pairs.clear();
+    }
+
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.at.reserve_exact(n);
+        self.pairs.reserve_exact(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StoreKind;
+
+    #[test]
+    fn letter_pairs_rule_out_only_what_the_text_cannot_say() {
+        let p = Pairs::of(b"fix the login\nretry");
+        for said in ["fix", "login", "x", "retry", "n\nr", "the l"] {
+            assert!(p.has_all(&Pairs::of(said.as_bytes())), "{said}");
+        }
+        for not in ["xf", "lg", "tryr"] {
+            assert!(!p.has_all(&Pairs::of(not.as_bytes())), "{not}");
+        }
+    }
+
+    #[test]
+    fn the_text_as_written_comes_back_from_its_bits() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
+        s.title = "Fix the PORT".into();
+        s.summary = "Retry in CI".into();
+        let i = Item::new(&s);
+        assert!(
+            i.written.is_none(),
+            "ASCII capitals are bits, not a second copy"
+        );
+        assert_eq!(i.written().split('\n').next(), Some("Fix the PORT"));
+        assert_eq!(i.title_lower(), b"fix the port");
+        let f = memchr::memmem::Finder::new(b"ci");
+        let w = memchr::memmem::Finder::new(b"CI");
+        assert!(i.text_has(&f, Some((&w, b"CI"))));
+        let w = memchr::memmem::Finder::new(b"Ci");
+        assert!(!i.text_has(&f, Some((&w, b"Ci"))));
+        s.title = "Été".into();
+        let i = Item::new(&s);
+        assert_eq!(i.written().split('\n').next(), Some("Été"));
+    }
+}

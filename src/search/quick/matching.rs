@@ -1,0 +1,277 @@
+//! A parsed quick-search query and how it matches one item: nucleo parses the fzf syntax,
+//! the title rule (`tight`) and the text's substrings decide, and `Rank` orders the matches.
+
+use memchr::memmem;
+use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
+use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
+
+use super::item::{Item, Pairs};
+use super::tight::{TitleHit, tight};
+
+/// One parsed term of the query.
+pub(super) struct Term {
+    pub(super) atom: Atom,
+    /// The needle as text (lower-cased unless it has capitals: smart case).
+    pub(super) needle: String,
+    pub(super) case_sensitive: bool,
+    /// Whether nucleo would fold the title's accents for this term (`é` found by `e`).
+    normalize: bool,
+    /// A positive fuzzy ASCII term: matched on an ASCII title's bytes directly.
+    fast: bool,
+    /// Over the needle lower-cased (the text's bytes are).
+    finder: memmem::Finder<'static>,
+    /// Over the needle as written, and the needle, when it has capitals.
+    written: Option<(memmem::Finder<'static>, Vec<u8>)>,
+    /// The needle's letter pairs: a text without them all cannot say it.
+    pairs: Pairs,
+}
+
+impl Term {
+    fn new(atom: Atom) -> Term {
+        let needle: String = atom.needle_text().chars().collect();
+        let case_sensitive = needle.chars().any(char::is_uppercase);
+        let lower = needle.to_lowercase();
+        let finder = memmem::Finder::new(lower.as_bytes()).into_owned();
+        let written = case_sensitive.then(|| {
+            let f = memmem::Finder::new(needle.as_bytes()).into_owned();
+            (f, needle.as_bytes().to_vec())
+        });
+        // As nucleo decides (`Normalization::Smart`): an ASCII term always, another only
+        // when none of its chars has an accent of its own.
+        let normalize = needle.is_ascii() || needle.chars().all(|c| chars::normalize(c) == c);
+        Term {
+            pairs: Pairs::of(lower.as_bytes()),
+            fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
+            atom,
+            needle,
+            case_sensitive,
+            normalize,
+            finder,
+            written,
+        }
+    }
+}
+
+/// How well a session matched, packed for a cheap sort: more terms in the title first, then
+/// terms written as they stand in the title, then terms that start a word of the title
+/// (`port` finds "Port the suite" before "export"), then recency (seconds, 40 bits).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Rank(u64);
+
+impl Rank {
+    fn new(title_terms: u64, title_exact: u64, title_word_start: u64, recency: i64) -> Rank {
+        let r = recency.clamp(0, (1 << 40) - 1) as u64;
+        Rank(
+            title_terms.min(255) << 56
+                | title_exact.min(255) << 48
+                | title_word_start.min(255) << 40
+                | r,
+        )
+    }
+}
+
+/// Whether char `i` of `hay` begins a word.
+fn starts_word(hay: Utf32Str<'_>, i: u32) -> bool {
+    i == 0 || !hay.get(i - 1).is_alphanumeric()
+}
+
+/// A parsed query: the terms plus a scratch matcher.
+pub(super) struct Query {
+    pub(super) terms: Vec<Term>,
+    matcher: Matcher,
+    indices: Vec<u32>,
+    /// A title as written (the rare terms with capitals).
+    buf: Vec<u8>,
+    /// A title folded into chars (titles that are not ASCII).
+    chars: Vec<char>,
+}
+
+impl Query {
+    pub(super) fn parse(q: &str) -> Query {
+        let pattern = Pattern::parse(q, CaseMatching::Smart, Normalization::Smart);
+        let terms = (pattern.atoms.into_iter())
+            .filter(|a| !a.needle_text().is_empty())
+            .map(Term::new)
+            .collect();
+        Query {
+            terms,
+            matcher: Matcher::new(Config::DEFAULT),
+            indices: Vec::new(),
+            buf: Vec::new(),
+            chars: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Whether the query can only narrow `prev`'s matches (so only those need re-checking).
+    pub(super) fn refines(q: &str, prev: &str) -> bool {
+        !prev.trim().is_empty() && q.starts_with(prev) && !q.contains(['!', '$', '\\'])
+    }
+
+    /// How `item` (lower-cased `title`, its text's letter `pairs`) matches, or `None`.
+    pub(super) fn rank(&mut self, item: &Item, (title, pairs): (&[u8], &Pairs)) -> Option<Rank> {
+        let (mut terms, mut exact, mut word_start) = (0, 0, 0);
+        for i in 0..self.terms.len() {
+            let in_title = self.title_of(i, item, title);
+            let term = &self.terms[i];
+            if term.atom.negative {
+                // `!x` excludes a session that says x anywhere it is searched.
+                if in_title.is_none() || text_match(term, item, pairs) {
+                    return None;
+                }
+                continue;
+            }
+            match in_title {
+                Some(hit) => {
+                    terms += 1;
+                    exact += u64::from(hit.exact);
+                    word_start += u64::from(hit.word_start);
+                }
+                None if text_match(term, item, pairs) => {}
+                None => return None,
+            }
+        }
+        Some(Rank::new(terms, exact, word_start, item.recency))
+    }
+
+    /// Term `i` against `item`'s title: the plain cases on its bytes or chars, the rest
+    /// through nucleo on the title as written.
+    fn title_of(&mut self, i: usize, item: &Item, title: &[u8]) -> Option<TitleHit> {
+        let term = &self.terms[i];
+        if term.fast && !term.case_sensitive {
+            if title.is_ascii() {
+                return tight(title, term.needle.as_bytes(), None);
+            }
+            // Folded as nucleo folds (accents off for a term without any), but by char:
+            // its grapheme split cost most of a key when a tenth of titles had an accent.
+            let title = std::str::from_utf8(title).unwrap_or_default();
+            let mut hay = std::mem::take(&mut self.chars);
+            hay.clear();
+            hay.extend(title.chars().map(|c| fold(c, term.normalize, false)));
+            let needle = &self.needle_chars(i);
+            let hit = tight(&hay, needle, None);
+            self.chars = hay;
+            return hit;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let title = item.title_written(&mut buf);
+        let hit = if title.is_ascii() {
+            self.title_match(i, Utf32Str::Ascii(title), None)
+        } else {
+            let u = Utf32String::from(String::from_utf8_lossy(title).as_ref());
+            self.title_match(i, u.slice(..), None)
+        };
+        self.buf = buf;
+        hit
+    }
+
+    /// Term `i`'s needle as chars.
+    fn needle_chars(&self, i: usize) -> Vec<char> {
+        self.terms[i].needle.chars().collect()
+    }
+
+    /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
+    /// *not* say it, as nucleo's score does). When `out` is given, the matched char
+    /// indices are appended to it.
+    pub(super) fn title_match(
+        &mut self,
+        i: usize,
+        hay: Utf32Str<'_>,
+        out: Option<&mut Vec<u32>>,
+    ) -> Option<TitleHit> {
+        let term = &self.terms[i];
+        if term.atom.negative {
+            let s = match out {
+                Some(out) => term.atom.indices(hay, &mut self.matcher, out),
+                None => term.atom.score(hay, &mut self.matcher),
+            };
+            return s.map(|_| TitleHit {
+                exact: true,
+                word_start: false,
+            });
+        }
+        if term.atom.kind != AtomKind::Fuzzy {
+            self.indices.clear();
+            term.atom
+                .indices(hay, &mut self.matcher, &mut self.indices)?;
+            let word_start = self.indices.first().is_some_and(|&f| starts_word(hay, f));
+            if let Some(out) = out {
+                out.extend_from_slice(&self.indices);
+            }
+            return Some(TitleHit {
+                exact: true,
+                word_start,
+            });
+        }
+        match hay {
+            Utf32Str::Ascii(b) if term.fast => {
+                let needle = term.needle.as_bytes();
+                if term.case_sensitive {
+                    tight(b, needle, out)
+                } else {
+                    tight(&b.to_ascii_lowercase(), needle, out)
+                }
+            }
+            _ => {
+                // nucleo's folding: accents first (when the term has none), then case.
+                let fold = |c: char| {
+                    let c = if term.normalize {
+                        chars::normalize(c)
+                    } else {
+                        c
+                    };
+                    if term.case_sensitive {
+                        c
+                    } else {
+                        chars::to_lower_case(c)
+                    }
+                };
+                let hay: Vec<char> = (0..hay.len() as u32).map(|i| fold(hay.get(i))).collect();
+                let needle: Vec<char> = term.needle.chars().collect();
+                tight(&hay, &needle, out)
+            }
+        }
+    }
+}
+
+/// A title's char as nucleo folds it for a term: accents off first (`normalize`), then
+/// lower case unless the term is `case_sensitive`; ASCII without a table look-up.
+fn fold(c: char, normalize: bool, case_sensitive: bool) -> char {
+    if c.is_ascii() {
+        return if case_sensitive {
+            c
+        } else {
+            c.to_ascii_lowercase()
+        };
+    }
+    let c = if normalize { chars::normalize(c) } else { c };
+    if case_sensitive {
+        c
+    } else {
+        chars::to_lower_case(c)
+    }
+}
+
+/// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
+fn text_match(term: &Term, item: &Item, pairs: &Pairs) -> bool {
+    if !pairs.has_all(&term.pairs) {
+        return false;
+    }
+    let n = term.needle.as_bytes();
+    match term.atom.kind {
+        AtomKind::Prefix | AtomKind::Postfix | AtomKind::Exact => {
+            (item.fields(term.case_sensitive).iter()).any(|f| match term.atom.kind {
+                AtomKind::Prefix => f.starts_with(n),
+                AtomKind::Postfix => f.ends_with(n),
+                _ => **f == *n,
+            })
+        }
+        _ => item.text_has(
+            &term.finder,
+            (term.written.as_ref()).map(|(f, w)| (f, w.as_slice())),
+        ),
+    }
+}
