@@ -159,3 +159,49 @@ fn a_sharing_handle_maps_each_index_file_once() {
         assert_eq!(n, 1, "{file} is mapped {n} times");
     }
 }
+
+/// A writer lock held for a moment (another process committing, or a child process of
+/// ours that has not reached `exec` yet and holds an inherited copy of the lock's
+/// descriptor) is waited for: the update indexes the change instead of giving up as a
+/// reader. Without the wait this failed `tests/search_fresh.rs` now and then under load.
+#[test]
+fn a_writer_lock_busy_for_a_moment_is_waited_for() {
+    use crate::store::Roots;
+    let demo = crate::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    let dir = tempfile::tempdir().unwrap();
+    let mut ix = TextIndex::open(dir.path()).unwrap();
+    ix.update(&rows, &stores, &|_, _| {}).unwrap();
+    let one = rows
+        .iter()
+        .find(|r| r.error.is_none() && r.path.is_file())
+        .unwrap()
+        .clone();
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new()
+            .append(true)
+            .open(&one.path)
+            .unwrap(),
+        b"\n",
+    )
+    .unwrap();
+    let other = TextIndex::open(dir.path()).unwrap();
+    let held = other.writer().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let releaser = std::thread::spawn(move || {
+        rx.recv().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        drop(held);
+    });
+    tx.send(()).unwrap();
+    let r = ix.update_some(std::slice::from_ref(&one), &stores, &|_, _| {});
+    releaser.join().unwrap();
+    assert_eq!(
+        r.unwrap(),
+        Freshness::Updated {
+            indexed: 1,
+            removed: 0
+        }
+    );
+}

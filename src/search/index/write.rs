@@ -68,7 +68,32 @@ impl std::ops::Deref for Row<'_> {
     }
 }
 
+/// How often, and how long apart, a busy writer lock is tried again (`TextIndex::writer`).
+const LOCK_TRIES: u32 = 10;
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 impl TextIndex {
+    /// The index's one writer. A lock that is busy for a moment is waited for, briefly:
+    /// another spool process finishing its commit, or a child process that this one
+    /// started (in another thread) and that has not reached `exec` yet, which holds an
+    /// inherited copy of the lock file's descriptor, and with it the lock, until then.
+    /// Only a lock still held after that makes this process a reader.
+    pub(super) fn writer(&self) -> tantivy::Result<IndexWriter> {
+        let mut tries = 0;
+        loop {
+            match self
+                .index
+                .writer_with_num_threads(WRITER_THREADS, WRITER_BUDGET)
+            {
+                Err(TantivyError::LockFailure(..)) if tries < LOCK_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(LOCK_WAIT);
+                }
+                r => return r,
+            }
+        }
+    }
+
     /// Index `changed`, drop every indexed session not in `seen`, committing in batches.
     pub(super) fn apply(
         &mut self,
@@ -101,10 +126,7 @@ impl TextIndex {
                 removed: 0,
             });
         }
-        let mut writer: IndexWriter = match self
-            .index
-            .writer_with_num_threads(WRITER_THREADS, WRITER_BUDGET)
-        {
+        let mut writer: IndexWriter = match self.writer() {
             Ok(w) => w,
             Err(TantivyError::LockFailure(..)) => return Ok(Freshness::ReadOnly),
             Err(e) => return Err(index_err(&self.dir, e)),
