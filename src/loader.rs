@@ -355,10 +355,14 @@ fn list_and_watch(
         // A cold pass read everything: the store's section is replaced whole.
         entries.retain(|id, _| known.contains_key(id));
         let fresh: Vec<Entry> = entries.into_values().collect();
-        // A store with no sessions (a default location that does not exist) has nothing to
+        // A store whose directory does not exist (a default location) has nothing to
         // record, and its section would be dropped again with its missing directory: writing
-        // it re-encoded the whole catalog at every warm start.
-        if let Some(c) = cat.cache.as_ref().filter(|_| !fresh.is_empty()) {
+        // it re-encoded the whole catalog at every warm start. One that exists is recorded
+        // even when empty, as `spool list` records it: the head's first frame is only used
+        // when its stores are this run's, and without the empty section a user with an
+        // empty store directory (an agent installed, never run) never got it.
+        let record = !fresh.is_empty() || store.sessions_dir().is_dir();
+        if let Some(c) = cat.cache.as_ref().filter(|_| record) {
             crate::catalog::patch(c, kind, store.sessions_dir(), |s| {
                 s.entries = fresh;
             });

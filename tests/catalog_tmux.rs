@@ -33,8 +33,11 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         big_transcript_mb: None,
     };
     generate(&corpus, &spec).unwrap();
+    // A store whose directory exists but holds no session (an agent installed, never run).
+    std::fs::create_dir_all(corpus.join("pi-empty")).unwrap();
     let args = format!(
-        "--loop-dir {c}/loop --loom-dir {c}/loom --harness-dir {c}/harness --claude-dir {c}/claude",
+        "--loop-dir {c}/loop --loom-dir {c}/loom --harness-dir {c}/harness --claude-dir {c}/claude \
+         --pi-dir {c}/pi-empty",
         c = corpus.display()
     );
     let env = format!("XDG_CACHE_HOME={}/.cache", t.home().display());
@@ -70,6 +73,35 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     assert!(
         t.home().join(".cache/spool/head.bin").is_file(),
         "the cold run left the catalog's head (the warm first frame below is drawn from it)"
+    );
+    // The cold pass recorded the empty store's section, so the head covers this run's
+    // stores and a warm start can use it. The patch log that opening the selected session
+    // left (it was marked read) also makes a start ignore the head; it is removed here so
+    // the warm start below is drawn from the head (the catalog is a cache: the check
+    // re-reads that session's changed state).
+    let cache = t.home().join(".cache/spool");
+    let cat = spool::catalog::load(&cache).expect("a catalog");
+    assert!(
+        cat.sections
+            .iter()
+            .any(|s| s.dir == corpus.join("pi-empty") && s.entries.is_empty()),
+        "no section for the empty store"
+    );
+    let _ = std::fs::remove_file(cache.join("catalog.log"));
+    let roots = spool::store::Roots {
+        loop_dir: corpus.join("loop"),
+        loom_dir: corpus.join("loom"),
+        harness_dir: corpus.join("harness"),
+        claude_dir: corpus.join("claude"),
+        codex_dir: t.home().join(".codex"),
+        pi_dir: corpus.join("pi-empty"),
+        state_dir: t.home().join("state"),
+    };
+    let stores = spool::store::Stores::open(&roots);
+    let filter = spool::store::registry::Filter::default();
+    assert!(
+        spool::catalog::warm::head(&cache, &stores, &filter).is_some(),
+        "the warm start would not use the head"
     );
 
     // Warm: the first frame is already the final list. A second terminal (its own tmux
