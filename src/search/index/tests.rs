@@ -70,16 +70,28 @@ fn fingerprint_follows_the_file_and_the_sidecar() {
     assert_ne!(b, fp(), "a sidecar (rename, pin)");
 }
 
+/// The demo's stores and their rows, and an empty index in a temporary directory (kept
+/// alive by the returned guards).
+fn demo_and_index() -> (
+    crate::demo::DemoStore,
+    Stores,
+    Vec<SessionSummary>,
+    tempfile::TempDir,
+    TextIndex,
+) {
+    let demo = crate::demo::DemoStore::create().unwrap();
+    let stores = Stores::open(&crate::store::Roots::all_in(demo.path()));
+    let rows = stores.list_all();
+    let dir = tempfile::tempdir().unwrap();
+    let ix = TextIndex::open(dir.path()).unwrap();
+    (demo, stores, rows, dir, ix)
+}
+
 /// The browser's searcher shares its writer's session table (one copy in memory), and
 /// re-reads the file only when another process wrote it.
 #[test]
 fn a_sharing_handle_uses_the_writers_table_and_rereads_another_processes() {
-    use crate::store::Roots;
-    let demo = crate::demo::DemoStore::create().unwrap();
-    let stores = Stores::open(&Roots::all_in(demo.path()));
-    let rows = stores.list_all();
-    let dir = tempfile::tempdir().unwrap();
-    let mut w = TextIndex::open(dir.path()).unwrap();
+    let (_demo, stores, rows, dir, mut w) = demo_and_index();
     let r = TextIndex::open_sharing(&w).unwrap();
     assert!(r.sessions.same(&w.sessions), "one table, not two");
     w.update(&rows, &stores, &|_, _| {}).unwrap();
@@ -133,12 +145,7 @@ fn streamed_documents_are_the_whole_transcripts_documents() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_sharing_handle_maps_each_index_file_once() {
-    use crate::store::Roots;
-    let demo = crate::demo::DemoStore::create().unwrap();
-    let stores = Stores::open(&Roots::all_in(demo.path()));
-    let rows = stores.list_all();
-    let dir = tempfile::tempdir().unwrap();
-    let mut w = TextIndex::open(dir.path()).unwrap();
+    let (_demo, stores, rows, dir, mut w) = demo_and_index();
     let mut r = TextIndex::open_sharing(&w).unwrap();
     w.update(&rows, &stores, &|_, _| {}).unwrap();
     let q = crate::search::query::TextQuery::parse("the").unwrap();
@@ -166,12 +173,7 @@ fn a_sharing_handle_maps_each_index_file_once() {
 /// reader. Without the wait this failed `tests/search_fresh.rs` now and then under load.
 #[test]
 fn a_writer_lock_busy_for_a_moment_is_waited_for() {
-    use crate::store::Roots;
-    let demo = crate::demo::DemoStore::create().unwrap();
-    let stores = Stores::open(&Roots::all_in(demo.path()));
-    let rows = stores.list_all();
-    let dir = tempfile::tempdir().unwrap();
-    let mut ix = TextIndex::open(dir.path()).unwrap();
+    let (_demo, stores, rows, dir, mut ix) = demo_and_index();
     ix.update(&rows, &stores, &|_, _| {}).unwrap();
     let one = rows
         .iter()
