@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::store::loom_store::LoomStore;
+use std::path::Path;
 
 fn fixture() -> LoomStore {
     LoomStore::new(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loom"))

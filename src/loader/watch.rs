@@ -1,0 +1,211 @@
+//! The watcher side of a store's listing thread: file events (or a poll) name what changed,
+//! and only that is re-read and sent to the app and the catalog.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+
+use super::{Event, POLL, SAFETY_PASS, fingerprint};
+use crate::app::Action;
+use crate::catalog::live::Cat;
+use crate::store::{Candidate, Store};
+
+/// The watcher of one store while it is being set up in its own thread.
+pub(super) enum WatchSetup {
+    Pending(PathBuf, Sender<()>),
+    Running(thread::JoinHandle<Watch>),
+    Failed,
+}
+
+impl WatchSetup {
+    /// Start setting up (once).
+    pub(super) fn start(&mut self) {
+        if let WatchSetup::Pending(..) = self
+            && let WatchSetup::Pending(dir, poke_tx) = std::mem::replace(self, WatchSetup::Failed)
+        {
+            let spawned = thread::Builder::new()
+                .name("spool-watch-setup".into())
+                .spawn(move || Watch::start(&dir, poke_tx));
+            if let Ok(h) = spawned {
+                *self = WatchSetup::Running(h);
+            }
+        }
+    }
+
+    /// Wait for the setup to end.
+    pub(super) fn finish(self) -> Option<Watch> {
+        match self {
+            WatchSetup::Running(h) => h.join().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The file watcher of one store and the paths its events named since the last look.
+pub(super) struct Watch {
+    pub(super) active: bool,
+    hits: Arc<Mutex<Vec<PathBuf>>>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Watch {
+    pub(super) fn start(dir: &Path, poke_tx: Sender<()>) -> Watch {
+        let hits: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+        let h2 = hits.clone();
+        let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
+            if let Ok(ev) = r {
+                // Reads (ours included) raise access events; reacting to them would re-read
+                // in a loop. Only creation, change and removal matter.
+                if matches!(ev.kind, notify::EventKind::Access(_)) {
+                    return;
+                }
+                if let Ok(mut h) = h2.lock() {
+                    h.extend(ev.paths);
+                }
+                let _ = poke_tx.send(());
+            }
+        });
+        let mut watcher = watcher.ok();
+        let active = match watcher.as_mut() {
+            Some(w) if dir.is_dir() => w.watch(dir, RecursiveMode::Recursive).is_ok(),
+            _ => false,
+        };
+        Watch {
+            active,
+            hits,
+            _watcher: watcher,
+        }
+    }
+
+    fn take(&self) -> Vec<PathBuf> {
+        self.hits
+            .lock()
+            .map(|mut h| std::mem::take(&mut *h))
+            .unwrap_or_default()
+    }
+}
+
+/// Wait for changes and send re-summarized rows. With a watcher, only what its events name
+/// is re-read (plus discovery for new and removed sessions), and a slow safety pass runs
+/// every minute; without one, every session's fingerprint is compared at an interval that
+/// grows with the cost of a pass, so a huge store is not re-scanned flat out.
+pub(super) fn watch_loop(
+    store: &dyn Store,
+    tx: &Sender<Event>,
+    known: &mut crate::catalog::Known,
+    watch: &Watch,
+    pokes: &Receiver<()>,
+    stop: &AtomicBool,
+    cat: &Cat,
+) {
+    let mut wait = if watch.active { SAFETY_PASS } else { POLL };
+    loop {
+        match pokes.recv_timeout(wait) {
+            Ok(()) => {
+                // Let a burst of writes settle, then take them in one pass.
+                thread::sleep(Duration::from_millis(60));
+                while pokes.try_recv().is_ok() {}
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let touched = watch.take();
+        let started = Instant::now();
+        if !rescan(store, tx, known, &touched, !watch.active, cat) {
+            return;
+        }
+        if !watch.active {
+            wait = POLL.max(started.elapsed() * 20);
+        }
+    }
+}
+
+/// Compare with the last pass: new sessions, removed sessions, sessions named by `touched`
+/// paths, and (when `fingerprints`) sessions whose size or mtime changed.
+pub(super) fn rescan(
+    store: &dyn Store,
+    tx: &Sender<Event>,
+    known: &mut crate::catalog::Known,
+    touched: &[PathBuf],
+    fingerprints: bool,
+    cat: &Cat,
+) -> bool {
+    let since = Instant::now();
+    let candidates: Vec<Candidate> = store.discover();
+    let mut rows = Vec::new();
+    let mut fresh = Vec::new();
+    let mut changed = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // Sidecar state (pins, read marks) lives beside the session: a changed path that contains
+    // the id names the session too.
+    let named = |c: &Candidate| {
+        touched
+            .iter()
+            .any(|p| p.starts_with(&c.path) || p.to_string_lossy().contains(c.id.as_str()))
+    };
+    for c in &candidates {
+        seen.insert(c.id.clone());
+        let fp = if fingerprints {
+            fingerprint(store, c)
+        } else {
+            0
+        };
+        let is_new = !known.contains_key(&c.id);
+        let moved = known.get(&c.id).is_some_and(|(p, _)| *p != c.path);
+        // Keys are compared only when this pass took them: with a watcher `fp` is 0, and a
+        // warm start's known keys (the catalog's) differed from it for every session, so the
+        // first event re-read the whole store (66k sessions at 100k: seconds of work and a
+        // Reread of every row, issue 10).
+        let rekeyed = fingerprints && known.get(&c.id).is_some_and(|(_, old)| *old != fp);
+        let differs = !is_new && (moved || rekeyed || named(c));
+        if is_new || differs {
+            known.insert(c.id.clone(), (c.path.clone(), fp));
+            let e = crate::catalog::pass::read(store, c);
+            let row = e.row.as_deref().cloned();
+            fresh.push(e);
+            if let Some(s) = row {
+                if differs {
+                    changed.push((s.store, s.id.clone()));
+                }
+                rows.push(s);
+            }
+        }
+    }
+    let gone: Vec<String> = known
+        .keys()
+        .filter(|id| !seen.contains(*id))
+        .cloned()
+        .collect();
+    let kind = store.kind();
+    for id in &gone {
+        known.remove(id);
+    }
+    cat.record(store, &fresh, &gone);
+    if !gone.is_empty() {
+        let keys = gone.into_iter().map(|id| (kind, id)).collect();
+        if tx.send(Event::Action(Action::Removed(keys))).is_err() {
+            return false;
+        }
+    }
+    if !rows.is_empty()
+        && tx
+            .send(Event::Action(Action::Reread { rows, since }))
+            .is_err()
+    {
+        return false;
+    }
+    for k in changed {
+        if tx.send(Event::Action(Action::SessionChanged(k))).is_err() {
+            return false;
+        }
+    }
+    true
+}
