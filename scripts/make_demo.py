@@ -4,7 +4,7 @@
     python3 scripts/make_demo.py            # rebuild assets/demo and verify it
     python3 scripts/make_demo.py --check    # only verify what is on disk
 
-The conversations live in scripts/demo_content.py in a store-neutral form (rounds of a user
+The conversations live in scripts/demo_content*.py in a store-neutral form (rounds of a user
 prompt, tool calls with results, assistant replies). This script renders each one in the byte
 format of its store, following /work/shared/formats/{loop,loom,harness}.md:
 
@@ -14,206 +14,43 @@ format of its store, following /work/shared/formats/{loop,loom,harness}.md:
 
 Everything is deterministic: ids come from hashes of the session keys, "randomness" from
 random.Random seeded with the key, times from the content file. Only the standard library is
-used. After writing, verify() re-reads every Loop session and checks its generation hash,
+used. After writing, demo_verify.verify() re-reads every Loop session and checks its generation hash,
 committed range and round index, parses every JSON file, and checks the loom escaping.
 """
 
-import base64
 import copy
-import hashlib
 import json
 import os
 import random
 import shutil
 import sys
-import uuid
 from datetime import datetime, timedelta, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import demo_content as C  # noqa: E402
 import demo_agents  # noqa: E402
-
-ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "demo")
-EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-# ---------------------------------------------------------------- ids, times, serialisation
-
-
-def sha256_hex(b):
-    return hashlib.sha256(b).hexdigest()
-
-
-def loop_uuid(key):
-    """A lowercase v4-shaped UUID derived from the session key (crypto.randomUUID look)."""
-    return str(uuid.UUID(bytes=hashlib.sha256(b"loop:" + key.encode()).digest()[:16], version=4))
-
-
-def harness_id(key):
-    """secrets.token_urlsafe(12) look: 16 characters of URL-safe base64."""
-    return base64.urlsafe_b64encode(hashlib.sha256(b"harness:" + key.encode()).digest()[:12]).decode()
-
-
-def collection(cwd):
-    return sha256_hex(cwd.encode())[:24]
-
-
-def utc(s):
-    return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
-
-
-def ms(dt):
-    return int(dt.timestamp() * 1000)
-
-
-def iso_ms(dt):
-    """JavaScript toISOString(): YYYY-MM-DDTHH:mm:ss.sssZ."""
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (dt.microsecond // 1000)
-
-
-def berlin(dt):
-    """The demo user's local time (Europe/Berlin: CEST until 2026-10-25 01:00 UTC, then CET)."""
-    off = 2 if dt < datetime(2026, 10, 25, 1, 0, tzinfo=timezone.utc) else 1
-    return dt.astimezone(timezone(timedelta(hours=off)))
-
-
-def loom_time(dt):
-    """Go time.RFC3339 in local time, whole seconds."""
-    return berlin(dt).replace(microsecond=0).isoformat()
-
-
-def harness_time(dt):
-    """datetime.now(timezone.utc).isoformat(timespec="seconds")."""
-    return dt.astimezone(timezone.utc).replace(microsecond=0).isoformat()
-
-
-def sidecar_time(dt):
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def js_line(obj):
-    """JSON.stringify(obj): compact, raw UTF-8."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def js_pretty(obj):
-    """JSON.stringify(obj, null, 2) + "\\n"."""
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-
-
-def go_line(obj):
-    """Go encoding/json: compact, with <, >, & and U+2028/U+2029 escaped."""
-    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
-                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        s = s.replace(ch, esc)
-    return s
-
-
-def py_pretty(obj):
-    """json.dump(record, f, ensure_ascii=False, indent=2) followed by "\\n"."""
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-
-
-def write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-
-
-# ---------------------------------------------------------------- neutral conversation walk
-
-
-class Clock:
-    """Message times: small steps inside a round, longer gaps between rounds."""
-
-    def __init__(self, start, rng):
-        self.t = start
-        self.rng = rng
-
-    def step(self, lo=2, hi=40):
-        self.t += timedelta(seconds=self.rng.randint(lo, hi), milliseconds=self.rng.randint(0, 999))
-        return self.t
-
-    def gap(self, lo=40, hi=900):
-        return self.step(lo, hi)
-
-
-def events(spec, rng):
-    """Flatten a spec's rounds into timed events shared by all three renderers.
-
-    Yields dicts: {"k": "user", text, t} | {"k": "asst", think, text, calls, t, error}
-    | {"k": "result", call, t} | {"k": "compact", summary, keep, t}.
-    """
-    clock = Clock(utc(spec["start"]), rng)
-    out = []
-    first = True
-    for rnd in spec["rounds"]:
-        if rnd[0] == "compact":
-            out.append({"k": "compact", "summary": rnd[1], "keep": rnd[2], "t": clock.step(20, 90)})
-            continue
-        if rnd[0] == "gap":
-            # The user came back later (loom logs a fresh system record on /resume).
-            clock.t += timedelta(hours=rnd[1])
-            out.append({"k": "resume", "t": clock.t})
-            continue
-        text, steps = rnd[0], rnd[1:]
-        out.append({"k": "user", "text": text, "t": clock.t if first else clock.gap()})
-        first = False
-        for st in steps:
-            kind = st[0]
-            if kind == "say":
-                out.append({"k": "asst", "think": st[2] if len(st) > 2 else None, "text": st[1],
-                            "calls": [], "t": clock.step(3, 30), "error": None})
-            elif kind == "error":
-                out.append({"k": "asst", "think": None, "text": None, "calls": [],
-                            "t": clock.step(1, 5), "error": st[1]})
-            elif kind == "tools":
-                _, think, text, calls = st
-                out.append({"k": "asst", "think": think, "text": text, "calls": calls,
-                            "t": clock.step(2, 15), "error": None})
-                for c in calls:
-                    out.append({"k": "result", "call": c, "t": clock.step(1, 25 if c[0] == "bash" else 3)})
-            else:
-                raise ValueError(kind)
-    return out
-
-
-# Tool vocabulary: neutral name -> per-store (name, argument builder, default result).
-def tool_for(store, call):
-    name, args = call[0], call[1]
-    if name == "read":
-        return {"loop": "read", "loom": "read_file", "harness": "read_file"}[store], {"path": args["path"]}
-    if name == "bash":
-        return {"loop": "bash", "loom": "bash", "harness": "run_bash"}[store], {"command": args["command"]}
-    if name == "grep":
-        if store == "loom":
-            return "bash", {"command": "grep -rn '%s' %s" % (args["pattern"], args["path"])}
-        return "grep", {"pattern": args["pattern"], "path": args["path"]}
-    if name == "edit":
-        if store == "loop":
-            return "edit", {"path": args["path"], "oldText": args["old"], "newText": args["new"]}
-        return "edit_file", {"path": args["path"], "old_string": args["old"], "new_string": args["new"]}
-    if name == "write":
-        return {"loop": "write", "loom": "write_file", "harness": "write_file"}[store], \
-            {"path": args["path"], "content": args["content"]}
-    return name, dict(args)
-
-
-def result_text(store, call):
-    name, args, out = call[0], call[1], call[2]
-    if out is not None:
-        return out
-    if name == "edit":
-        return {"loop": "Successfully replaced text in %s.",
-                "loom": "edited %s",
-                "harness": "Edited %s (1 replacement)"}[store] % args["path"]
-    if name == "write":
-        n = len(args["content"].encode())
-        return {"loop": "Successfully wrote %d bytes to %s" % (n, args["path"]),
-                "loom": "wrote %d bytes to %s" % (n, args["path"]),
-                "harness": "Wrote %d bytes to %s" % (n, args["path"])}[store]
-    return ""
-
+import demo_verify  # noqa: E402
+# demo_agents reaches these through this module (its M), so they are imported by name.
+from demo_common import (  # noqa: E402, F401
+    ROOT,
+    collection,
+    events,
+    harness_id,
+    harness_time,
+    iso_ms,
+    js_line,
+    js_pretty,
+    loop_uuid,
+    ms,
+    py_pretty,
+    result_text,
+    sha256_hex,
+    sidecar_time,
+    tool_for,
+    utc,
+    write,
+)
+from demo_loom import loom_boot, loom_id, render_loom  # noqa: E402
 
 # ---------------------------------------------------------------- Loop
 
@@ -415,151 +252,6 @@ def coll_cwd(specs, coll):
     return next(s["cwd"] for s in specs if collection(s["cwd"]) == coll)
 
 
-# ---------------------------------------------------------------- loom
-
-LOOM_PREFIX = ("[Context summary - earlier messages were compacted to save space. File contents "
-               "mentioned below may be stale, re-read files before editing.]\n\n")
-
-
-def loom_reopened(sid):
-    return ("[Session %s reopened. Time has passed since the messages above and file contents "
-            "may have changed; re-read any file before editing it.]" % sid)
-
-
-def loom_id(dt, taken):
-    base = berlin(dt).strftime("%Y%m%d-%H%M%S")
-    sid, n = base, 0
-    while sid in taken:
-        n += 1
-        sid = "%s-%d" % (base, n)
-    taken.add(sid)
-    return sid
-
-
-def loom_msg(role, content, calls=None, tool_name=None):
-    m = {"role": role, "content": content}
-    if calls:
-        m["tool_calls"] = calls
-    if tool_name:
-        m["tool_name"] = tool_name
-    return m
-
-
-def loom_compact(window, summary):
-    start = max(1, len(window) - 6)
-    while start > 1 and window[start]["role"] == "tool":
-        start -= 1
-    return [window[0], loom_msg("user", LOOM_PREFIX + summary)] + window[start:]
-
-
-def loom_drop_orphans(msgs):
-    i = len(msgs) - 1
-    while i >= 0 and msgs[i]["role"] == "tool":
-        i -= 1
-    if i >= 0 and msgs[i]["role"] == "assistant" and len(msgs[i].get("tool_calls") or []) > len(msgs) - 1 - i:
-        return msgs[:i]
-    return msgs
-
-
-def loom_boot(spec):
-    """Seconds between loom's start (the id) and the first prompt; varies per session."""
-    return spec.get("boot", 5 + int(sha256_hex(spec["key"].encode())[:4], 16) % 50)
-
-
-def render_loom(spec, built, taken):
-    rng = random.Random(spec["key"])
-    start = utc(spec["start"])
-    sid = loom_id(start - timedelta(seconds=loom_boot(spec)), taken)
-    spec["id"] = sid
-    model = spec.get("model", "qwen3-coder:30b")
-    system = C.loom_system(spec["cwd"], berlin(start).strftime("%Y-%m-%d"))
-    recs = []
-    boot = start - timedelta(seconds=loom_boot(spec))
-    meta = {"kind": "meta", "time": loom_time(boot), "model": model, "cwd": spec["cwd"]}
-    if spec.get("fork_of"):
-        src = built[spec["fork_of"]]
-        meta["forked_from"] = src["id"]
-        recs.append(meta)
-        recs.append({"kind": "system", "time": loom_time(boot), "message": src["last_system"]})
-        window = loom_replay(src["recs"])
-        for m in window[1:] + [loom_msg("user", loom_reopened(src["id"]))]:
-            recs.append({"kind": "message", "time": loom_time(boot), "message": m})
-        system = src["last_system"]["content"]
-    else:
-        recs.append(meta)
-        recs.append({"kind": "system", "time": loom_time(boot), "message": {"role": "system", "content": system}})
-    for ev in events(spec, rng):
-        t = loom_time(ev["t"])
-        if ev["k"] == "resume":
-            recs.append({"kind": "system", "time": t, "message": {"role": "system", "content": system}})
-        elif ev["k"] == "user":
-            recs.append({"kind": "message", "time": t, "message": loom_msg("user", ev["text"])})
-        elif ev["k"] == "asst":
-            if ev["error"]:
-                continue
-            calls = []
-            for c in ev["calls"]:
-                name, args = tool_for("loom", c)
-                calls.append({"function": {"name": name, "arguments": dict(sorted(args.items()))}})
-            recs.append({"kind": "message", "time": t, "message": loom_msg("assistant", ev["text"] or "", calls)})
-        elif ev["k"] == "result":
-            name, _ = tool_for("loom", ev["call"])
-            out = result_text("loom", ev["call"])
-            if ev["call"][3] and not out.startswith("error"):
-                out = "error: " + out
-            recs.append({"kind": "message", "time": t, "message": loom_msg("tool", out, tool_name=name)})
-        elif ev["k"] == "compact":
-            recs.append({"kind": "compact", "time": t, "summary": ev["summary"]})
-    lines = [go_line(r) + "\n" for r in recs]
-    if spec.get("broken"):
-        # Crash mid-write: a stray merge-conflict marker and a truncated final record.
-        lines.insert(len(lines) - 1, C.LOOM_GARBAGE_LINE + "\n")
-        lines[-1] = lines[-1][: len(lines[-1]) // 2]
-    if spec.get("empty_file"):
-        lines = []
-    data = "".join(lines)
-    path = os.path.join(ROOT, "loom", "sessions", sid + ".jsonl")
-    write(path, data)
-    last_system = [r["message"] for r in recs if r["kind"] == "system"][-1]
-    built[spec["key"]] = {"id": sid, "recs": recs, "last_system": last_system}
-    loom_sidecar(spec, sid, recs, lines)
-
-
-def loom_replay(recs):
-    window = [{"role": "system", "content": "(regenerated)"}]
-    for r in recs:
-        if r["kind"] == "message" and r.get("message") is not None:
-            window.append(r["message"])
-        elif r["kind"] == "compact":
-            window = loom_compact(window, r.get("summary", ""))
-    return loom_drop_orphans(window)
-
-
-def loom_sidecar(spec, sid, recs, lines):
-    sc = spec.get("sidecar")
-    if not sc:
-        return
-    obj = {"version": 1, "pinned_at": None, "archived_at": None, "title": None}
-    if sc.get("pinned"):
-        obj["pinned_at"] = sidecar_time(utc(sc["pinned"]))
-    if sc.get("archived"):
-        obj["archived_at"] = sidecar_time(utc(sc["archived"]))
-    if sc.get("title"):
-        obj["title"] = sc["title"]
-    if "read_at" in sc:
-        # Read marker: the whole log, or the start of the n-th user record (negative = from
-        # the end), which is always a record boundary.
-        n = len(lines)
-        if "read_upto_user" in sc:
-            users = [i for i, r in enumerate(recs) if r["kind"] == "message" and r["message"]["role"] == "user"]
-            n = users[sc["read_upto_user"]]
-        obj["read_bytes"] = len("".join(lines[:n]).encode())
-        obj["read_messages"] = sum(1 for r in recs[:n] if r["kind"] == "message")
-        obj["read_at"] = sidecar_time(utc(sc["read_at"]))
-    write(os.path.join(ROOT, "loom", "sessions", ".spool", sid + ".json"),
-          json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
 # ---------------------------------------------------------------- agent-harness
 
 
@@ -741,149 +433,6 @@ def demo_readme(sessions, built):
             "copied prefix is not counted).\n\n" + "\n".join(rows) + "\n")
 
 
-# ---------------------------------------------------------------- verification
-
-
-def verify():
-    """Re-read everything written and check the contract invariants. Returns the problem list."""
-    problems = []
-    loop_root = os.path.join(ROOT, "loop", "sessions")
-    n = {"loop": 0, "loom": 0, "harness": 0}
-    for coll in sorted(os.listdir(loop_root)):
-        cdir = os.path.join(loop_root, coll)
-        for name in sorted(os.listdir(cdir)):
-            p = os.path.join(cdir, name)
-            if name == "archive.json":
-                arr = json.load(open(p))
-                if not (isinstance(arr, list) and all(isinstance(x, str) and len(x) == 36 for x in arr)):
-                    problems.append("bad archive " + p)
-            elif name.endswith(".jsonl"):
-                n["loop"] += 1
-                raw = open(p, "rb").read()
-                if not raw.endswith(b"\n"):
-                    problems.append("v2 file without final newline " + p)
-                for line in raw.split(b"\n")[:-1]:
-                    json.loads(line)
-            elif os.path.isdir(p):
-                n["loop"] += 1
-                problems += verify_loop_dir(p, name)
-    for name in sorted(os.listdir(os.path.join(ROOT, "loom", "sessions"))):
-        p = os.path.join(ROOT, "loom", "sessions", name)
-        if name.endswith(".jsonl"):
-            n["loom"] += 1
-            problems += verify_loom(p)
-    spool = os.path.join(ROOT, "loom", "sessions", ".spool")
-    for name in os.listdir(spool):
-        json.load(open(os.path.join(spool, name)))
-    hdir = os.path.join(ROOT, "harness", "sessions")
-    for name in sorted(os.listdir(hdir)):
-        p = os.path.join(hdir, name)
-        if name.endswith(".json"):
-            n["harness"] += 1
-            raw = open(p, encoding="utf-8").read()
-            try:
-                rec = json.loads(raw)
-            except ValueError:
-                if name[:-5] not in EXPECTED_BROKEN:
-                    problems.append("unparsable harness record " + p)
-                continue
-            if py_pretty(rec) != raw:
-                problems.append("harness record not in json.dump(indent=2) form " + p)
-            if rec["id"] != name[:-5] or not os.path.exists(p[:-5] + ".lock"):
-                problems.append("harness id/lock mismatch " + p)
-    for name in os.listdir(os.path.join(hdir, ".spool")):
-        json.load(open(os.path.join(hdir, ".spool", name)))
-    n.update(demo_agents.verify(sys.modules[__name__], problems, EXPECTED_BROKEN))
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(ROOT) for f in fs)
-    if size > 1_100_000:
-        problems.append("demo is %d bytes, over budget" % size)
-    print("verified: %d loop, %d loom, %d harness, %d claude, %d pi, %d codex rollouts, %d bytes"
-          % (n["loop"], n["loom"], n["harness"], n["claude"], n["pi"], n["codex"], size))
-    return problems
-
-
-EXPECTED_BROKEN = set()
-
-
-def verify_loop_dir(d, name):
-    probs = []
-    meta = json.load(open(os.path.join(d, "meta.json"), encoding="utf-8"))
-    if open(os.path.join(d, "meta.json"), encoding="utf-8").read() != js_pretty(meta):
-        probs.append("meta not 2-space JSON + newline: " + d)
-    if meta["header"]["id"] != name:
-        probs.append("id mismatch " + d)
-    data = open(os.path.join(d, "messages.jsonl"), "rb").read()
-    s, b = meta["start"], meta["bytes"]
-    if len(data) < s + b:
-        if name not in EXPECTED_BROKEN:
-            probs.append("committed bytes missing in " + d)
-        return probs
-    rng = data[s:s + b]
-    if sha256_hex(rng) != meta["generation"]:
-        probs.append("generation mismatch " + d)
-    if b == 0:
-        if meta["generation"] != EMPTY_SHA or meta["messageCount"] != 0:
-            probs.append("empty session meta wrong " + d)
-    elif not rng.endswith(b"\n") or rng.count(b"\n") != meta["messageCount"]:
-        probs.append("range/messageCount mismatch " + d)
-    lines = rng.split(b"\n")[:-1] if b else []
-    msgs = [json.loads(line) for line in lines]
-    idx = json.load(open(os.path.join(d, "index.json"), encoding="utf-8"))
-    if idx["generation"] != meta["generation"]:
-        probs.append("index generation stale " + d)
-    users = [i for i, m in enumerate(msgs) if m["role"] == "user"]
-    if [r["messageIndex"] for r in idx["rounds"]] != users:
-        probs.append("index rounds != user messages " + d)
-    for r in idx["rounds"]:
-        o = r["byteOffset"]
-        if not (0 <= o < b) or (o > 0 and rng[o - 1:o] != b"\n"):
-            probs.append("index offset not at a line start " + d)
-        elif json.loads(rng[o:rng.index(b"\n", o)])["role"] != "user":
-            probs.append("index offset does not point at the user line " + d)
-    probs += verify_loop_pairing(msgs, d)
-    for c in meta["header"].get("compactions", []):
-        if msgs[c["firstKeptMessageIndex"]]["role"] != "user" or c["historyMessageCount"] > len(msgs):
-            probs.append("bad compaction " + d)
-    return probs
-
-
-def verify_loop_pairing(msgs, d):
-    probs = []
-    for i, m in enumerate(msgs):
-        if m["role"] != "assistant" or m["stopReason"] in ("error", "aborted"):
-            continue
-        want = sorted(b["id"] for b in m["content"] if b["type"] == "toolCall")
-        got, j = [], i + 1
-        while j < len(msgs) and msgs[j]["role"] == "toolResult":
-            got.append(msgs[j]["toolCallId"])
-            j += 1
-        if sorted(got) != want:
-            probs.append("unpaired tool calls at %d in %s" % (i, d))
-    return probs
-
-
-def verify_loom(p):
-    probs = []
-    raw = open(p, "rb").read().decode("utf-8")
-    bad = 0
-    for line in raw.split("\n"):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if list(r)[:2] != ["kind", "time"]:
-            probs.append("loom key order " + p)
-        if any(ch in line for ch in "<>&\u2028\u2029"):
-            probs.append("loom line not Go-escaped " + p)
-    sid = os.path.basename(p)[:-6]
-    if bad and sid not in EXPECTED_BROKEN:
-        probs.append("%d unreadable lines in %s" % (bad, p))
-    return probs
-
-
 # ---------------------------------------------------------------- main
 
 
@@ -917,8 +466,8 @@ def main():
                        "pi": lambda: demo_agents.agent_uuid("pi", s["key"]),
                        "codex": lambda: demo_agents.agent_uuid("codex", s["key"]),
                        "loom": lambda: loom_id(utc(s["start"]) - timedelta(seconds=loom_boot(s)), taken)}[s["store"]]()
-    EXPECTED_BROKEN.update(s["id"] for s in C.SESSIONS if s.get("broken") or s.get("layout") == "broken")
-    problems = verify()
+    demo_verify.EXPECTED_BROKEN.update(s["id"] for s in C.SESSIONS if s.get("broken") or s.get("layout") == "broken")
+    problems = demo_verify.verify(sys.modules[__name__])
     for p in problems:
         print("PROBLEM:", p)
     sys.exit(1 if problems else 0)
