@@ -34,8 +34,8 @@ enum Job {
     /// The whole listing: index what changed, drop what is gone. The list's own rows,
     /// shared: a copy of the listing was the largest item of the heap's peak (issue 10).
     All(Vec<Arc<SessionSummary>>),
-    /// Sessions re-read while the browser runs: only these.
-    Some(Vec<SessionSummary>),
+    /// Sessions re-read while the browser runs: only these, shared with the list.
+    Some(Vec<Arc<SessionSummary>>),
     /// Sessions went (their numbers are in `Indexer::gone`): drop them.
     Gone,
 }
@@ -101,7 +101,7 @@ impl Indexer {
 
     /// Re-index these sessions (re-read by the watcher); before the first full pass they
     /// are part of it anyway.
-    pub fn reindex(&self, rows: &[SessionSummary]) {
+    pub fn reindex(&self, rows: &[Arc<SessionSummary>]) {
         if self.started.get() && !rows.is_empty() {
             let _ = self.jobs.send(Job::Some(rows.to_vec()));
         }

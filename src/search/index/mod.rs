@@ -243,9 +243,9 @@ impl TextIndex {
 
     /// Re-index only those of `rows` that changed and keep every other session: the
     /// browser's watcher reports one session at a time.
-    pub fn update_some(
+    pub fn update_some<R: std::borrow::Borrow<SessionSummary>>(
         &mut self,
-        rows: &[SessionSummary],
+        rows: &[R],
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
