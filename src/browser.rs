@@ -456,7 +456,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     // a rescan lists new files (a fork, an undone delete).
                     loader.poke();
                     // A rename or archive changes what the index holds for that session.
-                    effects.indexer.reindex(&outcome.rows);
+                    let rows: Vec<Arc<SessionSummary>> =
+                        outcome.rows.iter().cloned().map(Arc::new).collect();
+                    effects.indexer.reindex(&rows);
                     // A delete leaves the index now, not at the next full pass.
                     effects.indexer.remove(&outcome.removed);
                     vec![Action::OpDone(outcome)]
@@ -466,8 +468,13 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             for a in &actions {
                 // Sessions re-read while spool runs: only these are indexed again.
                 match a {
-                    Action::Rows(rows) | Action::Reread { rows, .. } => {
+                    Action::Cached(rows) | Action::Reread { rows, .. } => {
                         effects.indexer.reindex(rows)
+                    }
+                    Action::Rows(rows) if effects.indexer.started() => {
+                        let rows: Vec<Arc<SessionSummary>> =
+                            rows.iter().cloned().map(Arc::new).collect();
+                        effects.indexer.reindex(&rows)
                     }
                     Action::Removed(keys) => effects.indexer.remove(keys),
                     _ => {}

@@ -63,8 +63,14 @@ pub fn read(cache: &Path, sessions_dir: &Path) -> Vec<Candidate> {
 
 /// Remember the top `KEEP` of `rows` (list order) for the next start. Best effort: a cache
 /// that cannot be written only makes the next start slower.
-pub fn write(cache: &Path, sessions_dir: &Path, rows: &[SessionSummary]) {
-    let mut top: Vec<&SessionSummary> = rows.iter().filter(|r| r.error.is_none()).collect();
+pub fn write<R: std::borrow::Borrow<SessionSummary>>(
+    cache: &Path,
+    sessions_dir: &Path,
+    rows: &[R],
+) {
+    let mut top: Vec<&SessionSummary> = (rows.iter().map(R::borrow))
+        .filter(|r| r.error.is_none())
+        .collect();
     top.sort_by(|a, b| list_order(a, b));
     let mut text = String::new();
     for r in top.into_iter().take(KEEP) {

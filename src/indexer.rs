@@ -34,8 +34,8 @@ enum Job {
     /// The whole listing: index what changed, drop what is gone. The list's own rows,
     /// shared: a copy of the listing was the largest item of the heap's peak (issue 10).
     All(Vec<Arc<SessionSummary>>),
-    /// Sessions re-read while the browser runs: only these.
-    Some(Vec<SessionSummary>),
+    /// Sessions re-read while the browser runs: only these, shared with the list.
+    Some(Vec<Arc<SessionSummary>>),
     /// Sessions went (their numbers are in `Indexer::gone`): drop them.
     Gone,
 }
@@ -101,7 +101,7 @@ impl Indexer {
 
     /// Re-index these sessions (re-read by the watcher); before the first full pass they
     /// are part of it anyway.
-    pub fn reindex(&self, rows: &[SessionSummary]) {
+    pub fn reindex(&self, rows: &[Arc<SessionSummary>]) {
         if self.started.get() && !rows.is_empty() {
             let _ = self.jobs.send(Job::Some(rows.to_vec()));
         }
@@ -120,6 +120,49 @@ fn open(dir: &Path) -> Option<TextIndex> {
     })
 }
 
+/// The index, opened by whichever thread needs it first: the writer when a pass has
+/// something to write, the searcher at the first text search. A warm start whose index is
+/// current opens it never (issue 10: its mapped files and session table were most of the
+/// gap to the 30 MB target at 10k sessions).
+#[derive(Clone)]
+struct Lazy {
+    dir: Option<PathBuf>,
+    /// `None` until opened; then the handle the other thread is to take (`None` once taken,
+    /// or when the index could not be opened).
+    slot: Arc<Mutex<Option<Option<TextIndex>>>>,
+}
+
+impl Lazy {
+    fn new(dir: Option<PathBuf>) -> Lazy {
+        Lazy {
+            dir,
+            slot: Arc::default(),
+        }
+    }
+
+    /// This thread's handle (each thread asks once). The first opens the index and leaves
+    /// the other a handle sharing its session table and mapped files (one copy, not two).
+    fn open(&self) -> Option<TextIndex> {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(spare) = slot.as_mut() {
+            return spare.take();
+        }
+        let ix = self.dir.as_deref().and_then(open);
+        *slot = Some(ix.as_ref().and_then(TextIndex::open_sharing));
+        ix
+    }
+
+    /// Whether the index already holds exactly `rows` (read without opening it).
+    fn is_current(&self, rows: &[Arc<SessionSummary>], stores: &Stores) -> bool {
+        let opened = self.slot.lock().is_ok_and(|s| s.is_some());
+        !opened
+            && self
+                .dir
+                .as_deref()
+                .is_some_and(|d| index::is_current(d, rows, stores))
+    }
+}
+
 fn index_thread(
     dir: Option<PathBuf>,
     stores: Arc<Stores>,
@@ -128,20 +171,32 @@ fn index_thread(
     queries: Receiver<Query>,
     gone: Arc<Mutex<Vec<u64>>>,
 ) {
-    let ix = dir.as_deref().and_then(open);
+    let lazy = Lazy::new(dir);
     let generation = Arc::new(AtomicU64::new(0));
     {
-        // The searcher opens its own reader of the same directory, now that it exists,
-        // sharing this thread's session table (one copy in memory, not two).
-        let searcher = ix.as_ref().and_then(TextIndex::open_sharing);
         let (events, generation) = (events.clone(), generation.clone());
-        let stores = stores.clone();
+        let (stores, lazy) = (stores.clone(), lazy.clone());
         let _ = std::thread::Builder::new()
             .name("spool-search".into())
-            .spawn(move || search_thread(searcher, stores, events, generation, queries));
+            .spawn(move || search_thread(lazy, stores, events, generation, queries));
     }
-    let Some(mut ix) = ix else {
-        return;
+    // After the searcher started: answers to keystrokes keep the normal priority.
+    lower_priority();
+    let mut jobs = jobs.into_iter();
+    // Until a job has something to write, the index stays closed.
+    let (mut ix, first) = loop {
+        let Some(job) = jobs.next() else { return };
+        let pending = gone.lock().is_ok_and(|g| !g.is_empty());
+        if let Job::All(rows) = &job
+            && !pending
+            && lazy.is_current(rows, &stores)
+        {
+            let done = Action::IndexProgress { done: 0, total: 0 };
+            let _ = events.send(Event::Action(done));
+            continue;
+        }
+        let Some(ix) = lazy.open() else { return };
+        break (ix, job);
     };
     let (g, tx) = (generation.clone(), events.clone());
     ix.set_hooks(Hooks {
@@ -159,9 +214,7 @@ fn index_thread(
                 .unwrap_or_default()
         })),
     });
-    // After the searcher started: answers to keystrokes keep the normal priority.
-    lower_priority();
-    for job in jobs {
+    for job in std::iter::once(first).chain(jobs) {
         let tx = events.clone();
         let every = Every::new(PROGRESS_EVERY);
         // The end is reported by the last commit, once it is searchable.
@@ -239,14 +292,19 @@ fn lower_priority() {
 }
 
 fn search_thread(
-    mut ix: Option<TextIndex>,
+    lazy: Lazy,
     stores: Arc<Stores>,
     events: Sender<Event>,
     generation: Arc<AtomicU64>,
     queries: Receiver<Query>,
 ) {
     let mut seen = generation.load(Ordering::SeqCst);
+    // Opened at the first search (a session table and mapped files held from then on).
+    let mut ix: Option<Option<TextIndex>> = None;
     while let Ok(mut q) = queries.recv() {
+        // A handle the writer left may predate its commits: `seen` (from before) makes
+        // the first answer reload.
+        let ix = ix.get_or_insert_with(|| lazy.open());
         std::thread::sleep(DEBOUNCE);
         while let Ok(newer) = queries.try_recv() {
             q = newer;

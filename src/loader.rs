@@ -1,7 +1,7 @@
 //! Background threads; nothing here runs on the UI thread.
 //!
 //! * One listing thread per store: cheap discovery first, then summaries in batches (sent as
-//!   `Action::Rows` with `Action::Progress`), so the first screen paints before the store is
+//!   `Action::Cached` with `Action::Progress`), so the first screen paints before the store is
 //!   read. The same thread then watches the store (`notify`, with a one-second poll as
 //!   fallback) and re-summarizes what changed.
 //! * One pane worker: requests land in a one-slot mailbox, so only the newest runs; answers
@@ -161,7 +161,7 @@ impl Loader {
                 let key = (s.store, s.id.clone());
                 let msg = match row {
                     Some(r) => Action::Reread {
-                        rows: vec![r],
+                        rows: vec![Arc::new(r)],
                         since,
                     },
                     None => Action::Removed(vec![key.clone()]),
@@ -272,26 +272,28 @@ fn list_and_watch(
         .map(|c| crate::hints::read(c, store.sessions_dir()))
         .unwrap_or_default();
     let mut early: HashMap<String, PathBuf> = HashMap::new();
-    let mut top: Vec<SessionSummary> = Vec::new();
+    let mut top: Vec<Arc<SessionSummary>> = Vec::new();
     // With a catalog to fill, every read also keeps its meta (a cold start writes it once).
     let keep = cat.cache.is_some();
     let mut entries: HashMap<String, Entry> = HashMap::new();
-    let mut summarize = |c: &Candidate| -> Option<SessionSummary> {
+    // Rows go to the list as the `Arc`s the catalog's entries hold: the cold pass copied
+    // every row, one copy for the list and one for the catalog (issue 10).
+    let mut summarize = |c: &Candidate| -> Option<Arc<SessionSummary>> {
         if !keep {
-            return store.summarize(c);
+            return store.summarize(c).map(Arc::new);
         }
         let e = crate::catalog::pass::read(store, c);
-        let row = e.row.as_deref().cloned();
+        let row = e.row.clone();
         entries.insert(c.id.clone(), e);
         row
     };
     if !hinted.is_empty() {
-        let rows: Vec<SessionSummary> = hinted.iter().filter_map(&mut summarize).collect();
+        let rows: Vec<Arc<SessionSummary>> = hinted.iter().filter_map(&mut summarize).collect();
         for r in &rows {
             early.insert(r.id.clone(), r.path.clone());
             remember_top(&mut top, r);
         }
-        if tx.send(Event::Action(Action::Rows(rows))).is_err() {
+        if tx.send(Event::Action(Action::Cached(rows))).is_err() {
             return;
         }
         setup.start();
@@ -312,7 +314,7 @@ fn list_and_watch(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        known.insert(c.id.clone(), (c.path.clone(), 0));
+        known.insert(&*c.id, &c.path, 0);
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         if !already && let Some(s) = summarize(c) {
@@ -324,7 +326,7 @@ fn list_and_watch(
         let (want, wait) = batch_limits(n);
         if batch.len() >= want || sent.elapsed() >= wait {
             let rows = std::mem::take(&mut batch);
-            if tx.send(Event::Action(Action::Rows(rows))).is_err() {
+            if tx.send(Event::Action(Action::Cached(rows))).is_err() {
                 return;
             }
             setup.start();
@@ -337,7 +339,7 @@ fn list_and_watch(
             sent_progress = Instant::now();
         }
     }
-    if !batch.is_empty() && tx.send(Event::Action(Action::Rows(batch))).is_err() {
+    if !batch.is_empty() && tx.send(Event::Action(Action::Cached(batch))).is_err() {
         return;
     }
     // Hinted sessions that discovery no longer finds are gone.
@@ -377,8 +379,8 @@ fn list_and_watch(
     };
     if !watch.active {
         for c in &candidates {
-            if let Some((_, fp)) = known.get_mut(&c.id) {
-                *fp = fingerprint(store, c);
+            if let Some(slot) = known.get_mut(&c.id) {
+                slot.key = fingerprint(store, c);
             }
         }
     }
@@ -397,12 +399,13 @@ fn batch_limits(sent: usize) -> (usize, Duration) {
 }
 
 /// Keep the best `hints::KEEP` rows (list order) seen so far, for the next start's hints.
-fn remember_top(top: &mut Vec<SessionSummary>, s: &SessionSummary) {
+fn remember_top(top: &mut Vec<Arc<SessionSummary>>, s: &Arc<SessionSummary>) {
     // A moved session's newer row replaces the hinted one.
     top.retain(|r| r.id != s.id);
+    // The list's own row, shared: a copy of every row was made here.
     top.push(s.clone());
     if top.len() >= 4 * crate::hints::KEEP {
-        top.sort_by(crate::store::registry::list_order);
+        top.sort_by(|a, b| crate::store::registry::list_order(a, b));
         top.truncate(crate::hints::KEEP);
     }
 }

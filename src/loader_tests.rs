@@ -17,10 +17,10 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
     let candidates = store.discover();
     assert!(candidates.len() >= 3);
     // What `check_cached` leaves: every session with its path and its real key.
-    let mut known: crate::catalog::Known = candidates
-        .iter()
-        .map(|c| (c.id.clone(), (c.path.clone(), fingerprint(&store, c))))
-        .collect();
+    let mut known = crate::catalog::Known::default();
+    for c in &candidates {
+        known.insert(&*c.id, &c.path, fingerprint(&store, c));
+    }
     let cat = Cat {
         cache: None,
         known: None,
@@ -40,7 +40,7 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
             _ => None,
         })
         .flatten()
-        .map(|r| r.id)
+        .map(|r| r.id.clone())
         .collect();
     assert_eq!(reread, vec![candidates[0].id.clone()]);
 }
@@ -50,11 +50,10 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
 #[test]
 fn a_polling_rescan_rereads_nothing_unchanged() {
     let store = fixture();
-    let mut known: crate::catalog::Known = store
-        .discover()
-        .iter()
-        .map(|c| (c.id.clone(), (c.path.clone(), fingerprint(&store, c))))
-        .collect();
+    let mut known = crate::catalog::Known::default();
+    for c in &store.discover() {
+        known.insert(&*c.id, &c.path, fingerprint(&store, c));
+    }
     let cat = Cat {
         cache: None,
         known: None,

@@ -86,8 +86,9 @@ fn the_warm_check_copies_no_id_or_path() {
     );
 
     // The check consumes them: besides the metas' buffer, which it frees, it keeps only the
-    // watcher's table of moved ids and paths (4,096 buckets of 57 bytes for 3,000 sessions:
-    // 78 bytes a session). A copy of each id and path would add about 65.
+    // watcher's table of moved ids and path hashes (4,096 buckets of 33 bytes for 3,000
+    // sessions: 45 bytes a session), and frees the paths. Keeping the paths (as until issue
+    // 10's cut) kept 78 bytes a session; a copy of each id and path would add about 65.
     let (checked, peak) = peak_during(|| catalog::check(store, old, &candidates));
     let after = live();
     // Meanwhile it holds no second copy of them either (moved, not cloned and then freed):
@@ -99,16 +100,23 @@ fn the_warm_check_copies_no_id_or_path() {
     );
     assert_eq!(checked.known.len(), N);
     assert!(checked.fresh.is_empty() && checked.gone.is_empty());
+    let table = checked.known.table_bytes();
+    assert!(
+        table <= N * 48,
+        "the watcher's table is {} bytes a session (bound 48)",
+        table / N
+    );
     let kept = (after + metas_bytes).saturating_sub(base);
     assert!(
-        kept <= N * 96,
-        "the warm check kept {} bytes a session besides the metas' buffer (bound 96)",
+        kept <= N * 48,
+        "the warm check kept {} bytes a session besides the metas' buffer (bound 48)",
         kept / N
     );
     eprintln!(
-        "by id {} B/session, check kept {} B/session, peaked at {}",
+        "by id {} B/session, check kept {} B/session, table {} B/session, peaked at {}",
         bytes / N,
         kept / N,
+        table / N,
         peak / N
     );
     drop(checked);

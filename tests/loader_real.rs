@@ -22,7 +22,9 @@ fn until_listed(rx: &mpsc::Receiver<Event>, stores: usize) -> Vec<spool::model::
             .recv_timeout(Duration::from_secs(10))
             .expect("loader answers")
         {
-            Event::Action(Action::Rows(r) | Action::Reread { rows: r, .. }) => rows.extend(r),
+            Event::Action(Action::Cached(r) | Action::Reread { rows: r, .. }) => {
+                rows.extend(r.into_iter().map(std::sync::Arc::unwrap_or_clone))
+            }
             Event::Action(Action::Progress { finished: true, .. }) => done += 1,
             _ => {}
         }
@@ -36,7 +38,7 @@ fn row_events(rx: &mpsc::Receiver<Event>, wait: Duration) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(left) = end.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
-            Ok(Event::Action(Action::Rows(r) | Action::Reread { rows: r, .. })) => {
+            Ok(Event::Action(Action::Cached(r) | Action::Reread { rows: r, .. })) => {
                 seen.extend(r.into_iter().map(|s| s.reference()));
             }
             Ok(Event::Action(Action::SessionChanged(k))) => seen.push(format!("changed {k:?}")),

@@ -474,7 +474,7 @@ fn a_background_reread_begun_before_an_operation_does_not_undo_its_row() {
     assert_eq!(a.list.get(&k).unwrap().pinned(), !was);
     // ...and the pass's older row arrives after it: dropped.
     a.update(Action::Reread {
-        rows: vec![before.clone()],
+        rows: vec![std::sync::Arc::new(before.clone())],
         since,
     });
     assert_eq!(
@@ -485,7 +485,7 @@ fn a_background_reread_begun_before_an_operation_does_not_undo_its_row() {
     // A re-read begun after the operation is taken.
     let since = std::time::Instant::now();
     a.update(Action::Reread {
-        rows: vec![before],
+        rows: vec![std::sync::Arc::new(before)],
         since,
     });
     assert_eq!(a.list.get(&k).unwrap().pinned(), was);

@@ -103,7 +103,7 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
     let mut last: Option<(usize, usize, bool)> = None;
     while last.is_none_or(|(_, _, finished)| !finished) {
         match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
-            Event::Action(Action::Rows(r) | Action::Reread { rows: r, .. }) => {
+            Event::Action(Action::Cached(r) | Action::Reread { rows: r, .. }) => {
                 rows += r.len();
                 batches += 1;
             }
@@ -142,7 +142,7 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
     loader.poke();
     loop {
         match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
-            Event::Action(Action::Rows(r) | Action::Reread { rows: r, .. }) => {
+            Event::Action(Action::Cached(r) | Action::Reread { rows: r, .. }) => {
                 assert_eq!(r.len(), 1);
                 assert_eq!(r[0].id, "s9999");
                 break;

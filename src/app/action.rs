@@ -117,8 +117,8 @@ pub enum Action {
     Resize(u16, u16),
     /// A batch of summaries from a store's listing (new or re-summarized rows).
     Rows(Vec<SessionSummary>),
-    /// The catalog's rows at a warm start, already shared: the list keeps these `Arc`s
-    /// as they are, with no copy of the rows (issue 10).
+    /// Rows already shared (the catalog's at a warm start, a cold pass's as it records them
+    /// for the catalog): the list keeps these `Arc`s as they are, with no copy (issue 10).
     Cached(Vec<std::sync::Arc<SessionSummary>>),
     /// Sessions that disappeared from a store.
     Removed(Vec<Key>),
@@ -138,7 +138,7 @@ pub enum Action {
     /// began at `since`: a row an operation of this process wrote after `since` is older
     /// than the one on screen and is dropped.
     Reread {
-        rows: Vec<SessionSummary>,
+        rows: Vec<std::sync::Arc<SessionSummary>>,
         since: std::time::Instant,
     },
     /// A session operation finished: its sentence for the status line and what changed.

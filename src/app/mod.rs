@@ -387,7 +387,7 @@ impl App {
                         .get(&(r.store, r.id.clone()))
                         .is_none_or(|w| *w <= since)
                 });
-                self.take_rows(rows.into_iter().map(std::sync::Arc::new).collect(), &mut fx);
+                self.take_rows(rows, &mut fx);
             }
             Action::Removed(keys) => self.list.remove(&keys),
             Action::Progress {

@@ -2,6 +2,7 @@
 //! store whose rows came from the catalog, and recording what later passes re-read.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
 use super::{ById, Entry, Meta};
@@ -55,11 +56,9 @@ pub fn check_cached(
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;
     }
-    let rows: Vec<SessionSummary> = checked
-        .fresh
-        .iter()
-        .filter_map(|e| e.row.as_deref().cloned())
-        .collect();
+    // The entries' own rows, shared with the list: a copy of each was made here.
+    let rows: Vec<Arc<SessionSummary>> =
+        checked.fresh.iter().filter_map(|e| e.row.clone()).collect();
     let changed: Vec<_> = checked.changed.into_iter().map(|id| (kind, id)).collect();
     if !rows.is_empty() {
         tx.send(Event::Action(Action::Reread { rows, since }))

@@ -19,6 +19,7 @@ mod at;
 pub mod head;
 #[cfg(test)]
 mod head_tests;
+pub mod known;
 pub mod live;
 pub mod log;
 pub mod pass;

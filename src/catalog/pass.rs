@@ -14,16 +14,14 @@ use super::{Catalog, Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores, registry::list_order};
 
-/// Every current session's path and key, by id (FxHash: one insert per session per pass,
-/// where SipHash showed in the profile; ids come from the store's own file names).
-pub type Known = FxHashMap<String, (PathBuf, u64)>;
+pub use super::known::Known;
 
 /// What one pass found.
 #[derive(Debug, Default)]
 pub struct Checked {
     /// Every current session's path and key, by id (re-read or still valid): what the
-    /// watcher compares against. The ids and paths of still-valid sessions are moved out of
-    /// the catalog's metas, never copied (issue 10: the copies were 11 MB at 100k).
+    /// watcher compares against. The ids of still-valid sessions are moved out of the
+    /// catalog's metas, never copied, and their paths are kept as hashes (issue 10).
     pub known: Known,
     /// Sessions read again: new, changed, or their cached row expired.
     pub fresh: Vec<Entry>,
@@ -192,7 +190,7 @@ fn reread<'a>(
 pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked {
     let news = reread(store, &|id| old.get(id), candidates);
     let mut out = Checked {
-        known: Known::with_capacity_and_hasher(candidates.len(), Default::default()),
+        known: Known::with_capacity(candidates.len()),
         ..Checked::default()
     };
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
@@ -213,8 +211,7 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
                 if at.is_some() && e.row.is_some() {
                     out.changed.push(e.meta.id.clone());
                 }
-                out.known
-                    .insert(e.meta.id.clone(), (e.meta.path.clone(), e.meta.key));
+                out.known.insert(&*e.meta.id, &e.meta.path, e.meta.key);
                 out.fresh.push(*e);
             }
         }
@@ -224,10 +221,7 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
         let i = i as usize;
         let m = &mut metas[i];
         if valid[i] {
-            out.known.insert(
-                std::mem::take(&mut m.id),
-                (std::mem::take(&mut m.path), m.key),
-            );
+            out.known.insert(std::mem::take(&mut m.id), &m.path, m.key);
         } else if !found[i] {
             out.gone.push(std::mem::take(&mut m.id));
         }

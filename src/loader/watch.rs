@@ -143,7 +143,8 @@ pub(super) fn rescan(
     let mut rows = Vec::new();
     let mut fresh = Vec::new();
     let mut changed = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Borrowed from the candidates: a pass copied every id into this set (issue 10).
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     // Sidecar state (pins, read marks) lives beside the session: a changed path that contains
     // the id names the session too.
     let named = |c: &Candidate| {
@@ -152,24 +153,25 @@ pub(super) fn rescan(
             .any(|p| p.starts_with(&c.path) || p.to_string_lossy().contains(c.id.as_str()))
     };
     for c in &candidates {
-        seen.insert(c.id.clone());
+        seen.insert(c.id.as_str());
         let fp = if fingerprints {
             fingerprint(store, c)
         } else {
             0
         };
         let is_new = !known.contains_key(&c.id);
-        let moved = known.get(&c.id).is_some_and(|(p, _)| *p != c.path);
+        let moved = known.moved(&c.id, &c.path);
         // Keys are compared only when this pass took them: with a watcher `fp` is 0, and a
         // warm start's known keys (the catalog's) differed from it for every session, so the
         // first event re-read the whole store (66k sessions at 100k: seconds of work and a
         // Reread of every row, issue 10).
-        let rekeyed = fingerprints && known.get(&c.id).is_some_and(|(_, old)| *old != fp);
+        let rekeyed = fingerprints && known.get(&c.id).is_some_and(|s| s.key != fp);
         let differs = !is_new && (moved || rekeyed || named(c));
         if is_new || differs {
-            known.insert(c.id.clone(), (c.path.clone(), fp));
+            known.insert(&*c.id, &c.path, fp);
             let e = crate::catalog::pass::read(store, c);
-            let row = e.row.as_deref().cloned();
+            // Shared with the list, not copied (issue 10).
+            let row = e.row.clone();
             fresh.push(e);
             if let Some(s) = row {
                 if differs {
@@ -181,8 +183,8 @@ pub(super) fn rescan(
     }
     let gone: Vec<String> = known
         .keys()
-        .filter(|id| !seen.contains(*id))
-        .cloned()
+        .filter(|id| !seen.contains(id))
+        .map(str::to_string)
         .collect();
     let kind = store.kind();
     for id in &gone {

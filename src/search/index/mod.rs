@@ -9,6 +9,7 @@
 //! a time (tantivy's own writer lock); another finds the lock taken and searches what is there.
 
 mod columns;
+mod current;
 mod docs;
 mod fresh;
 mod hits;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
+pub use current::is_current;
 pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
 pub use fresh::Print;
 pub use hits::Hit;
@@ -243,9 +245,9 @@ impl TextIndex {
 
     /// Re-index only those of `rows` that changed and keep every other session: the
     /// browser's watcher reports one session at a time.
-    pub fn update_some(
+    pub fn update_some<R: std::borrow::Borrow<SessionSummary>>(
         &mut self,
-        rows: &[SessionSummary],
+        rows: &[R],
         stores: &Stores,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {

@@ -108,19 +108,9 @@ pub fn read(path: &Path) -> HashMap<u64, Known> {
         let end =
             memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |n| start + n);
         let l = &text.as_bytes()[start..end];
-        let hex = |at: usize| {
-            std::str::from_utf8(&l[at..at + 16])
-                .ok()
-                .and_then(|s| u64::from_str_radix(s, 16).ok())
-        };
-        if l.len() > PREFIX
-            && l[16] == b'\t'
-            && l[33] == b'\t'
-            && l[50] == b'\t'
-            && let (Some(sid), Some(full), Some(quick)) = (hex(0), hex(17), hex(34))
-        {
+        if let Some((sid, fp)) = prefix(l) {
             let known = Known {
-                fp: Print { full, quick },
+                fp,
                 text: text.clone(),
                 line: (start + PREFIX) as u32..end as u32,
             };
@@ -129,6 +119,43 @@ pub fn read(path: &Path) -> HashMap<u64, Known> {
         start = end + 1;
     }
     out
+}
+
+/// A line's session number and prints, `None` for a line the table cannot read.
+fn prefix(l: &[u8]) -> Option<(u64, Print)> {
+    let hex = |at: usize| {
+        std::str::from_utf8(&l[at..at + 16])
+            .ok()
+            .and_then(|s| u64::from_str_radix(s, 16).ok())
+    };
+    if l.len() > PREFIX && l[16] == b'\t' && l[33] == b'\t' && l[50] == b'\t' {
+        return Some((
+            hex(0)?,
+            Print {
+                full: hex(17)?,
+                quick: hex(34)?,
+            },
+        ));
+    }
+    None
+}
+
+/// Each session's number and full print, streamed from the table (the rest of each line is
+/// not kept): what deciding whether the index must be opened at all needs. `None` when the
+/// file cannot be read.
+pub fn prints(path: &Path) -> Option<HashMap<u64, u64>> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut out = HashMap::new();
+    // A line longer than this holds a title no session has; skipped, it is re-indexed.
+    crate::store::lines::for_each_line(f, 1 << 20, |l| {
+        if let crate::store::lines::RawLine::Line { bytes, .. } = l
+            && let Some((sid, fp)) = prefix(bytes)
+        {
+            out.insert(sid, fp.full);
+        }
+    })
+    .ok()?;
+    Some(out)
 }
 
 /// The table in memory, shared by the handles of one process (`TextIndex::open_sharing`),
