@@ -23,7 +23,9 @@ use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Span, Store, Stores};
 
+mod first;
 mod watch;
+use first::{FIRST_ROWS_WAIT, FirstRows, Runner};
 #[cfg(test)]
 use watch::rescan;
 use watch::{Watch, WatchSetup, watch_loop};
@@ -103,8 +105,15 @@ impl Loader {
             Some(w) => (Some(w.cache), w.known),
             None => (None, Vec::new()),
         };
+        // Only stores listed cold take part: a store with cached rows sends no first rows.
+        let name_ordered = (0..stores.stores.len())
+            .filter(|&i| stores.stores[i].orders_by_name())
+            .filter(|&i| known.get(i).is_none_or(Option::is_none))
+            .count();
+        let first = Arc::new(FirstRows::new(name_ordered));
         for i in 0..stores.stores.len() {
             let (ptx, prx) = mpsc::channel();
+            let first = first.clone();
             pokes.push(ptx.clone());
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
             let cat = Cat {
@@ -113,7 +122,7 @@ impl Loader {
             };
             let _ = thread::Builder::new()
                 .name(format!("spool-list-{i}"))
-                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat));
+                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first));
         }
         let mailbox: Mailbox = Arc::new((Mutex::new(None), Condvar::new()));
         let (mb, stop2) = (mailbox.clone(), stop.clone());
@@ -232,6 +241,7 @@ fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
     crate::catalog::stamp::key(&store.summary_inputs(c))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn list_and_watch(
     stores: &Stores,
     i: usize,
@@ -240,6 +250,7 @@ fn list_and_watch(
     pokes: Receiver<()>,
     stop: &AtomicBool,
     mut cat: Cat,
+    first: &FirstRows,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
@@ -252,6 +263,10 @@ fn list_and_watch(
         watch_loop(store, tx, &mut known, &watch, &pokes, stop, &cat);
         return;
     }
+    // A name-ordered store is in the race for the first screen until its first rows are out.
+    // `then`, not `then_some`: a Runner made for another store and dropped would count as a
+    // name-ordered store finished.
+    let mut runner = store.orders_by_name().then(|| Runner(first));
     // The watcher is set up beside the first pass (a recursive watch of a big store takes a
     // while), started once the first rows are out so the first screen never competes with it.
     let mut setup = WatchSetup::Pending(store.sessions_dir().to_path_buf(), poke_tx);
@@ -296,9 +311,13 @@ fn list_and_watch(
         if tx.send(Event::Action(Action::Cached(rows))).is_err() {
             return;
         }
+        first.shown();
         setup.start();
     }
 
+    if runner.is_none() {
+        first.wait(FIRST_ROWS_WAIT);
+    }
     let candidates = store.discover();
     let total = candidates.len();
     if !progress(0, total, false) {
@@ -310,6 +329,7 @@ fn list_and_watch(
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
+    let mut rows_sent = false;
     for (n, c) in candidates.iter().enumerate() {
         if stop.load(Ordering::SeqCst) {
             return;
@@ -329,6 +349,11 @@ fn list_and_watch(
             if tx.send(Event::Action(Action::Cached(rows))).is_err() {
                 return;
             }
+            if !rows_sent {
+                first.shown();
+                runner = None;
+                rows_sent = true;
+            }
             setup.start();
             sent = Instant::now();
         }
@@ -339,9 +364,14 @@ fn list_and_watch(
             sent_progress = Instant::now();
         }
     }
-    if !batch.is_empty() && tx.send(Event::Action(Action::Cached(batch))).is_err() {
-        return;
+    if !batch.is_empty() {
+        if tx.send(Event::Action(Action::Cached(batch))).is_err() {
+            return;
+        }
+        first.shown();
     }
+    // Out of the race: sent (above) or nothing to send.
+    drop(runner);
     // Hinted sessions that discovery no longer finds are gone.
     if !early.is_empty() {
         top.retain(|r| !early.contains_key(&r.id));

@@ -1,10 +1,12 @@
 //! The background loader over an in-memory store: rows stream in batches with progress, the
 //! pane worker answers with request tokens, and a new session appears via the watcher poll.
+//! On a start with no catalog, a store that orders by name lists first.
 
 mod tui_common;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::Duration;
 
 use spool::app::{Action, Loaded, View};
@@ -16,16 +18,44 @@ use spool::store::{Candidate, Span, Store, Stores};
 struct Fake {
     dir: PathBuf,
     ids: Arc<Mutex<Vec<String>>>,
+    kind: StoreKind,
+    /// Claims to order by name (as loom does).
+    by_name: bool,
+    /// `discover` waits until this opens (set true), when given.
+    gate: Option<Arc<(Mutex<bool>, Condvar)>>,
+    /// `discover` was called.
+    discovered: Arc<AtomicBool>,
+}
+
+impl Fake {
+    fn new(dir: &Path, ids: Arc<Mutex<Vec<String>>>) -> Fake {
+        Fake {
+            dir: dir.to_path_buf(),
+            ids,
+            kind: StoreKind::Loom,
+            by_name: false,
+            gate: None,
+            discovered: Arc::default(),
+        }
+    }
 }
 
 impl Store for Fake {
     fn kind(&self) -> StoreKind {
-        StoreKind::Loom
+        self.kind
+    }
+    fn orders_by_name(&self) -> bool {
+        self.by_name
     }
     fn sessions_dir(&self) -> &Path {
         &self.dir
     }
     fn discover(&self) -> Vec<Candidate> {
+        self.discovered.store(true, Ordering::SeqCst);
+        if let Some(g) = &self.gate {
+            let open = g.0.lock().unwrap();
+            drop(g.1.wait_while(open, |o| !*o).unwrap());
+        }
         let ids = self.ids.lock().unwrap().clone();
         ids.into_iter()
             .map(|id| Candidate {
@@ -38,7 +68,7 @@ impl Store for Fake {
     }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
         Some(tui_common::row(
-            StoreKind::Loom,
+            self.kind,
             &c.id,
             &format!("title {}", c.id),
             1,
@@ -90,10 +120,7 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
         (0..1000).map(|i| format!("s{i:04}")).collect::<Vec<_>>(),
     ));
     let stores = Arc::new(Stores {
-        stores: vec![Box::new(Fake {
-            dir: dir.path().to_path_buf(),
-            ids: ids.clone(),
-        })],
+        stores: vec![Box::new(Fake::new(dir.path(), ids.clone()))],
         state_dir: dir.path().join("state"),
     });
     let (tx, rx) = mpsc::channel();
@@ -148,6 +175,61 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
                 break;
             }
             _ => continue,
+        }
+    }
+}
+
+/// A start with no catalog: the store that stats every session (agent-harness here) waits
+/// until the name-ordered one (loom) has sent its first rows, so those two cores read loom's
+/// directory first and its newest screenful is the first screen (issue 10's cold first paint).
+#[test]
+fn a_cold_start_lists_the_name_ordered_store_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let ids = |p: &str| Arc::new(Mutex::new((0..40).map(|i| format!("{p}{i:02}")).collect()));
+    let named = Fake {
+        by_name: true,
+        gate: Some(gate.clone()),
+        ..Fake::new(&dir.path().join("loom"), ids("loom"))
+    };
+    let statting = Fake {
+        kind: StoreKind::Harness,
+        ..Fake::new(&dir.path().join("harness"), ids("harness"))
+    };
+    let (named_looked, statting_looked) = (named.discovered.clone(), statting.discovered.clone());
+    let stores = Arc::new(Stores {
+        stores: vec![Box::new(named), Box::new(statting)],
+        state_dir: dir.path().join("state"),
+    });
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores, tx);
+    // loom is reading its directory (held at the gate); agent-harness has not started its own.
+    while !named_looked.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(Duration::from_millis(30));
+    assert!(
+        !statting_looked.load(Ordering::SeqCst),
+        "agent-harness's discovery waits for loom's first rows"
+    );
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    let first = loop {
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Action(Action::Cached(r)) if !r.is_empty() => break r,
+            _ => {}
+        }
+    };
+    assert!(
+        first.iter().all(|r| r.store == StoreKind::Loom),
+        "{first:?}"
+    );
+    // Then agent-harness lists too.
+    let mut harness = 0;
+    while harness < 40 {
+        if let Event::Action(Action::Cached(r)) = rx.recv_timeout(Duration::from_secs(10)).unwrap()
+        {
+            harness += r.iter().filter(|r| r.store == StoreKind::Harness).count();
         }
     }
 }

@@ -131,7 +131,6 @@ pub trait Store: Send + Sync {
     /// The `sessions/` directory this store reads.
     fn sessions_dir(&self) -> &Path;
 
-    /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
     /// The file spool keeps its own state for `id` in (pin, read, title): the sidecar in
     /// `sessions/.spool/`, or the state directory for a store spool only reads. The search
     /// index stats it, so a rename there re-indexes the session's title.
@@ -139,7 +138,16 @@ pub trait Store: Send + Sync {
         sidecar::path(self.sessions_dir(), id)
     }
 
+    /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
     fn discover(&self) -> Vec<Candidate>;
+
+    /// Whether `discover` orders sessions by their names alone, with no `stat` of each. On a
+    /// start with no catalog such a store lists first (its newest screenful is known after
+    /// one directory read), and the stores that stat every session wait for its first rows
+    /// (see `loader::first`).
+    fn orders_by_name(&self) -> bool {
+        false
+    }
 
     /// The files a summary of `c` is derived from. spool's catalog keys the cached row on
     /// their (dev, inode, size, mtime, ctime), so a change to any of them re-reads the session.

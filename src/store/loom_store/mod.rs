@@ -151,6 +151,11 @@ impl Store for LoomStore {
         listing::discover(&self.sessions)
     }
 
+    /// loom's ids are their start times: no log is `stat`ed to order them.
+    fn orders_by_name(&self) -> bool {
+        true
+    }
+
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
         if c.path == self.sessions {
             return crate::store::unreadable_dir_row(StoreKind::Loom, c);
