@@ -243,7 +243,7 @@ fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
 
 #[allow(clippy::too_many_arguments)]
 fn list_and_watch(
-    stores: &Stores,
+    stores: &Arc<Stores>,
     i: usize,
     tx: &Sender<Event>,
     poke_tx: Sender<()>,
@@ -259,8 +259,8 @@ fn list_and_watch(
         let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
             return;
         };
-        let watch = Watch::start(store.sessions_dir(), poke_tx);
-        watch_loop(store, tx, &mut known, &watch, &pokes, stop, &cat);
+        let mut watch = Watch::start(store, poke_tx);
+        watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;
     }
     // A name-ordered store is in the race for the first screen until its first rows are out.
@@ -269,7 +269,7 @@ fn list_and_watch(
     let mut runner = store.orders_by_name().then(|| Runner(first));
     // The watcher is set up beside the first pass (a recursive watch of a big store takes a
     // while), started once the first rows are out so the first screen never competes with it.
-    let mut setup = WatchSetup::Pending(store.sessions_dir().to_path_buf(), poke_tx);
+    let mut setup = WatchSetup::Pending(stores.clone(), i, poke_tx);
     let progress = |done, total, finished| {
         tx.send(Event::Action(Action::Progress {
             store: i,
@@ -404,7 +404,7 @@ fn list_and_watch(
         }
     }
     setup.start();
-    let Some(watch) = setup.finish() else {
+    let Some(mut watch) = setup.finish() else {
         return;
     };
     if !watch.active {
@@ -414,7 +414,7 @@ fn list_and_watch(
             }
         }
     }
-    watch_loop(store, tx, &mut known, &watch, &pokes, stop, &cat);
+    watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
 }
 
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then

@@ -1,4 +1,4 @@
-//! The watcher's rescan after a warm start: only what changed is re-read.
+//! The watcher: its rescan after a warm start, and the directories it registers.
 
 use super::*;
 use crate::store::loom_store::LoomStore;
@@ -61,4 +61,42 @@ fn a_polling_rescan_rereads_nothing_unchanged() {
     let (tx, rx) = mpsc::channel();
     assert!(rescan(&store, &tx, &mut known, &[], true, &cat));
     assert_eq!(rx.try_iter().count(), 0);
+}
+
+/// Waits (bounded, not timed) until an event names `path`.
+fn named_by_an_event(watch: &Watch, pokes: &Receiver<()>, path: &Path) -> Vec<PathBuf> {
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        if pokes.recv_timeout(Duration::from_millis(100)).is_ok() {
+            seen.extend(watch.take());
+            if seen.iter().any(|p| p == path) {
+                break;
+            }
+        }
+    }
+    seen
+}
+
+/// Claude's watcher registers project directories without their subdirectories: a session
+/// in a project directory made after the start is still seen, because the event naming the
+/// new directory registers it before the rescan.
+#[test]
+fn a_session_in_a_new_claude_project_directory_raises_an_event() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("claude");
+    std::fs::create_dir_all(root.join("projects/-home-a")).unwrap();
+    std::fs::write(root.join("projects/-home-a/s1.jsonl"), "{}\n").unwrap();
+    let store = crate::store::claude_store::ClaudeStore::new(&root, &d.path().join("state"));
+    let (poke_tx, pokes) = mpsc::channel();
+    let mut watch = Watch::start(&store, poke_tx);
+    assert!(watch.active);
+    let fresh = root.join("projects/-home-b");
+    std::fs::create_dir(&fresh).unwrap();
+    let touched = named_by_an_event(&watch, &pokes, &fresh);
+    assert!(touched.contains(&fresh), "{touched:?}");
+    watch.extend(&store, &touched);
+    let session = fresh.join("b2a3c4d5-0000-4000-8000-000000000001.jsonl");
+    std::fs::write(&session, "{}\n").unwrap();
+    let touched = named_by_an_event(&watch, &pokes, &session);
+    assert!(touched.contains(&session), "{touched:?}");
 }

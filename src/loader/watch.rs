@@ -1,7 +1,7 @@
 //! The watcher side of a store's listing thread: file events (or a poll) name what changed,
 //! and only that is re-read and sent to the app and the catalog.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -13,11 +13,11 @@ use notify::{RecursiveMode, Watcher};
 use super::{Event, POLL, SAFETY_PASS, fingerprint};
 use crate::app::Action;
 use crate::catalog::live::Cat;
-use crate::store::{Candidate, Store};
+use crate::store::{Candidate, Store, Stores, WatchDir};
 
 /// The watcher of one store while it is being set up in its own thread.
 pub(super) enum WatchSetup {
-    Pending(PathBuf, Sender<()>),
+    Pending(Arc<Stores>, usize, Sender<()>),
     Running(thread::JoinHandle<Watch>),
     Failed,
 }
@@ -26,11 +26,12 @@ impl WatchSetup {
     /// Start setting up (once).
     pub(super) fn start(&mut self) {
         if let WatchSetup::Pending(..) = self
-            && let WatchSetup::Pending(dir, poke_tx) = std::mem::replace(self, WatchSetup::Failed)
+            && let WatchSetup::Pending(stores, i, poke_tx) =
+                std::mem::replace(self, WatchSetup::Failed)
         {
             let spawned = thread::Builder::new()
                 .name("spool-watch-setup".into())
-                .spawn(move || Watch::start(&dir, poke_tx));
+                .spawn(move || Watch::start(stores.stores[i].as_ref(), poke_tx));
             if let Ok(h) = spawned {
                 *self = WatchSetup::Running(h);
             }
@@ -50,11 +51,13 @@ impl WatchSetup {
 pub(super) struct Watch {
     pub(super) active: bool,
     hits: Arc<Mutex<Vec<PathBuf>>>,
-    _watcher: Option<notify::RecommendedWatcher>,
+    watcher: Option<notify::RecommendedWatcher>,
 }
 
 impl Watch {
-    pub(super) fn start(dir: &Path, poke_tx: Sender<()>) -> Watch {
+    /// Register the store's `watch_dirs`. The watch is active only when every one of them
+    /// is registered: a store partly watched would miss changes, so it is polled instead.
+    pub(super) fn start(store: &dyn Store, poke_tx: Sender<()>) -> Watch {
         let hits: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
         let h2 = hits.clone();
         let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
@@ -70,19 +73,55 @@ impl Watch {
                 let _ = poke_tx.send(());
             }
         });
-        let mut watcher = watcher.ok();
-        let active = match watcher.as_mut() {
-            Some(w) if dir.is_dir() => w.watch(dir, RecursiveMode::Recursive).is_ok(),
-            _ => false,
-        };
-        Watch {
-            active,
+        let mut watch = Watch {
+            active: false,
             hits,
-            _watcher: watcher,
+            watcher: watcher.ok(),
+        };
+        if store.sessions_dir().is_dir() {
+            let dirs = store.watch_dirs();
+            watch.active = watch.watcher.is_some() && watch.add(&dirs);
+        }
+        watch
+    }
+
+    /// Register `dirs`; false when one could not be.
+    fn add(&mut self, dirs: &[WatchDir]) -> bool {
+        let Some(w) = self.watcher.as_mut() else {
+            return false;
+        };
+        let mut all = true;
+        for d in dirs {
+            let mode = if d.recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            all &= w.watch(&d.path, mode).is_ok();
+        }
+        all
+    }
+
+    /// Register what the store asks for after events named `touched` (a new project
+    /// directory, say). Done before the rescan that follows: anything made after this is
+    /// evented, anything made before is found by the rescan's discovery.
+    pub(super) fn extend(&mut self, store: &dyn Store, touched: &[PathBuf]) {
+        if !self.active {
+            return;
+        }
+        let mut named: Vec<&PathBuf> = touched.iter().collect();
+        named.sort();
+        named.dedup();
+        let mut dirs: Vec<WatchDir> = named.iter().flat_map(|p| store.watch_more(p)).collect();
+        dirs.sort();
+        dirs.dedup();
+        if !self.add(&dirs) {
+            // Some directory could not be watched (the inotify limit): poll from now on.
+            self.active = false;
         }
     }
 
-    fn take(&self) -> Vec<PathBuf> {
+    pub(super) fn take(&self) -> Vec<PathBuf> {
         self.hits
             .lock()
             .map(|mut h| std::mem::take(&mut *h))
@@ -98,7 +137,7 @@ pub(super) fn watch_loop(
     store: &dyn Store,
     tx: &Sender<Event>,
     known: &mut crate::catalog::Known,
-    watch: &Watch,
+    watch: &mut Watch,
     pokes: &Receiver<()>,
     stop: &AtomicBool,
     cat: &Cat,
@@ -119,6 +158,9 @@ pub(super) fn watch_loop(
         }
         let touched = watch.take();
         let started = Instant::now();
+        // A store that can no longer be fully watched is polled from here on; its keys were
+        // 0 while watched, so its first polling pass re-reads every session once.
+        watch.extend(store, &touched);
         if !rescan(store, tx, known, &touched, !watch.active, cat) {
             return;
         }

@@ -124,12 +124,35 @@ pub struct Launch {
     pub unarchive_first: bool,
 }
 
+/// A directory the file watcher registers, and whether its subdirectories are watched too.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WatchDir {
+    pub path: PathBuf,
+    pub recursive: bool,
+}
+
 /// One agent's session store. Readers never write; writers follow the format contract.
 pub trait Store: Send + Sync {
     fn kind(&self) -> StoreKind;
 
     /// The `sessions/` directory this store reads.
     fn sessions_dir(&self) -> &Path;
+
+    /// What the watcher registers at start: the whole sessions directory, unless the store
+    /// knows that most of its subdirectories hold nothing a row is read from.
+    fn watch_dirs(&self) -> Vec<WatchDir> {
+        vec![WatchDir {
+            path: self.sessions_dir().to_path_buf(),
+            recursive: true,
+        }]
+    }
+
+    /// Directories to register once an event names `path`, for a store whose `watch_dirs`
+    /// are not recursive: a new directory that rows will be read from. Called before the
+    /// rescan, so a file made after it raises an event and one made before is discovered.
+    fn watch_more(&self, _path: &Path) -> Vec<WatchDir> {
+        Vec::new()
+    }
 
     /// The file spool keeps its own state for `id` in (pin, read, title): the sidecar in
     /// `sessions/.spool/`, or the state directory for a store spool only reads. The search

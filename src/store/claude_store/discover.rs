@@ -25,7 +25,7 @@ pub fn valid_id(id: &str) -> bool {
 
 /// Project directories under `projects/`: directories (a symlinked one is followed, users
 /// make those), names not starting with `.`.
-fn project_dirs(projects: &Path) -> Vec<PathBuf> {
+pub(super) fn project_dirs(projects: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(projects) else {
         return Vec::new();
     };

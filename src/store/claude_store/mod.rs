@@ -18,6 +18,7 @@ mod slim;
 mod stream;
 mod transcript;
 mod view;
+mod watched;
 mod window;
 
 #[cfg(test)]
@@ -36,7 +37,7 @@ use std::time::SystemTime;
 
 use super::sink::{EntrySink, WindowSink};
 use super::state::{self, StateDir};
-use super::{Candidate, Span, Store};
+use super::{Candidate, Span, Store, WatchDir};
 use crate::error::{Error, Result};
 use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
 
@@ -266,6 +267,14 @@ impl Store for ClaudeStore {
 
     fn sessions_dir(&self) -> &Path {
         &self.projects
+    }
+
+    fn watch_dirs(&self) -> Vec<WatchDir> {
+        watched::watch_dirs(&self.projects)
+    }
+
+    fn watch_more(&self, path: &Path) -> Vec<WatchDir> {
+        watched::watch_more(&self.projects, path)
     }
 
     fn state_file(&self, id: &str) -> PathBuf {

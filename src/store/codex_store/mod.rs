@@ -10,6 +10,7 @@
 //! records a listing parses, `stream` and `send` read the views in passes of one record.
 
 mod discover;
+mod found;
 mod index;
 mod listing;
 mod read;
@@ -51,7 +52,7 @@ pub struct CodexStore {
     sessions: PathBuf,
     state: StateDir,
     /// The last discovery, by id (archived and duplicate flags, fast `locate`).
-    found: Mutex<HashMap<String, discover::Entry>>,
+    found: Mutex<found::ById>,
     index: index::Cache,
     turns: Mutex<TurnCache>,
 }
@@ -72,7 +73,7 @@ impl CodexStore {
             root: root.to_path_buf(),
             sessions: root.join("sessions"),
             state: StateDir::new(state_root, STATE_NAME),
-            found: Mutex::new(HashMap::new()),
+            found: Mutex::default(),
             index: index::Cache::default(),
             turns: Mutex::new(HashMap::new()),
         }
@@ -85,7 +86,7 @@ impl CodexStore {
     fn discover_entries(&self) -> Vec<discover::Entry> {
         let all = discover::discover(&self.root);
         let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        *map = all.iter().map(|e| (e.id.clone(), e.clone())).collect();
+        *map = found::ById::new(&all);
         all
     }
 
@@ -99,8 +100,7 @@ impl CodexStore {
             .found
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&id)
-            .cloned();
+            .get(&id);
         if let Some(e) = cached.filter(|e| e.path.exists()) {
             return Ok(e);
         }
@@ -253,8 +253,7 @@ impl Store for CodexStore {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&c.id)
-            .filter(|e| e.path == c.path)
-            .cloned();
+            .filter(|e| e.path == c.path);
         let e = match known {
             Some(e) => e,
             None => self.entry(&c.id).ok()?,
