@@ -115,7 +115,8 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
         .filter_map(|(i, s)| {
             let item = Item::new(&s);
             let pairs = Pairs::of(item.text_lower());
-            Some((query.rank(&item, (item.title_lower(), &pairs))?, i, s))
+            let title = item::folded(item.title_lower());
+            Some((query.rank(&item, (&title, &pairs))?, i, s))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -261,8 +262,9 @@ impl Search {
     }
 
     pub fn set_query(&mut self, q: &str) {
-        let refine = Query::refines(q, &self.text) && !self.dirty;
-        self.query = Query::parse(q);
+        let query = Query::parse(q);
+        let refine = query.refines(q, &self.query, &self.text) && !self.dirty;
+        self.query = query;
         self.text = q.to_string();
         if refine {
             // Only the previous matches can still match; the rest waits for `scanned`.
