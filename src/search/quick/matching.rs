@@ -87,6 +87,17 @@ fn starts_word(hay: Utf32Str<'_>, i: u32) -> bool {
     i == 0 || !hay.get(i - 1).is_alphanumeric()
 }
 
+/// What a new query's matches can be drawn from, given the last query's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Refine {
+    /// Every item again.
+    No,
+    /// The last matches only.
+    Narrow,
+    /// The last matches and the items whose title term `i` matches.
+    Widen(usize),
+}
+
 /// A parsed query: the terms plus a scratch matcher.
 pub(super) struct Query {
     pub(super) terms: Vec<Term>,
@@ -118,21 +129,35 @@ impl Query {
         self.terms.is_empty()
     }
 
-    /// Whether the query `q` can only narrow the matches of `prev` (`prev_text` parsed), so
-    /// only those need re-checking. Not when `prev` had no term (`^` or `'` alone match
-    /// nothing, yet `^f` does), nor when a fuzzy term grows to `FUZZY_MIN_LEN` letters: from
-    /// there a title may leave a letter out, so "timezone" matches `timzo` but not `timz`.
-    pub(super) fn refines(&self, q: &str, prev: &Query, prev_text: &str) -> bool {
-        let grows_fuzzy = |(old, new): (&Term, &Term)| {
+    /// How the matches of `prev` (`prev_text` parsed) bound those of this query, `q`. Not
+    /// at all when `q` does not extend `prev_text` or `prev` had no term (`^` or `'` alone
+    /// match nothing, yet `^f` does). A fuzzy term growing to `FUZZY_MIN_LEN` letters may
+    /// match more titles (from there a letter may be left out: "timezone" matches `timzo`
+    /// but not `timz`), never more texts, so the rows its title rule finds join the rest.
+    pub(super) fn refines(&self, q: &str, prev: &Query, prev_text: &str) -> Refine {
+        if prev.is_empty()
+            || !q.starts_with(prev_text)
+            || q.contains(['!', '$', '\\'])
+            || self.terms.len() < prev.terms.len()
+        {
+            return Refine::No;
+        }
+        let grows_fuzzy = |(_, (old, new)): &(usize, (&Term, &Term))| {
             old.atom.kind == AtomKind::Fuzzy
                 && old.needle.chars().count() < FUZZY_MIN_LEN
                 && new.needle.chars().count() >= FUZZY_MIN_LEN
         };
-        !prev.is_empty()
-            && q.starts_with(prev_text)
-            && !q.contains(['!', '$', '\\'])
-            && self.terms.len() >= prev.terms.len()
-            && !prev.terms.iter().zip(&self.terms).any(grows_fuzzy)
+        let mut grown = prev.terms.iter().zip(&self.terms).enumerate();
+        match grown.find(grows_fuzzy) {
+            None => Refine::Narrow,
+            Some((i, _)) if grown.find(grows_fuzzy).is_none() => Refine::Widen(i),
+            Some(_) => Refine::No,
+        }
+    }
+
+    /// Whether term `i` matches `item`'s title (`title` as `rank` takes it).
+    pub(super) fn in_title(&mut self, i: usize, item: &Item, title: &[u8]) -> bool {
+        self.title_of(i, item, title).is_some()
     }
 
     /// How `item` (lower-cased `title`, its text's letter `pairs`) matches, or `None`.
