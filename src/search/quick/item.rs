@@ -200,27 +200,49 @@ impl Item {
     }
 }
 
-/// Which pairs of letters a lower-cased text has side by side, one bit each (26 x 26). A term
-/// whose pairs are not all there is not in the text, and the text is not read: after a first
-/// letter, `fi` and `fix` re-checked 30-90k texts of up to 800 bytes that did not say them.
+/// Which pairs of letters a lower-cased text has side by side, one bit each (26 x 26), and
+/// which letters it has at all (26 bits more, in the words' spare bits: no byte more a row).
+/// A term whose pairs and letters are not all there is not in the text, and the text is not
+/// read: after a first letter, `fi` and `fix` re-checked 30-90k texts of up to 800 bytes that
+/// did not say them. For a term of one or two letters the bits are the answer (`exact`):
+/// `f` and `fi` then read no row's text at all.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Pairs([u64; 11]);
+
+/// Where the single letters' bits begin, after the pairs'.
+const LETTERS: usize = 26 * 26;
 
 impl Pairs {
     pub(super) fn of(text: &[u8]) -> Pairs {
         let mut p = Pairs::default();
-        for w in text.windows(2) {
-            if let (Some(a), Some(b)) = (letter(w[0]), letter(w[1])) {
-                let i = a * 26 + b;
-                p.0[i / 64] |= 1 << (i % 64);
+        let mut prev = None;
+        for &b in text {
+            let cur = letter(b);
+            if let Some(c) = cur {
+                p.set(LETTERS + c);
+                if let Some(a) = prev {
+                    p.set(a * 26 + c);
+                }
             }
+            prev = cur;
         }
         p
     }
 
-    /// Whether every pair `need` has is here.
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Whether every pair and letter `need` has is here.
     pub(super) fn has_all(&self, need: &Pairs) -> bool {
         self.0.iter().zip(&need.0).all(|(a, b)| a & b == *b)
+    }
+
+    /// Whether `has_all` says exactly whether a lower-cased text contains `needle`: true for
+    /// one or two lower-case ASCII letters (a pair's bit is set only by those two bytes side
+    /// by side), not for longer needles (`fix` is not in "fi ix") or other bytes.
+    pub(super) fn exact(needle: &[u8]) -> bool {
+        matches!(needle.len(), 1 | 2) && needle.iter().all(u8::is_ascii_lowercase)
     }
 }
 
@@ -228,7 +250,19 @@ fn letter(b: u8) -> Option<usize> {
     b.is_ascii_lowercase().then(|| (b - b'a') as usize)
 }
 
-/// Every item's lower-cased title again, end to end, and the letter pairs of its text: a
+/// A lower-cased title folded as nucleo folds it for an ASCII term (the quick search's usual
+/// one): accents off (`é` is `e`), then lower case. The same chars one for one, so an ASCII
+/// title is itself, and a title with accents often becomes ASCII and is matched on bytes.
+pub(super) fn folded(title: &[u8]) -> Cow<'_, [u8]> {
+    if title.is_ascii() {
+        return Cow::Borrowed(title);
+    }
+    let fold = |c: char| nucleo::chars::to_lower_case(nucleo::chars::normalize(c));
+    let t: String = String::from_utf8_lossy(title).chars().map(fold).collect();
+    Cow::Owned(t.into_bytes())
+}
+
+/// Every item's lower-cased title again (`folded`), end to end, and the letter pairs of its text: a
 /// first letter checks every title, and read from each item's own allocation that was a
 /// cache miss a row (three quarters of a key's time at 100k sessions, `perf annotate`);
 /// packed together they stream in.
@@ -259,9 +293,9 @@ impl Titles {
     }
 
     fn add(&mut self, item: &Item) -> (u32, u32) {
-        let t = item.title_lower();
+        let t = folded(item.title_lower());
         let at = (self.bytes.len() as u32, t.len() as u32);
-        self.bytes.extend_from_slice(t);
+        self.bytes.extend_from_slice(&t);
         at
     }
 
@@ -276,7 +310,7 @@ impl Titles {
         }
     }
 
-    /// Item `i`'s title, lower-cased, and its text's letter pairs.
+    /// Item `i`'s title, lower-cased and `folded`, and its text's letter pairs.
     pub(super) fn get(&self, i: usize) -> (&[u8], &Pairs) {
         let (s, n) = self.at[i];
         (&self.bytes[s as usize..(s + n) as usize], &self.pairs[i])
@@ -305,9 +339,41 @@ mod tests {
         for said in ["fix", "login", "x", "retry", "n\nr", "the l"] {
             assert!(p.has_all(&Pairs::of(said.as_bytes())), "{said}");
         }
-        for not in ["xf", "lg", "tryr"] {
+        for not in ["xf", "lg", "tryr", "z", "q"] {
             assert!(!p.has_all(&Pairs::of(not.as_bytes())), "{not}");
         }
+    }
+
+    /// For one or two letters the bits answer alone, so they must agree with a substring
+    /// search on every text: random texts over a small alphabet (letters, a digit, a space,
+    /// a newline, a capital), every needle of one and two letters.
+    #[test]
+    fn letter_bits_decide_one_and_two_letter_needles_exactly() {
+        let alphabet = b"abcfix1 \nZ";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let needles: Vec<Vec<u8>> = (b'a'..=b'z')
+            .map(|a| vec![a])
+            .chain((b'a'..=b'j').flat_map(|a| (b'a'..=b'z').map(move |b| vec![a, b])))
+            .collect();
+        for _ in 0..400 {
+            let len = (next() % 12) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let p = Pairs::of(&text);
+            for n in &needles {
+                assert!(Pairs::exact(n));
+                let said = memchr::memmem::find(&text, n).is_some();
+                assert_eq!(p.has_all(&Pairs::of(n)), said, "{text:?} {n:?}");
+            }
+        }
+        assert!(!Pairs::exact(b"fix") && !Pairs::exact(b"f1") && !Pairs::exact(b"F"));
     }
 
     #[test]

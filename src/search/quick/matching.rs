@@ -5,6 +5,7 @@ use memchr::memmem;
 use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
 
+use super::FUZZY_MIN_LEN;
 use super::item::{Item, Pairs};
 use super::tight::{TitleHit, tight};
 
@@ -13,6 +14,8 @@ pub(super) struct Term {
     pub(super) atom: Atom,
     /// The needle as text (lower-cased unless it has capitals: smart case).
     pub(super) needle: String,
+    /// The needle as chars (titles that are not ASCII).
+    chars: Vec<char>,
     pub(super) case_sensitive: bool,
     /// Whether nucleo would fold the title's accents for this term (`é` found by `e`).
     normalize: bool,
@@ -24,6 +27,9 @@ pub(super) struct Term {
     written: Option<(memmem::Finder<'static>, Vec<u8>)>,
     /// The needle's letter pairs: a text without them all cannot say it.
     pairs: Pairs,
+    /// The pairs alone say whether the text has the term (one or two letters, substring,
+    /// no capitals): the text is not read.
+    by_pairs: bool,
 }
 
 impl Term {
@@ -39,10 +45,16 @@ impl Term {
         // As nucleo decides (`Normalization::Smart`): an ASCII term always, another only
         // when none of its chars has an accent of its own.
         let normalize = needle.is_ascii() || needle.chars().all(|c| chars::normalize(c) == c);
+        let substring = !matches!(
+            atom.kind,
+            AtomKind::Prefix | AtomKind::Postfix | AtomKind::Exact
+        );
         Term {
+            by_pairs: substring && !case_sensitive && Pairs::exact(lower.as_bytes()),
             pairs: Pairs::of(lower.as_bytes()),
             fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
             atom,
+            chars: needle.chars().collect(),
             needle,
             case_sensitive,
             normalize,
@@ -73,6 +85,17 @@ impl Rank {
 /// Whether char `i` of `hay` begins a word.
 fn starts_word(hay: Utf32Str<'_>, i: u32) -> bool {
     i == 0 || !hay.get(i - 1).is_alphanumeric()
+}
+
+/// What a new query's matches can be drawn from, given the last query's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Refine {
+    /// Every item again.
+    No,
+    /// The last matches only.
+    Narrow,
+    /// The last matches and the items whose title term `i` matches.
+    Widen(usize),
 }
 
 /// A parsed query: the terms plus a scratch matcher.
@@ -106,9 +129,35 @@ impl Query {
         self.terms.is_empty()
     }
 
-    /// Whether the query can only narrow `prev`'s matches (so only those need re-checking).
-    pub(super) fn refines(q: &str, prev: &str) -> bool {
-        !prev.trim().is_empty() && q.starts_with(prev) && !q.contains(['!', '$', '\\'])
+    /// How the matches of `prev` (`prev_text` parsed) bound those of this query, `q`. Not
+    /// at all when `q` does not extend `prev_text` or `prev` had no term (`^` or `'` alone
+    /// match nothing, yet `^f` does). A fuzzy term growing to `FUZZY_MIN_LEN` letters may
+    /// match more titles (from there a letter may be left out: "timezone" matches `timzo`
+    /// but not `timz`), never more texts, so the rows its title rule finds join the rest.
+    pub(super) fn refines(&self, q: &str, prev: &Query, prev_text: &str) -> Refine {
+        if prev.is_empty()
+            || !q.starts_with(prev_text)
+            || q.contains(['!', '$', '\\'])
+            || self.terms.len() < prev.terms.len()
+        {
+            return Refine::No;
+        }
+        let grows_fuzzy = |(_, (old, new)): &(usize, (&Term, &Term))| {
+            old.atom.kind == AtomKind::Fuzzy
+                && old.needle.chars().count() < FUZZY_MIN_LEN
+                && new.needle.chars().count() >= FUZZY_MIN_LEN
+        };
+        let mut grown = prev.terms.iter().zip(&self.terms).enumerate();
+        match grown.find(grows_fuzzy) {
+            None => Refine::Narrow,
+            Some((i, _)) if grown.find(grows_fuzzy).is_none() => Refine::Widen(i),
+            Some(_) => Refine::No,
+        }
+    }
+
+    /// Whether term `i` matches `item`'s title (`title` as `rank` takes it).
+    pub(super) fn in_title(&mut self, i: usize, item: &Item, title: &[u8]) -> bool {
+        self.title_of(i, item, title).is_some()
     }
 
     /// How `item` (lower-cased `title`, its text's letter `pairs`) matches, or `None`.
@@ -137,24 +186,21 @@ impl Query {
         Some(Rank::new(terms, exact, word_start, item.recency))
     }
 
-    /// Term `i` against `item`'s title: the plain cases on its bytes or chars, the rest
-    /// through nucleo on the title as written.
+    /// Term `i` against `item`'s title: the plain cases on the folded title's bytes or
+    /// chars (`title`, see `item::folded`), the rest through nucleo on the title as written.
     fn title_of(&mut self, i: usize, item: &Item, title: &[u8]) -> Option<TitleHit> {
         let term = &self.terms[i];
         if term.fast && !term.case_sensitive {
             if title.is_ascii() {
                 return tight(title, term.needle.as_bytes(), None);
             }
-            // Folded as nucleo folds (accents off for a term without any), but by char:
-            // its grapheme split cost most of a key when a tenth of titles had an accent.
+            // Already folded as nucleo folds for an ASCII term, so only decoded here: folding
+            // (and a needle allocated) a row cost a few ms a key when a tenth of titles had
+            // an accent.
             let title = std::str::from_utf8(title).unwrap_or_default();
-            let mut hay = std::mem::take(&mut self.chars);
-            hay.clear();
-            hay.extend(title.chars().map(|c| fold(c, term.normalize, false)));
-            let needle = &self.needle_chars(i);
-            let hit = tight(&hay, needle, None);
-            self.chars = hay;
-            return hit;
+            self.chars.clear();
+            self.chars.extend(title.chars());
+            return tight(&self.chars, &term.chars, None);
         }
         let mut buf = std::mem::take(&mut self.buf);
         let title = item.title_written(&mut buf);
@@ -166,11 +212,6 @@ impl Query {
         };
         self.buf = buf;
         hit
-    }
-
-    /// Term `i`'s needle as chars.
-    fn needle_chars(&self, i: usize) -> Vec<char> {
-        self.terms[i].needle.chars().collect()
     }
 
     /// Whether term `i` matches `title` (for a negative term: `Some` when the title does
@@ -237,28 +278,13 @@ impl Query {
     }
 }
 
-/// A title's char as nucleo folds it for a term: accents off first (`normalize`), then
-/// lower case unless the term is `case_sensitive`; ASCII without a table look-up.
-fn fold(c: char, normalize: bool, case_sensitive: bool) -> char {
-    if c.is_ascii() {
-        return if case_sensitive {
-            c
-        } else {
-            c.to_ascii_lowercase()
-        };
-    }
-    let c = if normalize { chars::normalize(c) } else { c };
-    if case_sensitive {
-        c
-    } else {
-        chars::to_lower_case(c)
-    }
-}
-
 /// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
 fn text_match(term: &Term, item: &Item, pairs: &Pairs) -> bool {
     if !pairs.has_all(&term.pairs) {
         return false;
+    }
+    if term.by_pairs {
+        return true;
     }
     let n = term.needle.as_bytes();
     match term.atom.kind {

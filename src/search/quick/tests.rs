@@ -176,13 +176,24 @@ fn a_long_run_ranked_on_two_threads_matches_one_thread() {
             s
         })
         .collect();
+    let seen = typed_matches_fresh(&rows, &["fix login", "flaky !retry", "router retry 1"]);
+    assert!(
+        seen > SPLIT_FROM,
+        "the long runs were ranked ({seen} matches in all)"
+    );
+}
+
+/// Typed a key at a time, every query gives exactly what a fresh search gives: the same
+/// sessions in the same order, whether the key refined the last matches or scanned again.
+/// Returns the number of matches seen in all.
+fn typed_matches_fresh(rows: &[SessionSummary], queries: &[&str]) -> usize {
+    let mut seen = 0;
     let mut search = Search::new(Arc::new(|| {}));
-    for r in &rows {
+    for r in rows {
         search.push(Arc::new(r.clone()));
     }
     search.tick(0);
-    let mut seen = 0;
-    for query in ["fix login", "flaky !retry", "router retry 1"] {
+    for query in queries {
         let mut q = String::new();
         for c in query.chars() {
             q.push(c);
@@ -192,14 +203,100 @@ fn a_long_run_ranked_on_two_threads_matches_one_thread() {
                 .into_iter()
                 .map(|k| k.1)
                 .collect();
-            assert_eq!(got, ids(&rows, &q), "{q:?}");
+            // A query with no term (`^` alone) matches nothing here; the list shows all.
+            let fresh = if Query::parse(&q).is_empty() {
+                vec![]
+            } else {
+                ids(rows, &q)
+            };
+            assert_eq!(got, fresh, "{q:?}");
             seen += got.len();
         }
         search.set_query("");
         search.tick(0);
     }
-    assert!(
-        seen > SPLIT_FROM,
-        "the long runs were ranked ({seen} matches in all)"
+    seen
+}
+
+/// A xorshift generator of numbers below its argument (the tests need no crate for this).
+fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    }
+}
+
+#[test]
+fn ascii_terms_find_titles_with_accents_in_the_list_and_the_cli() {
+    let rows = vec![
+        row("cafe", "Café résumé 日本", "", "", 1),
+        row("plain", "cafe notes", "", "", 2),
+    ];
+    assert_eq!(ids(&rows, "resume"), vec!["cafe"]);
+    assert_eq!(ids(&rows, "cafe"), vec!["plain", "cafe"]);
+    assert_eq!(ids(&rows, "é"), vec!["cafe"]);
+    assert!(typed_matches_fresh(&rows, &["resume", "cafe", "sumé", "本"]) > 0);
+}
+
+#[test]
+fn refining_stops_where_a_longer_term_may_match_more() {
+    let rows = vec![
+        row("tz", "timezone", "", "", 1),
+        row("fx", "Fix the parser", "", "", 2),
+    ];
+    // "timz" is not in "timezone", "timzo" is (one letter left out, from five letters).
+    assert!(ids(&rows, "timz").is_empty());
+    assert_eq!(ids(&rows, "timzo"), vec!["tz"]);
+    // `^` and `'` alone are no term and match nothing; the next letter scans again.
+    assert!(typed_matches_fresh(&rows, &["timzone", "^fix", "'pars", "fix ^", "fix '"]) > 0);
+}
+
+/// Random sessions over a few words and random queries typed a key at a time, fzf syntax
+/// and capitals included: refining (and the one- and two-letter terms the letter bits
+/// decide alone) never changes what a fresh search finds.
+#[test]
+fn random_queries_typed_a_key_at_a_time_match_a_fresh_search() {
+    let words = [
+        "fix", "login", "timezone", "export", "Port", "fi", "x", "retry", "é", "Zone", "if",
+        "Résumé", "日本",
+    ];
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+    let mut phrase = |n: usize, glue: &str| {
+        (0..n)
+            .map(|_| words[next(words.len())])
+            .collect::<Vec<_>>()
+            .join(glue)
+    };
+    let rows: Vec<SessionSummary> = (0..300)
+        .map(|i| {
+            let mut s = row(
+                &format!("s{i}"),
+                &phrase(3, " "),
+                &phrase(4, if i % 2 == 0 { " " } else { "" }),
+                &phrase(2, "-"),
+                1,
+            );
+            s.updated_at = Some(chrono::Utc.timestamp_opt(1_770_000_000 + i, 0).unwrap());
+            s
+        })
+        .collect();
+    let mut queries: Vec<String> = Vec::new();
+    let marks = ["", "", "'", "^", "!"];
+    let mut next2 = xorshift(0x1234_5678_9abc_def1);
+    for _ in 0..60 {
+        let terms: Vec<String> = (0..1 + next2(2))
+            .map(|_| format!("{}{}", marks[next2(marks.len())], words[next2(words.len())]))
+            .collect();
+        queries.push(terms.join(" "));
+    }
+    queries.extend(
+        [
+            "fixlogin", "timzon", "fi x", "ix", "Fi", "resume", "ume 日", "RÉS",
+        ]
+        .map(String::from),
     );
+    let queries: Vec<&str> = queries.iter().map(String::as_str).collect();
+    assert!(typed_matches_fresh(&rows, &queries) > 0);
 }
