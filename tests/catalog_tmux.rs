@@ -75,10 +75,8 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         "the cold run left the catalog's head (the warm first frame below is drawn from it)"
     );
     // The cold pass recorded the empty store's section, so the head covers this run's
-    // stores and a warm start can use it. The patch log that opening the selected session
-    // left (it was marked read) also makes a start ignore the head; it is removed here so
-    // the warm start below is drawn from the head (the catalog is a cache: the check
-    // re-reads that session's changed state).
+    // stores and a warm start can use it (beside any patch log: opening the selected
+    // session marked it read, a change a running browser writes to the log).
     let cache = t.home().join(".cache/spool");
     let cat = spool::catalog::load(&cache).expect("a catalog");
     assert!(
@@ -87,7 +85,6 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
             .any(|s| s.dir == corpus.join("pi-empty") && s.entries.is_empty()),
         "no section for the empty store"
     );
-    let _ = std::fs::remove_file(cache.join("catalog.log"));
     let roots = spool::store::Roots {
         loop_dir: corpus.join("loop"),
         loom_dir: corpus.join("loom"),
@@ -128,12 +125,80 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         rows(&settled),
         "the warm first frame was not final"
     );
+    // Marks included: the first frame already shows the session read (the log's change).
+    let marked = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| l.split('│').next().unwrap_or(l).to_string())
+            .take(20)
+            .collect()
+    };
+    assert_eq!(
+        marked(&first),
+        marked(&settled),
+        "the warm first frame lacked the logged change"
+    );
     // The head's announced count, not the few rows it holds.
     assert_eq!(
         count(&first),
         count(&settled),
         "the warm first frame's count:\n{first}"
     );
+
+    // A change in this browser: pin the selected session. A running browser writes it to
+    // the catalog's patch log, not to the catalog; wait until the log holds it (the head
+    // with the log replayed shows it), then quit.
+    w.keys(&["p"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let pinned = loop {
+        let h = spool::catalog::warm::head(&cache, &stores, &filter);
+        if let Some(r) = h.as_ref().and_then(|h| h.rows.first())
+            && r.pinned()
+        {
+            break r.id.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pin never reached the catalog's log"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    w.keys(&["q"]);
+    w.wait_for("EXIT=0");
+    assert!(
+        cache.join("catalog.log").is_file(),
+        "the pin was folded into the catalog, not logged: this test no longer covers the log"
+    );
+    // The head beside the log: its rows are those of the catalog with the log replayed.
+    let head = spool::catalog::warm::head(&cache, &stores, &filter)
+        .expect("the next start would not use the head beside the patch log");
+    let cat = spool::catalog::load(&cache).expect("a catalog");
+    let (want, _) = spool::catalog::head::cut(&cat).expect("a head for the catalog");
+    assert_eq!(head.rows[..], want.rows[..head.rows.len()]);
+    assert_eq!(head.total, want.total);
+    assert_eq!(head.rows[0].id, pinned);
+
+    // The next start's first frame is the head's, and already shows the pin (marks and
+    // order): it equals the settled screen, marks included.
+    let Some(x) = Tmux::new("catalog-logged") else {
+        return;
+    };
+    x.run_env(&env, &args);
+    let first = first_frame(&x, "a first frame beside the log");
+    let settled = x.wait_listed();
+    let marked = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| l.split('│').next().unwrap_or(l).to_string())
+            .take(20)
+            .collect()
+    };
+    assert_eq!(
+        marked(&first),
+        marked(&settled),
+        "the first frame beside the log was not final"
+    );
+    assert_eq!(count(&first), count(&settled));
+    x.keys(&["q"]);
+    x.wait_for("EXIT=0");
 }
 
 /// The status bar's "N sessions".
