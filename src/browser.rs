@@ -365,7 +365,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         Some(c) if !head_keys.is_empty() => {
             let (s, tx) = (stores.clone(), tx.clone());
             Loader::start_deferred(stores.clone(), tx.clone(), move || {
-                let (actions, warm) = cached(&c, &s, head_keys);
+                let (actions, warm) = crate::catalog::warm::cached(&c, &s, head_keys);
                 for a in actions {
                     tx.send(Event::Action(a)).ok()?;
                 }
@@ -375,7 +375,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         cache => {
             let warm = cache.map(|c| {
-                let (actions, warm) = cached(&c, &stores, head_keys);
+                let (actions, warm) = crate::catalog::warm::cached(&c, &stores, head_keys);
                 for a in actions {
                     first_fx.extend(app.update(a));
                 }
@@ -508,26 +508,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         s.tidy();
     }
     Ok(())
-}
-
-/// The catalog's rows for a browser whose first frame showed `head_keys` (the head's rows),
-/// as the actions that insert them, and what the loader checks them against. The head's
-/// rows are the catalog's own (same stamp, same log): only the rest is inserted, so the rows
-/// on screen stay as they are and the preview is not requested twice. One the catalog no
-/// longer holds (it changed in between) leaves.
-fn cached(
-    cache: &std::path::Path,
-    stores: &Stores,
-    mut head_keys: std::collections::HashSet<(StoreKind, String)>,
-) -> (Vec<Action>, crate::catalog::warm::Warm) {
-    let (mut rows, warm) = crate::catalog::warm::open(cache, stores);
-    rows.retain(|r| !head_keys.remove(&(r.store, r.id.clone())));
-    let mut actions = Vec::new();
-    if !head_keys.is_empty() {
-        actions.push(Action::Removed(head_keys.into_iter().collect()));
-    }
-    actions.push(Action::Cached(rows));
-    (actions, warm)
 }
 
 /// Map one event to actions. The only place key kinds are filtered (presses only).

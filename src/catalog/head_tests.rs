@@ -344,3 +344,29 @@ fn a_log_beside_the_head_of_two_stores_of_one_kind_leaves_no_head() {
     );
     assert!(head::read(&f.cache, &stores, &Filter::default()).is_none());
 }
+
+#[test]
+fn the_cached_actions_insert_all_but_the_heads_rows_and_remove_what_the_catalog_lost() {
+    use crate::app::Action;
+    let tmp = tempfile::tempdir().unwrap();
+    let stores = crate::store::Stores::open(&crate::store::registry::Roots::all_in(tmp.path()));
+    let loom = stores.stores[1].sessions_dir().to_path_buf();
+    std::fs::create_dir_all(&loom).unwrap();
+    let cache = tmp.path().join("cache/spool");
+    save(&cache, &catalog(&[(StoreKind::Loom, loom.as_path())], 500)).unwrap();
+    let h = warm::head(&cache, &stores, &Filter::default()).expect("the head is used");
+    let mut keys: std::collections::HashSet<_> =
+        h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+    let lost = (StoreKind::Loom, "not-in-the-catalog".to_string());
+    keys.insert(lost.clone());
+    let (actions, warm) = warm::cached(&cache, &stores, keys);
+    assert!(warm.known[1].as_ref().is_some_and(|m| m.len() == 500));
+    match &actions[..] {
+        [Action::Removed(gone), Action::Cached(rows)] => {
+            assert_eq!(gone, &vec![lost]);
+            assert_eq!(rows.len(), 500 - h.rows.len());
+            assert!(rows.iter().all(|r| !h.rows.iter().any(|x| x.id == r.id)));
+        }
+        other => panic!("unexpected actions: {}", other.len()),
+    }
+}
