@@ -99,30 +99,65 @@ impl Loader {
     /// pass that sends only what changed; one without is listed cold. Either way the
     /// catalog is kept current, then and while spool runs.
     pub fn start_with(stores: Arc<Stores>, tx: Sender<Event>, warm: Option<Warm>) -> Loader {
-        let mut pokes = Vec::new();
+        Loader::start_after(stores, tx, move || warm, false)
+    }
+
+    /// As `start_with`, with the catalog read by `open` on a thread of its own (it sends the
+    /// cached rows itself): the UI answers keys while a large catalog decodes (issue 10:
+    /// about 360 ms at 100k sessions). The stores' checks start once it returns, so their
+    /// news always follows the cached rows on the channel.
+    pub fn start_deferred(
+        stores: Arc<Stores>,
+        tx: Sender<Event>,
+        open: impl FnOnce() -> Option<Warm> + Send + 'static,
+    ) -> Loader {
+        Loader::start_after(stores, tx, open, true)
+    }
+
+    fn start_after(
+        stores: Arc<Stores>,
+        tx: Sender<Event>,
+        open: impl FnOnce() -> Option<Warm> + Send + 'static,
+        deferred: bool,
+    ) -> Loader {
         let stop = Arc::new(AtomicBool::new(false));
-        let (cache, mut known) = match warm {
-            Some(w) => (Some(w.cache), w.known),
-            None => (None, Vec::new()),
-        };
-        // Only stores listed cold take part: a store with cached rows sends no first rows.
-        let name_ordered = (0..stores.stores.len())
-            .filter(|&i| stores.stores[i].orders_by_name())
-            .filter(|&i| known.get(i).is_none_or(Option::is_none))
-            .count();
-        let first = Arc::new(FirstRows::new(name_ordered));
-        for i in 0..stores.stores.len() {
-            let (ptx, prx) = mpsc::channel();
-            let first = first.clone();
-            pokes.push(ptx.clone());
+        let channels: Vec<_> = (0..stores.stores.len()).map(|_| mpsc::channel()).collect();
+        let pokes = channels.iter().map(|(p, _)| p.clone()).collect();
+        let lists = {
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
-            let cat = Cat {
-                cache: cache.clone(),
-                known: known.get_mut(i).and_then(Option::take),
-            };
+            move || {
+                let (cache, mut known) = match open() {
+                    Some(w) => (Some(w.cache), w.known),
+                    None => (None, Vec::new()),
+                };
+                // Only stores listed cold take part: a store with cached rows sends no first
+                // rows.
+                let name_ordered = (0..stores.stores.len())
+                    .filter(|&i| stores.stores[i].orders_by_name())
+                    .filter(|&i| known.get(i).is_none_or(Option::is_none))
+                    .count();
+                let first = Arc::new(FirstRows::new(name_ordered));
+                for (i, (ptx, prx)) in channels.into_iter().enumerate() {
+                    let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
+                    let first = first.clone();
+                    let cat = Cat {
+                        cache: cache.clone(),
+                        known: known.get_mut(i).and_then(Option::take),
+                    };
+                    let _ = thread::Builder::new()
+                        .name(format!("spool-list-{i}"))
+                        .spawn(move || {
+                            list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first)
+                        });
+                }
+            }
+        };
+        if deferred {
             let _ = thread::Builder::new()
-                .name(format!("spool-list-{i}"))
-                .spawn(move || list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first));
+                .name("spool-catalog".into())
+                .spawn(lists);
+        } else {
+            lists();
         }
         let mailbox: Mailbox = Arc::new((Mutex::new(None), Condvar::new()));
         let (mb, stop2) = (mailbox.clone(), stop.clone());

@@ -307,3 +307,64 @@ fn list_output_with_a_warm_catalog_equals_output_without_one() {
         );
     }
 }
+
+/// A start whose first frame came from the head decodes the catalog on a thread of its own
+/// (`Loader::start_deferred`): the loader returns while that decode runs (the UI answers
+/// keys meanwhile), the cached rows reach the UI before any store's news, and the stores
+/// are then checked against the cached metas, not listed cold.
+#[test]
+fn a_deferred_warm_start_returns_at_once_and_its_rows_come_before_the_checks() {
+    use std::sync::{Arc, mpsc};
+
+    use spool::app::Action;
+    use spool::loader::{Event, Loader};
+
+    let h = home();
+    let stores = h.stores();
+    let cache = h.path().join(".cache/spool");
+    agree(&h, &stores, "a cold start");
+    let stores = Arc::new(stores);
+    let (tx, rx) = mpsc::channel();
+    let (go, wait) = mpsc::channel::<()>();
+    let loader = {
+        let (stores, tx, cache) = (stores.clone(), tx.clone(), cache.clone());
+        Loader::start_deferred(stores.clone(), tx.clone(), move || {
+            // Held until the test has seen the loader return: the decode is not the caller's.
+            wait.recv().ok()?;
+            let (rows, warm) = catalog::warm::open(&cache, &stores);
+            tx.send(Event::Action(Action::Cached(rows))).ok()?;
+            Some(warm)
+        })
+    };
+    assert!(
+        rx.try_recv().is_err(),
+        "nothing is sent before the catalog is read"
+    );
+    go.send(()).unwrap();
+    let mut cached = None;
+    let mut finished = 0;
+    while finished < stores.stores.len() {
+        match rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("every store finishes")
+        {
+            Event::Action(Action::Cached(rows)) => cached = Some(rows.len()),
+            Event::Action(a) => {
+                assert!(
+                    cached.is_some(),
+                    "a store's news before the cached rows: {a:?}"
+                );
+                assert!(
+                    !matches!(a, Action::Rows(_)),
+                    "a store was listed cold, not checked against the catalog"
+                );
+                if let Action::Progress { finished: true, .. } = a {
+                    finished += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(cached.unwrap() > 0);
+    drop(loader);
+}

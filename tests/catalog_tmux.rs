@@ -40,7 +40,25 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
          --pi-dir {c}/pi-empty",
         c = corpus.display()
     );
-    let env = format!("XDG_CACHE_HOME={}/.cache", t.home().display());
+    // One cache and one state directory (read marks, pins) for every run below, each in
+    // its own terminal and home.
+    let env = format!(
+        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
+        h = t.home().display()
+    );
+
+    let roots = spool::store::Roots {
+        loop_dir: corpus.join("loop"),
+        loom_dir: corpus.join("loom"),
+        harness_dir: corpus.join("harness"),
+        claude_dir: corpus.join("claude"),
+        codex_dir: t.home().join(".codex"),
+        pi_dir: corpus.join("pi-empty"),
+        state_dir: t.home().join("state"),
+    };
+    let stores = spool::store::Stores::open(&roots);
+    let filter = spool::store::registry::Filter::default();
+    let cache = t.home().join(".cache/spool");
 
     // Cold: no catalog, no hints.
     t.run_env(&env, &args);
@@ -64,6 +82,14 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     }
     let settled = t.wait_listed();
     assert_eq!(selected_row(&settled).as_deref(), Some(picked.as_str()));
+    // Each store writes its section once its listing is shown: a quit right then can leave
+    // a catalog newer than its head (a cache, so no harm, but the warm start below must
+    // start from a head). Wait for the last store's write.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while spool::catalog::warm::head(&cache, &stores, &filter).is_none() {
+        assert!(std::time::Instant::now() < deadline, "no head was written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     t.keys(&["q"]);
     t.wait_for("EXIT=0");
     assert!(
@@ -75,11 +101,8 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         "the cold run left the catalog's head (the warm first frame below is drawn from it)"
     );
     // The cold pass recorded the empty store's section, so the head covers this run's
-    // stores and a warm start can use it. The patch log that opening the selected session
-    // left (it was marked read) also makes a start ignore the head; it is removed here so
-    // the warm start below is drawn from the head (the catalog is a cache: the check
-    // re-reads that session's changed state).
-    let cache = t.home().join(".cache/spool");
+    // stores and a warm start can use it (beside any patch log: opening the selected
+    // session marked it read, a change a running browser writes to the log).
     let cat = spool::catalog::load(&cache).expect("a catalog");
     assert!(
         cat.sections
@@ -87,18 +110,6 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
             .any(|s| s.dir == corpus.join("pi-empty") && s.entries.is_empty()),
         "no section for the empty store"
     );
-    let _ = std::fs::remove_file(cache.join("catalog.log"));
-    let roots = spool::store::Roots {
-        loop_dir: corpus.join("loop"),
-        loom_dir: corpus.join("loom"),
-        harness_dir: corpus.join("harness"),
-        claude_dir: corpus.join("claude"),
-        codex_dir: t.home().join(".codex"),
-        pi_dir: corpus.join("pi-empty"),
-        state_dir: t.home().join("state"),
-    };
-    let stores = spool::store::Stores::open(&roots);
-    let filter = spool::store::registry::Filter::default();
     assert!(
         spool::catalog::warm::head(&cache, &stores, &filter).is_some(),
         "the warm start would not use the head"
@@ -134,6 +145,69 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
         count(&settled),
         "the warm first frame's count:\n{first}"
     );
+
+    // A change in this browser: pin the selected session. A running browser writes it to
+    // the catalog's patch log, not to the catalog; wait until the log holds it (the head
+    // with the log replayed shows it), then quit.
+    // The selected session is the head's top row (a start selects the top).
+    let top = spool::catalog::warm::head(&cache, &stores, &filter)
+        .expect("a head")
+        .rows[0]
+        .clone();
+    let pinned_in_catalog = || {
+        let cat = spool::catalog::load(&cache).expect("a catalog");
+        (cat.sections.iter())
+            .flat_map(|s| s.entries.iter().filter_map(|e| e.row.as_deref()))
+            .find(|r| (r.store, &r.id) == (top.store, &top.id))
+            .map(|r| r.pinned())
+    };
+    w.keys(&["p"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while pinned_in_catalog() == Some(top.pinned()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pin never reached the catalog's log"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    w.keys(&["q"]);
+    w.wait_for("EXIT=0");
+    assert!(
+        cache.join("catalog.log").is_file(),
+        "the pin was folded into the catalog, not logged: this test no longer covers the log"
+    );
+    // The head beside the log: its rows are those of the catalog with the log replayed.
+    let head = spool::catalog::warm::head(&cache, &stores, &filter)
+        .expect("the next start would not use the head beside the patch log");
+    let cat = spool::catalog::load(&cache).expect("a catalog");
+    let (want, _) = spool::catalog::head::cut(&cat).expect("a head for the catalog");
+    assert_eq!(head.rows[..], want.rows[..head.rows.len()]);
+    assert_eq!(head.total, want.total);
+
+    // The next start's first frame is the head's, and already shows the pin (marks and
+    // order): it equals the settled screen, marks included.
+    let Some(x) = Tmux::new("catalog-logged") else {
+        return;
+    };
+    x.run_env(&env, &args);
+    let first = first_frame(&x, "a first frame beside the log");
+    let settled = x.wait_listed();
+    assert_eq!(
+        marked(&first),
+        marked(&settled),
+        "the first frame beside the log was not final"
+    );
+    assert_eq!(count(&first), count(&settled));
+    x.keys(&["q"]);
+    x.wait_for("EXIT=0");
+}
+
+/// The sidebar's first 20 lines, marks (unread, pinned) included.
+fn marked(screen: &str) -> Vec<String> {
+    (screen.lines())
+        .map(|l| l.split('│').next().unwrap_or(l).to_string())
+        .take(20)
+        .collect()
 }
 
 /// The status bar's "N sessions".

@@ -5,8 +5,16 @@
 //! It is only a hint for that frame: the whole catalog is decoded right after it (and is
 //! itself checked against the stores by the loader). It names the catalog it was cut from
 //! (the body's length and checksum in `catalog.bin`'s header) and the stores it covers; a
-//! head that does not match them exactly, or that sits beside a patch log, is ignored.
-//! Written atomically after the catalog (a reader in between sees a stamp mismatch).
+//! head that does not match them exactly is ignored. Written atomically after the catalog
+//! (a reader in between sees a stamp mismatch).
+//!
+//! A running browser's changes go to the patch log, not to the catalog, so the head also
+//! keeps a digest of every row it counted (`shown`): a start replays the log on the head
+//! (`head_patch`) and still draws its first frame from it, exact in rows and count.
+//!
+//! File: magic, version, schema, the catalog's stamp, a checksum of the rest; then the
+//! postcard head's length, the head, and the sorted digests as raw little-endian words
+//! (read only when a log is replayed: 8 bytes a row, no decoding).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -22,7 +30,8 @@ use crate::store::{atomic, regular};
 pub const FILE: &str = "head.bin";
 /// Rows kept: more than any terminal shows, few enough to decode in well under a ms.
 pub const ROWS: usize = 200;
-const HEAD_MAGIC: &[u8; 8] = b"SPOOLHED";
+/// The second layout (the digests of the counted rows added): a first-layout head is foreign.
+const HEAD_MAGIC: &[u8; 8] = b"SPOOLHD2";
 /// magic, version, schema, the catalog's body length and checksum, this body's checksum.
 const PREFIX: usize = 8 + 4 + 8 + 8 + 8 + 8;
 /// A head is small; anything larger is not one.
@@ -43,14 +52,24 @@ pub fn file(cache: &Path) -> PathBuf {
     cache.join(FILE)
 }
 
-fn dir_bytes(p: &Path) -> Vec<u8> {
+pub(super) fn dir_bytes(p: &Path) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     p.as_os_str().as_bytes().to_vec()
 }
 
-/// The head of `cat`, or `None` when two stores list the same session (the list keeps one,
-/// so a count and order cut here could disagree with it).
-pub fn cut(cat: &Catalog) -> Option<Head> {
+/// The digest of a session's key in the list, (store, id): what `shown` holds.
+pub fn digest(kind: StoreKind, id: &str) -> u64 {
+    let mut b = Vec::with_capacity(id.len() + 8);
+    b.extend_from_slice(kind.as_str().as_bytes());
+    b.push(0);
+    b.extend_from_slice(id.as_bytes());
+    checksum(&b)
+}
+
+/// The head of `cat` and the sorted digests of every row it counts, or `None` when two
+/// stores list the same session (the list keeps one, so a count and order cut here could
+/// disagree with it).
+pub fn cut(cat: &Catalog) -> Option<(Head, Vec<u64>)> {
     let shown = Filter::default();
     let mut seen = HashSet::new();
     let mut rows: Vec<&SessionSummary> = Vec::new();
@@ -65,12 +84,14 @@ pub fn cut(cat: &Catalog) -> Option<Head> {
         }
     }
     let total = rows.len() as u64;
+    let mut shown: Vec<u64> = rows.iter().map(|r| digest(r.store, &r.id)).collect();
+    shown.sort_unstable();
     if rows.len() > ROWS {
         rows.select_nth_unstable_by(ROWS, |a, b| list_order(a, b));
         rows.truncate(ROWS);
     }
     rows.sort_by(|a, b| list_order(a, b));
-    Some(Head {
+    let head = Head {
         stores: cat
             .sections
             .iter()
@@ -78,14 +99,21 @@ pub fn cut(cat: &Catalog) -> Option<Head> {
             .collect(),
         total,
         rows: rows.into_iter().cloned().collect(),
-    })
+    };
+    Some((head, shown))
 }
 
 /// The head file's bytes for a catalog whose header is `cat_header` (its first `HEADER`
 /// bytes: the stamp is the body length and checksum there).
-pub fn encode(head: &Head, cat_header: &[u8]) -> Option<Vec<u8>> {
+pub fn encode(head: &Head, shown: &[u64], cat_header: &[u8]) -> Option<Vec<u8>> {
     let stamp = cat_header.get(20..HEADER)?;
-    let body = postcard::to_stdvec(head).ok()?;
+    let postcard = postcard::to_stdvec(head).ok()?;
+    let mut body = Vec::with_capacity(8 + postcard.len() + 8 * shown.len());
+    body.extend_from_slice(&(postcard.len() as u64).to_le_bytes());
+    body.extend_from_slice(&postcard);
+    for d in shown {
+        body.extend_from_slice(&d.to_le_bytes());
+    }
     let mut out = Vec::with_capacity(PREFIX + body.len());
     out.extend_from_slice(HEAD_MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
@@ -99,6 +127,11 @@ pub fn encode(head: &Head, cat_header: &[u8]) -> Option<Vec<u8>> {
 /// Decode a head file written for the catalog whose header is `cat_header`; `None` for
 /// anything else (another catalog, version or schema, a flipped byte).
 pub fn decode(bytes: &[u8], cat_header: &[u8]) -> Option<Head> {
+    parts(bytes, cat_header).map(|(h, _)| h)
+}
+
+/// The head and its sorted digests (raw words, a multiple of 8 bytes).
+fn parts<'a>(bytes: &'a [u8], cat_header: &[u8]) -> Option<(Head, &'a [u8])> {
     if cat_header.len() < HEADER
         || cat_header.get(..8)? != MAGIC
         || bytes.get(..8)? != HEAD_MAGIC
@@ -115,14 +148,19 @@ pub fn decode(bytes: &[u8], cat_header: &[u8]) -> Option<Head> {
     if checksum(body) != sum {
         return None;
     }
-    postcard::from_bytes(body).ok()
+    let len = usize::try_from(u64::from_le_bytes(body.get(..8)?.try_into().ok()?)).ok()?;
+    let shown = body.get(8usize.checked_add(len)?..)?;
+    if shown.len() % 8 != 0 {
+        return None;
+    }
+    Some((postcard::from_bytes(body.get(8..8 + len)?).ok()?, shown))
 }
 
 /// Write the head of `cat` (whose file starts with `cat_header`) beside it. Best effort: a
 /// missing head only costs the next start its fast first frame. A catalog without a head
 /// (duplicate sessions) removes the old one, which names another catalog anyway.
 pub fn save(cache: &Path, cat: &Catalog, cat_header: &[u8]) {
-    match cut(cat).and_then(|h| encode(&h, cat_header)) {
+    match cut(cat).and_then(|(h, shown)| encode(&h, &shown, cat_header)) {
         Some(bytes) => {
             let _ = atomic::replace(&file(cache), &bytes, atomic::Replace::default());
         }
@@ -132,18 +170,14 @@ pub fn save(cache: &Path, cat: &Catalog, cat_header: &[u8]) {
     }
 }
 
-/// The first frame's rows and count for a browser over `stores` starting with `filter`:
-/// `None` unless the head matches the catalog on disk, no patch log has changed that
-/// catalog since, the filter is the default one and the stores are exactly the head's.
+/// The first frame's rows and count for a browser over `stores` starting with `filter`, with
+/// the catalog's patch log replayed on them: `None` unless the head matches the catalog on
+/// disk, the filter is the default one and the stores are exactly the head's. A patch
+/// appended after the log is read can make the first frame one patch old; the full catalog,
+/// decoded right after it, then wins.
 pub fn read(cache: &Path, stores: &[(StoreKind, &Path)], filter: &Filter) -> Option<Head> {
     if *filter != Filter::default() {
         return None;
-    }
-    // Patches change rows the head may show. A patch appended after this check can make the
-    // first frame one patch old; the full catalog, decoded right after it, then wins.
-    match std::fs::symlink_metadata(super::log::file(cache)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        _ => return None,
     }
     let mut cat_header = [0u8; HEADER];
     {
@@ -152,9 +186,18 @@ pub fn read(cache: &Path, stores: &[(StoreKind, &Path)], filter: &Filter) -> Opt
         f.read_exact(&mut cat_header).ok()?;
     }
     let bytes = regular::read(&file(cache), CAP, regular::Links::Refuse).ok()?;
-    let head = decode(&bytes, &cat_header)?;
+    let (mut head, shown) = parts(&bytes, &cat_header)?;
     let want: HashSet<(StoreKind, Vec<u8>)> =
         stores.iter().map(|(k, d)| (*k, dir_bytes(d))).collect();
     let have: HashSet<(StoreKind, Vec<u8>)> = head.stores.iter().cloned().collect();
-    (want == have && want.len() == head.stores.len()).then_some(head)
+    if want != have || want.len() != head.stores.len() {
+        return None;
+    }
+    let base = u64::from_le_bytes(cat_header[28..36].try_into().ok()?);
+    let mut records = Vec::new();
+    super::log::each(cache, base, |r| records.push(r));
+    if !records.is_empty() {
+        super::head_patch::replay(&mut head, shown, records)?;
+    }
+    Some(head)
 }

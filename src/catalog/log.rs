@@ -33,12 +33,12 @@ pub const COMPACT_AT: usize = 256 << 10;
 
 /// One patch: the re-read entries and the ids gone from one store's section.
 #[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    kind: StoreKind,
+pub(super) struct Record {
+    pub kind: StoreKind,
     #[serde(with = "crate::model::wire::path_bytes")]
-    dir: PathBuf,
-    fresh: Vec<Entry>,
-    gone: Vec<String>,
+    pub dir: PathBuf,
+    pub fresh: Vec<Entry>,
+    pub gone: Vec<String>,
 }
 
 pub fn file(cache: &Path) -> PathBuf {
@@ -92,6 +92,12 @@ fn record_at(bytes: &[u8], at: usize) -> Option<(Record, usize)> {
 
 /// Apply the log in `cache` (if it names the base `cat` was decoded from) to `cat`.
 pub fn replay(cache: &Path, base: u64, cat: &mut Catalog) {
+    each(cache, base, |r| apply_record(cat, r));
+}
+
+/// Hand `f` each intact record, in order, of the log in `cache` if it names the base whose
+/// body checksum is `base` (none for a missing, foreign or stale log).
+pub(super) fn each(cache: &Path, base: u64, mut f: impl FnMut(Record)) {
     let Ok(bytes) = regular::read(&file(cache), super::CAP, regular::Links::Refuse) else {
         return;
     };
@@ -100,7 +106,7 @@ pub fn replay(cache: &Path, base: u64, cat: &mut Catalog) {
     };
     let mut at = LOG_HEADER;
     while let Some((r, next)) = record_at(good, at) {
-        apply_record(cat, r);
+        f(r);
         at = next;
     }
 }

@@ -17,6 +17,7 @@
 
 mod at;
 pub mod head;
+mod head_patch;
 #[cfg(test)]
 mod head_tests;
 pub mod known;

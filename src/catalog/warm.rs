@@ -44,6 +44,26 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
     (rows, warm)
 }
 
+/// The catalog's rows for a browser whose first frame showed `head_keys` (the head's rows),
+/// as the actions that insert them, and what the loader checks them against. The head's
+/// rows are the catalog's own (same stamp, same log): only the rest is inserted, so the rows
+/// on screen stay as they are and the preview is not requested twice. One the catalog no
+/// longer holds (it changed in between) leaves.
+pub fn cached(
+    cache: &Path,
+    stores: &Stores,
+    mut head_keys: std::collections::HashSet<(crate::model::StoreKind, String)>,
+) -> (Vec<crate::app::Action>, Warm) {
+    let (mut rows, warm) = open(cache, stores);
+    rows.retain(|r| !head_keys.remove(&(r.store, r.id.clone())));
+    let mut actions = Vec::new();
+    if !head_keys.is_empty() {
+        actions.push(crate::app::Action::Removed(head_keys.into_iter().collect()));
+    }
+    actions.push(crate::app::Action::Cached(rows));
+    (actions, warm)
+}
+
 /// The catalog's head for a browser over `stores` starting with `filter` (`head::read`): the
 /// first frame's rows and count, before the whole catalog is decoded.
 pub fn head(
