@@ -317,6 +317,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         .map(|s| format!("{:<8}{}", s.kind(), s.sessions_dir().display()))
         .collect();
     let launched = Instant::now();
+    crate::keytrace::launched(launched);
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 

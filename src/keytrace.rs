@@ -34,6 +34,23 @@ fn trace() -> Option<&'static Mutex<Trace>> {
         .as_ref()
 }
 
+/// When the browser started, for phases logged by background threads.
+static LAUNCHED: OnceLock<Instant> = OnceLock::new();
+
+/// Note when the browser started (the first call wins).
+pub fn launched(at: Instant) {
+    let _ = LAUNCHED.set(at);
+}
+
+/// A background step done, logged as "phase NAME MS" since the browser started (nothing
+/// before `launched`): each store's warm check, so the benchmark can tell when everything
+/// is loaded and checked, which the screen alone does not show once the head is on it.
+pub fn phase_since_launch(name: &str) {
+    if let Some(&at) = LAUNCHED.get() {
+        phase(name, at);
+    }
+}
+
 /// A step of the start-up done: a key typed in its window waits for it (the run loop
 /// reads no event before its first frame). Logged as "phase NAME MS" since `since`.
 pub fn phase(name: &str, since: Instant) {

@@ -52,6 +52,7 @@ pub fn check_cached(
     crate::keytrace::phase(&format!("discovered_{}", kind.as_str()), since);
     let checked = crate::catalog::check(store, old, &candidates);
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
+    crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
     if !checked.gone.is_empty() {
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;
