@@ -4,14 +4,11 @@
 use spool::store::{Roots, Stores};
 use std::time::Instant;
 
+#[path = "common/clock.rs"]
+mod clock;
+
 fn thread_cpu_ms() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
+    clock::cpu_ms(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -6,13 +6,11 @@ use spool::store::{Roots, Stores};
 use std::sync::Arc;
 use std::time::Instant;
 
+#[path = "common/clock.rs"]
+mod clock;
+
 fn cpu_ms() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
+    clock::cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
 fn main() {

@@ -364,7 +364,6 @@ fn list_and_watch(
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
-    let mut rows_sent = false;
     for (n, c) in candidates.iter().enumerate() {
         if stop.load(Ordering::SeqCst) {
             return;
@@ -384,11 +383,9 @@ fn list_and_watch(
             if tx.send(Event::Action(Action::Cached(rows))).is_err() {
                 return;
             }
-            if !rows_sent {
-                first.shown();
-                runner = None;
-                rows_sent = true;
-            }
+            // Rows are out: release the stores still waiting (cheap, and idempotent).
+            first.shown();
+            runner = None;
             setup.start();
             sent = Instant::now();
         }
