@@ -1,7 +1,7 @@
 //! A long list in a real terminal: with over 2,000 sessions shown the quick search's items are built on
 //! a thread after the first frame (`app::list::background`), so this follows the whole task
-//! on a warm start: type a query as soon as the list shows, Enter, and read the session in
-//! the pane.
+//! on a cold start and on a warm one: type a query as soon as the list shows, Enter, and read
+//! the session in the pane.
 
 mod common;
 
@@ -34,8 +34,26 @@ fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
 
     let env = format!("XDG_CACHE_HOME={}/.cache", t.home().display());
 
-    // A first start lists every session and leaves the catalog behind.
+    // A first start (no catalog) lists every session and leaves the catalog behind. loom
+    // lists first there, and the other stores insert their rows around it while the user
+    // types: the query goes in as soon as the first rows show, Enter opens the match, and
+    // the pane shows it.
     t.run_env(&env, &args);
+    t.wait_for("/ search");
+    t.keys(&["/"]);
+    t.type_text("quokka");
+    t.wait_until("the cold list to narrow to the quokka session", |s| {
+        s.contains("/ quokka") && s.contains("quokka migration plan")
+    });
+    t.keys(&["Enter"]);
+    t.wait_until("the session in the pane on a cold start", |s| {
+        s.contains("esc back") && s.contains("20260101-000000") && s.contains("wombat step")
+    });
+    // Back to the list, the search cleared.
+    t.keys(&["Escape"]);
+    t.wait_until("the list again", |s| !s.contains("esc back"));
+    t.keys(&["Escape"]);
+    t.wait_until("the search cleared", |s| !s.contains("/ quokka"));
     let cold = t.wait_listed();
     // (Archived and empty generated sessions are hidden by the default filter.)
     let shown: usize = cold
