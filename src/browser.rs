@@ -403,8 +403,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     crate::keytrace::phase("threads_started", launched);
     let started = Instant::now();
     let mut last_draw = Instant::now() - FRAME;
-    // For `keytrace` only: when the last wait returned, was drained, and was applied.
-    let (mut woke, mut drained, mut updated, mut n_events) = (started, started, started, 0);
+    // For `keytrace` only: what the last loop turn did, and when.
+    let tracing = crate::keytrace::on();
+    let mut turn = crate::keytrace::Turn::new(started);
     let mut rows_traced = drawn;
     loop {
         app.now = Utc::now();
@@ -413,7 +414,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // a tick's effects are carried out like any other action's.
         let fx = app.update(Action::Tick);
         effects.carry_out(fx, &mut tui);
-        if woke == started {
+        if tracing {
+            turn.ticked = Instant::now();
+        }
+        if turn.woke == started {
             crate::keytrace::phase("loop_tick", launched);
         }
         if app.quit {
@@ -425,8 +429,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if app.list.total_rows() > 0 || loaded || started.elapsed() >= FIRST_FRAME_WAIT {
             tui.draw(|f| ui::draw(f, &mut app, &theme))
                 .wrap_err("could not draw")?;
-            crate::keytrace::drawn(woke, drained, updated, n_events);
-            if woke == started {
+            crate::keytrace::drawn(&turn);
+            if turn.woke == started {
                 crate::keytrace::phase("loop_frame", launched);
             }
             // A cold start's first rows arrive some loop turns in: trace when they show.
@@ -452,7 +456,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        woke = Instant::now();
+        let woke = Instant::now();
         let wait = frame_wait(first.as_ref(), last_draw.elapsed());
         let mut events: Vec<Event> = first.into_iter().collect();
         if !wait.is_zero() {
@@ -460,9 +464,13 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         events.extend(rx.try_iter());
         last_draw = Instant::now();
-        (drained, n_events) = (last_draw, events.len());
+        if tracing {
+            turn = crate::keytrace::Turn::new(woke);
+            turn.drained = last_draw;
+        }
 
         for e in events {
+            let t0 = tracing.then(|| (e.kind(), Instant::now()));
             let actions = match e {
                 Event::OpFinished(outcome) => {
                     // The outcome carries the re-read rows of what the operation changed;
@@ -497,6 +505,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                 let fx = app.update(action);
                 effects.carry_out(fx, &mut tui);
             }
+            if let Some((k, t0)) = t0 {
+                turn.applied.push((k, t0.elapsed().as_secs_f64() * 1e3));
+            }
             if app.quit {
                 break;
             }
@@ -504,7 +515,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         if app.quit {
             break;
         }
-        updated = Instant::now();
+        turn.updated = Instant::now();
         // Once the listing has streamed in, the index catches up with it in the background.
         if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
         {

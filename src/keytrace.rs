@@ -1,9 +1,10 @@
 //! Where a keystroke's time goes inside spool, for the benchmarks of issues 8 and 10: with
 //! `SPOOL_KEYTRACE=FILE` set, each frame drawn after input appends one line to FILE with the
 //! time from the key being read to the frame written, and the UI thread's own work in it
-//! (updates, draw). Comparing these with the harness's key-to-settled figure tells spool's
-//! share of a slow key from the terminal's and the scheduler's. Off (one relaxed load per
-//! event) unless the variable is set.
+//! (updates, tick, draw, and each event drained with it: its kind and the time applying it
+//! took); any other frame after events gives a `frame` line. Comparing these with the
+//! harness's key-to-settled figure tells spool's share of a slow key from the terminal's
+//! and the scheduler's. Off (one load per loop turn) unless the variable is set.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -73,43 +74,93 @@ pub fn input_read() {
     }
 }
 
-/// A frame was written; `woke` is when the run loop's wait returned, `drained` when the
-/// frame budget's sleep ended and the queue was drained, `updated` when the events were
-/// applied, `events` how many there were.
-pub fn drawn(woke: Instant, drained: Instant, updated: Instant, events: usize) {
+/// Whether tracing is on: the run loop times each event it applies only then.
+pub fn on() -> bool {
+    trace().is_some()
+}
+
+/// What one loop turn did before its frame, for the trace: when the wait returned
+/// (`woke`), when the frame budget's sleep ended and the queue was drained (`drained`),
+/// when the events were applied (`updated`) and the tick after them done (`ticked`), and
+/// each event applied with the milliseconds it took, in the order drained.
+pub struct Turn {
+    pub woke: Instant,
+    pub drained: Instant,
+    pub updated: Instant,
+    pub ticked: Instant,
+    pub applied: Vec<(&'static str, f64)>,
+}
+
+impl Turn {
+    pub fn new(at: Instant) -> Turn {
+        Turn {
+            woke: at,
+            drained: at,
+            updated: at,
+            ticked: at,
+            applied: Vec::new(),
+        }
+    }
+}
+
+/// A frame was written after `turn`. A frame that shows a key gives a `key_to_drawn` line;
+/// any other frame after events a `frame` line, so a second frame after a key (a
+/// background result landing on screen later) shows in the trace as well.
+pub fn drawn(turn: &Turn) {
     // The run loop's first frame follows no wait: a key read during start-up is applied
     // after it, and timed to the frame that shows it.
-    let Some(t) = trace().filter(|_| events > 0) else {
+    let Some(t) = trace().filter(|_| !turn.applied.is_empty()) else {
         return;
     };
     let Ok(mut t) = t.lock() else {
         return;
     };
-    let Some(key) = t.pending.take() else {
-        return;
+    let now = Instant::now();
+    let line = match t.pending.take() {
+        Some(key) => line(key, turn, now),
+        None => format!("frame {}", parts(turn, now)),
     };
-    let line = line(key, woke, drained, updated, Instant::now(), events);
     let _ = t.file.write_all(line.as_bytes());
 }
 
+fn ms(a: Instant, b: Instant) -> f64 {
+    b.saturating_duration_since(a).as_secs_f64() * 1e3
+}
+
 /// One trace line; `scripts/bench_tui.py --keytrace` reads its first figure.
-fn line(
-    key: Instant,
-    woke: Instant,
-    drained: Instant,
-    updated: Instant,
-    now: Instant,
-    events: usize,
-) -> String {
-    let ms = |a: Instant, b: Instant| b.saturating_duration_since(a).as_secs_f64() * 1e3;
+fn line(key: Instant, turn: &Turn, now: Instant) -> String {
     format!(
-        "key_to_drawn {:.2} to_wake {:.2} budget_sleep {:.2} update {:.2} tick_and_draw {:.2} \
-         events {events}\n",
+        "key_to_drawn {:.2} to_wake {:.2} {}",
         ms(key, now),
-        ms(key, woke),
-        ms(woke, drained),
-        ms(drained, updated),
-        ms(updated, now),
+        ms(key, turn.woke),
+        parts(turn, now)
+    )
+}
+
+/// The loop turn's phases, then `before_key` (the time spent applying the events drained
+/// ahead of the first key: work a key waited behind) and each event applied as `kind:ms`.
+fn parts(turn: &Turn, now: Instant) -> String {
+    let before_key: f64 = (turn.applied.iter())
+        .take_while(|(k, _)| *k != "key")
+        .map(|(_, ms)| ms)
+        .sum();
+    let applied: Vec<String> = (turn.applied.iter())
+        .map(|(k, ms)| format!("{k}:{ms:.2}"))
+        .collect();
+    format!(
+        "budget_sleep {:.2} update {:.2} tick {:.2} draw {:.2} events {} before_key {:.2} \
+         applied {}\n",
+        ms(turn.woke, turn.drained),
+        ms(turn.drained, turn.updated),
+        ms(turn.updated, turn.ticked),
+        ms(turn.ticked, now),
+        turn.applied.len(),
+        if turn.applied.iter().any(|(k, _)| *k == "key") {
+            before_key
+        } else {
+            0.0
+        },
+        applied.join(","),
     )
 }
 
@@ -122,11 +173,31 @@ mod tests {
     fn a_line_says_key_to_drawn_first_and_each_part() {
         let key = Instant::now();
         let at = |ms| key + Duration::from_millis(ms);
-        let l = line(key, at(2), at(10), at(13), at(20), 1);
+        let turn = Turn {
+            woke: at(2),
+            drained: at(10),
+            updated: at(13),
+            ticked: at(15),
+            applied: vec![("cached", 2.5), ("key", 0.25), ("progress", 0.25)],
+        };
         assert_eq!(
-            l,
-            "key_to_drawn 20.00 to_wake 2.00 budget_sleep 8.00 update 3.00 tick_and_draw 7.00 \
-             events 1\n"
+            line(key, &turn, at(20)),
+            "key_to_drawn 20.00 to_wake 2.00 budget_sleep 8.00 update 3.00 tick 2.00 \
+             draw 5.00 events 3 before_key 2.50 applied cached:2.50,key:0.25,progress:0.25\n"
+        );
+    }
+
+    #[test]
+    fn a_frame_without_a_key_has_nothing_before_a_key() {
+        let at = Instant::now();
+        let turn = Turn {
+            applied: vec![("reread", 4.0)],
+            ..Turn::new(at)
+        };
+        let p = parts(&turn, at);
+        assert!(
+            p.contains("events 1 before_key 0.00 applied reread:4.00\n"),
+            "{p}"
         );
     }
 }

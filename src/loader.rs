@@ -43,6 +43,22 @@ pub enum Event {
     OpFinished(Box<crate::app::Outcome>),
 }
 
+impl Event {
+    /// The event's name in the trace (`SPOOL_KEYTRACE`).
+    pub fn kind(&self) -> &'static str {
+        use crossterm::event::Event as Term;
+        match self {
+            Event::Input(Term::Key(_)) => "key",
+            Event::Input(Term::Paste(_)) => "paste",
+            Event::Input(Term::Resize(..)) => "resize",
+            Event::Input(_) => "input",
+            Event::Action(a) => a.kind(),
+            Event::Wake => "wake",
+            Event::OpFinished(_) => "op_finished",
+        }
+    }
+}
+
 impl From<crossterm::event::Event> for Event {
     fn from(e: crossterm::event::Event) -> Event {
         Event::Input(e)

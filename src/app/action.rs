@@ -165,6 +165,28 @@ impl Action {
         )
     }
 
+    /// A short name for the trace (`SPOOL_KEYTRACE`): the loaders' and the run loop's
+    /// actions by name with their row count where it matters, the user's as "input".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Resize(..) => "resize",
+            Action::Rows(_) => "rows",
+            Action::Cached(_) => "cached",
+            Action::Reread { .. } => "reread",
+            Action::Removed(_) => "removed",
+            Action::Progress { .. } => "progress",
+            Action::Loaded { .. } => "loaded",
+            Action::SessionChanged(_) => "session_changed",
+            Action::OpDone(_) => "op_done",
+            Action::Tick => "tick",
+            Action::TextResults { .. } => "text_results",
+            Action::IndexProgress { .. } => "index_progress",
+            Action::IndexCommitted { .. } => "index_committed",
+            Action::ResumeChecked(..) => "resume_checked",
+            _ => "input",
+        }
+    }
+
     /// Whether the user caused this (a key, the mouse, a paste), as opposed to the run loop
     /// and the loaders. A user action clears the last status message.
     pub fn is_input(&self) -> bool {

@@ -8,6 +8,7 @@ use crate::search::{Key, Search};
 use crate::store::registry::{Filter, list_order};
 
 mod background;
+mod items;
 mod rows;
 
 /// Rows, their filtered order, the search and the selection.
@@ -56,6 +57,12 @@ pub struct List {
     /// items once installed, so a session an agent keeps writing to does not make every
     /// build stale.
     patches: Vec<(Option<Arc<SessionSummary>>, Arc<SessionSummary>)>,
+    /// The generation the matcher's items were built for. While it is current the items
+    /// hold only rows of the view (some may be missing or a re-read behind), so a query
+    /// matches them at once while the rest are built, instead of waiting for the build.
+    items_generation: u64,
+    /// Wakes the run loop when a build is done (a query shows its full matches then).
+    notify: Arc<dyn Fn() + Sync + Send>,
 }
 
 /// One line pair of the sidebar: a session row, or in the inbox the heading of a group.
@@ -71,7 +78,7 @@ impl List {
             rows: rows::Rows::default(),
             sorted: Vec::new(),
             filter,
-            search: Search::new(notify),
+            search: Search::new(notify.clone()),
             search_dirty: false,
             selected: None,
             cursor: 0,
@@ -85,6 +92,8 @@ impl List {
             generation: 0,
             building: None,
             patches: Vec::new(),
+            items_generation: 0,
+            notify,
         }
     }
 
@@ -220,6 +229,12 @@ impl List {
         if self.defer_search() {
             self.search_dirty = true;
         }
+        // A long batch (the catalog's rows, decoded after a warm start's first frame) gets
+        // its items from a build on a thread at the next tick, not here one by one: at 100k
+        // rows that held the UI thread, and a key typed meanwhile, for over a second.
+        if batch.len() >= background::ON_A_THREAD_FROM {
+            self.search_dirty = true;
+        }
         // A few rows into a long list (what the watcher re-reads) are placed by binary
         // search, and a changed row's matcher item is replaced in place: re-sorting every
         // row and rebuilding every item held a key typed meanwhile at 100k rows (issue 10).
@@ -330,90 +345,6 @@ impl List {
         self.cursor = 0;
         self.offset = 0;
         self.repin();
-    }
-
-    /// Feed pending changes to the matcher and take its newest results. Returns whether
-    /// the matcher is still running.
-    pub fn tick(&mut self, timeout_ms: u64) -> bool {
-        if self.search_dirty && !self.defer_search() {
-            self.refresh_items();
-        }
-        let (changed, running) = self.search.tick(timeout_ms);
-        if changed {
-            self.repin();
-        }
-        running
-    }
-
-    /// Give the matcher items for the current rows: a long list's are built on a thread
-    /// while no query needs them (taken when done, or waited for once a query does); a
-    /// short list's, or a long one's under a query, right here.
-    fn refresh_items(&mut self) {
-        use background::{ON_A_THREAD_FROM, Pending, Poll};
-        let searching = self.searching();
-        if let Some(p) = self.building.take() {
-            match p.poll(self.generation, searching) {
-                Poll::Done(built) => {
-                    self.search.install(built);
-                    self.search_dirty = !self.apply_patches();
-                    if self.search_dirty {
-                        // A patch the items cannot take (a row that left the view): build
-                        // again, now on this thread if a query waits.
-                        self.refresh_items();
-                    }
-                    return;
-                }
-                Poll::Running(p) => {
-                    self.building = Some(p);
-                    return;
-                }
-                Poll::Gone => {}
-            }
-        }
-        self.patches.clear();
-        if !searching && self.sorted.len() >= ON_A_THREAD_FROM {
-            self.building = Pending::start(self.generation, self.sorted.clone());
-            if self.building.is_some() {
-                return;
-            }
-        }
-        self.search.clear();
-        self.search.reserve(self.sorted.len());
-        for s in &self.sorted {
-            self.search.push(s.clone());
-        }
-        self.search_dirty = false;
-    }
-
-    /// Apply the rows re-read while the installed items were built; false when one cannot
-    /// be applied in place (every item must then be built again).
-    fn apply_patches(&mut self) -> bool {
-        for (old, new) in std::mem::take(&mut self.patches) {
-            let (was, now) = (
-                old.as_ref().is_some_and(|o| self.passes(o)),
-                self.passes(&new),
-            );
-            let applied = match old {
-                Some(o) if was => now && self.search.replace(&o, new),
-                _ => {
-                    if now {
-                        self.search.push(new);
-                    }
-                    true
-                }
-            };
-            if !applied {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Whether the matcher's items can wait: nothing has been shown yet and no query needs
-    /// them. Building them (lower-cased, one-line text per row) was a third of the warm
-    /// start's work before its first frame (issue 10); the first tick after it does it.
-    fn defer_search(&self) -> bool {
-        !self.shown && !self.searching()
     }
 
     /// Keep the selection on its session; fall back to the same row number when it left the

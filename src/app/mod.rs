@@ -580,11 +580,7 @@ impl App {
 
     /// Test helper and first-frame helper: tick the matcher until it is idle.
     pub fn settle(&mut self) {
-        for _ in 0..1000 {
-            if !self.list.tick(10) {
-                break;
-            }
-        }
+        self.list.finish();
         self.list.repin();
         self.layout();
     }

@@ -1,7 +1,9 @@
 //! The matcher's items for a long list, built on a thread once the list is on screen, so
 //! the browser answers keys while 100k rows' text is lower-cased (at 100k sessions that took
 //! the UI thread 1.3 s before its first loop turn, issue 10). A build is for one generation
-//! of the rows: any change of rows meanwhile makes it stale, and it is thrown away.
+//! of the rows: a removal or a change of view meanwhile makes it stale, and it is thrown
+//! away. The run loop is woken when it is done, as a query typed meanwhile matched only the
+//! items there were.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -29,17 +31,30 @@ pub enum Poll {
 }
 
 impl Pending {
-    /// Start building items for `rows` (generation `generation`); `None` when no thread
-    /// could be started (the caller builds them itself).
-    pub fn start(generation: u64, rows: Vec<Arc<SessionSummary>>) -> Option<Pending> {
+    /// Start building items for `rows` (generation `generation`), calling `notify` once
+    /// they are ready; `None` when no thread could be started (the caller builds them).
+    pub fn start(
+        generation: u64,
+        rows: Vec<Arc<SessionSummary>>,
+        notify: Arc<dyn Fn() + Sync + Send>,
+    ) -> Option<Pending> {
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("spool-quick-items".into())
             .spawn(move || {
-                let _ = tx.send(Built::of(rows));
+                if tx.send(Built::of(rows)).is_ok() {
+                    notify();
+                }
             })
             .ok()?;
         Some(Pending { generation, rx })
+    }
+
+    /// A build that never started: the test sends its items when it wants.
+    #[cfg(test)]
+    pub fn held(generation: u64) -> (Pending, mpsc::Sender<Built>) {
+        let (tx, rx) = mpsc::channel();
+        (Pending { generation, rx }, tx)
     }
 
     /// The build, if it is for `generation` and done; with `wait`, waits for it (a query

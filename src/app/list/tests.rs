@@ -119,7 +119,7 @@ fn matches_of(l: &mut List, queries: &[&str]) -> Vec<Vec<Key>> {
         .iter()
         .map(|q| {
             l.set_query(q);
-            l.tick(0);
+            l.finish();
             l.keys(0, l.len())
         })
         .collect()
@@ -127,8 +127,8 @@ fn matches_of(l: &mut List, queries: &[&str]) -> Vec<Vec<Key>> {
 
 /// A long list's matcher items are built on a thread after the first frame (they held the
 /// first key for 1.3 s at 100k rows, issue 10). Rows re-read and added meanwhile are patched
-/// in once the build is installed, a removal makes the build stale, and a query waits for
-/// the items: every query matches what a list built on the UI thread matches.
+/// in once the build is installed, a removal makes the build stale, and once the items are
+/// in every query matches what a list built on the UI thread matches.
 #[test]
 fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     let n = background::ON_A_THREAD_FROM + 100;
@@ -186,10 +186,9 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     all.extend(bulk);
     fresh.upsert(all);
     fresh.shown();
-    // A query set first builds the items on this thread.
+    // A query set first does not wait for the build either: it is still running.
     fresh.set_query("zebra");
-    fresh.tick(0);
-    assert!(fresh.building.is_none());
+    assert!(fresh.tick(0) || fresh.building.is_none());
     let want = matches_of(&mut fresh, &queries);
     assert_eq!(got, want);
     assert_eq!(got[0], vec![(StoreKind::Loom, "s5".to_string())]);
@@ -210,4 +209,132 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     assert!(!got[0].contains(&(StoreKind::Loom, "s7".to_string())));
     assert!(got[0].contains(&(StoreKind::Loom, "s71".to_string())));
     assert_eq!(got[1], vec![(StoreKind::Loom, "s8".to_string())]);
+}
+
+/// The head's rows on screen with their items, then the catalog's long batch: as a warm
+/// start at 100k sessions does.
+fn head_then_long_batch(notify: Arc<dyn Fn() + Sync + Send>) -> List {
+    let mut l = List::new(Filter::default(), notify);
+    let mut head = rows(30);
+    head[3].title = "okapi in the head".into();
+    l.upsert(head);
+    l.shown();
+    l.tick(0);
+    assert_eq!(
+        l.search.item_count(),
+        30,
+        "a short list's items are built at once"
+    );
+    let long: Vec<SessionSummary> = (0..background::ON_A_THREAD_FROM + 100)
+        .map(|i| {
+            let mut s = SessionSummary::new(StoreKind::Loom, format!("b{i}"), "/b");
+            s.title = if i == 7 {
+                "okapi later".into()
+            } else {
+                format!("bulk {i}")
+            };
+            s.has_user_message = true;
+            s.cwd = Some("/b".into());
+            s
+        })
+        .collect();
+    l.upsert(long);
+    l
+}
+
+/// The catalog's long batch is listed without building its items in the upsert (at 100k
+/// rows that held the UI thread, and a `/` typed meanwhile, for over a second: issue 10);
+/// the next tick hands them to a build on a thread.
+#[test]
+fn a_long_batch_leaves_its_items_to_a_thread() {
+    let mut l = head_then_long_batch(Arc::new(|| {}));
+    assert_eq!(l.len(), 30 + background::ON_A_THREAD_FROM + 100);
+    assert_eq!(
+        l.search.item_count(),
+        30,
+        "no item built for the batch in the upsert"
+    );
+    l.tick(0);
+    assert!(
+        l.building.is_some(),
+        "the next tick builds them on a thread"
+    );
+    assert_eq!(l.search.item_count(), 30);
+    l.set_query("okapi");
+    l.finish();
+    assert_eq!(
+        l.keys(0, l.len()).len(),
+        2,
+        "once built, every row is matched"
+    );
+}
+
+/// A query typed while the items are built matches the items there are at once (the key
+/// gets its frame), and the full matches come when the build is in; the build wakes the
+/// run loop for that frame.
+#[test]
+fn a_query_during_a_build_does_not_wait_for_it() {
+    let mut l = head_then_long_batch(Arc::new(|| {}));
+    l.tick(0);
+    assert!(l.building.is_some());
+    // The thread's build is replaced by one this test finishes when it wants.
+    let (held, done) = background::Pending::held(l.generation);
+    l.building = Some(held);
+    l.set_query("okapi");
+    assert!(l.tick(0), "still building");
+    let head_only = vec![(StoreKind::Loom, "s3".to_string())];
+    assert_eq!(
+        l.keys(0, l.len()),
+        head_only,
+        "the head's match, without waiting"
+    );
+    assert_eq!(l.selected, Some(head_only[0].clone()));
+    done.send(crate::search::quick::Built::of(l.sorted.clone()))
+        .unwrap();
+    assert!(!l.tick(0), "the build is in");
+    let mut got = l.keys(0, l.len());
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (StoreKind::Loom, "b7".to_string()),
+            (StoreKind::Loom, "s3".to_string())
+        ]
+    );
+    // A real build calls `notify` when done (the run loop's wake).
+    let (woke_tx, woke) = std::sync::mpsc::channel();
+    let woke_tx = std::sync::Mutex::new(woke_tx);
+    let notify = Arc::new(move || {
+        let _ = woke_tx.lock().unwrap().send(());
+    });
+    let three = rows(3).into_iter().map(Arc::new).collect();
+    let p = background::Pending::start(0, three, notify);
+    assert!(p.is_some());
+    let wait = std::time::Duration::from_secs(20);
+    assert!(
+        woke.recv_timeout(wait).is_ok(),
+        "a finished build wakes the loop"
+    );
+}
+
+/// A query while the items there are hold rows that left the view (a filter changed since)
+/// waits for the build: it never shows a row the view does not hold.
+#[test]
+fn a_query_after_a_filter_change_waits_for_its_items() {
+    let mut l = head_then_long_batch(Arc::new(|| {}));
+    l.tick(0);
+    // Only the long batch's directory: the head's okapi leaves the view.
+    let f = Filter {
+        cwd: Some("/b".into()),
+        ..Filter::default()
+    };
+    l.set_filter(f);
+    l.set_query("okapi");
+    assert!(!l.tick(0), "the items are built at once for the query");
+    let b7 = (StoreKind::Loom, "b7".to_string());
+    assert_eq!(
+        l.keys(0, l.len()),
+        vec![b7],
+        "never the head's okapi, out of view"
+    );
 }
