@@ -6,8 +6,8 @@ use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
 
 use super::FUZZY_MIN_LEN;
-use super::item::{Item, Pairs};
-use super::tight::{TitleHit, tight};
+use super::item::{Item, Pairs, Row};
+use super::tight::{Letters, TitleHit, tight};
 
 /// One parsed term of the query.
 pub(super) struct Term {
@@ -21,6 +21,9 @@ pub(super) struct Term {
     normalize: bool,
     /// A positive fuzzy ASCII term: matched on an ASCII title's bytes directly.
     fast: bool,
+    /// The needle's lower-case ASCII letters (`Letters::needs`): a title without them all
+    /// does not match a `fast` term, which is not case-sensitive.
+    letters: u32,
     /// Over the needle lower-cased (the text's bytes are).
     finder: memmem::Finder<'static>,
     /// Over the needle as written, and the needle, when it has capitals.
@@ -53,6 +56,7 @@ impl Term {
             by_pairs: substring && !case_sensitive && Pairs::exact(lower.as_bytes()),
             pairs: Pairs::of(lower.as_bytes()),
             fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
+            letters: Letters::needs(lower.as_bytes()),
             atom,
             chars: needle.chars().collect(),
             needle,
@@ -155,16 +159,17 @@ impl Query {
         }
     }
 
-    /// Whether term `i` matches `item`'s title (`title` as `rank` takes it).
-    pub(super) fn in_title(&mut self, i: usize, item: &Item, title: &[u8]) -> bool {
-        self.title_of(i, item, title).is_some()
+    /// Whether term `i` matches `item`'s title (`row` as `rank` takes it).
+    pub(super) fn in_title(&mut self, i: usize, item: &Item, row: Row<'_>) -> bool {
+        self.title_of(i, item, row).is_some()
     }
 
-    /// How `item` (lower-cased `title`, its text's letter `pairs`) matches, or `None`.
-    pub(super) fn rank(&mut self, item: &Item, (title, pairs): (&[u8], &Pairs)) -> Option<Rank> {
+    /// How `item` (its folded title, letters and text pairs in `row`) matches, or `None`.
+    pub(super) fn rank(&mut self, item: &Item, row: Row<'_>) -> Option<Rank> {
+        let pairs = row.pairs;
         let (mut terms, mut exact, mut word_start) = (0, 0, 0);
         for i in 0..self.terms.len() {
-            let in_title = self.title_of(i, item, title);
+            let in_title = self.title_of(i, item, row);
             let term = &self.terms[i];
             if term.atom.negative {
                 // `!x` excludes a session that says x anywhere it is searched.
@@ -186,11 +191,18 @@ impl Query {
         Some(Rank::new(terms, exact, word_start, item.recency))
     }
 
-    /// Term `i` against `item`'s title: the plain cases on the folded title's bytes or
-    /// chars (`title`, see `item::folded`), the rest through nucleo on the title as written.
-    fn title_of(&mut self, i: usize, item: &Item, title: &[u8]) -> Option<TitleHit> {
+    /// Term `i` against `item`'s title: the plain cases on the folded title's letters, bytes
+    /// or chars (`row`, see `item::folded`), the rest through nucleo on the title as written.
+    fn title_of(&mut self, i: usize, item: &Item, row: Row<'_>) -> Option<TitleHit> {
         let term = &self.terms[i];
         if term.fast && !term.case_sensitive {
+            if !row.letters.has_all(term.letters) {
+                return None;
+            }
+            if let [c @ b'a'..=b'z'] = *term.needle.as_bytes() {
+                return row.letters.one(c);
+            }
+            let title = row.title;
             if title.is_ascii() {
                 return tight(title, term.needle.as_bytes(), None);
             }
