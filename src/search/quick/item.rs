@@ -162,6 +162,17 @@ impl Item {
         buf
     }
 
+    /// Where `finder`'s needle is first said in summary, prompt or project (lower-cased),
+    /// from byte `from` of them on.
+    pub(super) fn text_find(
+        &self,
+        finder: &memchr::memmem::Finder<'_>,
+        from: usize,
+    ) -> Option<usize> {
+        let text = self.text_lower();
+        Some(finder.find(text.get(from..)?)? + from)
+    }
+
     /// Whether summary, prompt or project say `needle` (`lower`: the needle lower-cased,
     /// `finder` over it); `written_finder` over the needle as written when it has capitals.
     pub(super) fn text_has(

@@ -36,6 +36,15 @@ pub(super) struct Term {
 }
 
 impl Term {
+    /// Whether a row's text is searched for this term with `finder` alone (a substring,
+    /// neither capitals nor only letter pairs), so where it was first said can be kept.
+    fn by_finder(&self) -> bool {
+        !self.atom.negative
+            && !self.case_sensitive
+            && !self.by_pairs
+            && matches!(self.atom.kind, AtomKind::Fuzzy | AtomKind::Substring)
+    }
+
     fn new(atom: Atom) -> Term {
         let needle: String = atom.needle_text().chars().collect();
         let case_sensitive = needle.chars().any(char::is_uppercase);
@@ -67,6 +76,11 @@ impl Term {
         }
     }
 }
+
+/// Where a row's text said the query's last term, for the next key: 1 + the byte offset of
+/// its first occurrence in the text (`Item::text_lower`), or 0 when it was said in the title
+/// or not looked for with the term's finder. Kept in the spare bytes of a match.
+pub(super) type Seen = u32;
 
 /// How well a session matched, packed for a cheap sort: more terms in the title first, then
 /// terms written as they stand in the title, then terms that start a word of the title
@@ -164,12 +178,30 @@ impl Query {
         self.title_of(i, item, row).is_some()
     }
 
-    /// How `item` (its folded title, letters and text pairs in `row`) matches, or `None`.
-    pub(super) fn rank(&mut self, item: &Item, row: Row<'_>) -> Option<Rank> {
+    /// How `item` (its folded title, letters and text pairs in `row`) matches, or `None`,
+    /// and where its text said the last term (`Seen`). `hint`: term `t` of this query was
+    /// seen as `Seen` by the last query, which this one narrows (`Refine::Narrow`).
+    pub(super) fn rank(
+        &mut self,
+        item: &Item,
+        row: Row<'_>,
+        hint: Option<(usize, Seen)>,
+    ) -> Option<(Rank, Seen)> {
         let pairs = row.pairs;
-        let (mut terms, mut exact, mut word_start) = (0, 0, 0);
+        let last = self.terms.len().wrapping_sub(1);
+        let (mut terms, mut exact, mut word_start, mut seen) = (0, 0, 0, 0);
         for i in 0..self.terms.len() {
-            let in_title = self.title_of(i, item, row);
+            // Said only in the text before: a title that did not match the shorter term does
+            // not match it grown (narrowing never crosses `FUZZY_MIN_LEN`), and the grown term
+            // is first said no earlier in the text than the shorter one was.
+            let from = match hint {
+                Some((t, h)) if t == i && h > 0 && self.terms[i].by_finder() => Some(h - 1),
+                _ => None,
+            };
+            let in_title = match from {
+                Some(_) => None,
+                None => self.title_of(i, item, row),
+            };
             let term = &self.terms[i];
             if term.atom.negative {
                 // `!x` excludes a session that says x anywhere it is searched.
@@ -178,17 +210,20 @@ impl Query {
                 }
                 continue;
             }
-            match in_title {
+            let said = match in_title {
                 Some(hit) => {
                     terms += 1;
                     exact += u64::from(hit.exact);
                     word_start += u64::from(hit.word_start);
+                    0
                 }
-                None if text_match(term, item, pairs) => {}
-                None => return None,
+                None => text_seen(term, item, pairs, from)?,
+            };
+            if i == last {
+                seen = said;
             }
         }
-        Some(Rank::new(terms, exact, word_start, item.recency))
+        Some((Rank::new(terms, exact, word_start, item.recency), seen))
     }
 
     /// Term `i` against `item`'s title: the plain cases on the folded title's letters, bytes
@@ -288,6 +323,16 @@ impl Query {
             }
         }
     }
+}
+
+/// Whether `term` occurs in the item's summary, first prompt or project, and where (`Seen`):
+/// looked for from byte `from` of the text on when given.
+fn text_seen(term: &Term, item: &Item, pairs: &Pairs, from: Option<u32>) -> Option<Seen> {
+    if !term.by_finder() || !pairs.has_all(&term.pairs) {
+        return text_match(term, item, pairs).then_some(0);
+    }
+    let at = item.text_find(&term.finder, from.unwrap_or(0) as usize)?;
+    Some(at as Seen + 1)
 }
 
 /// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
