@@ -325,7 +325,7 @@ impl Search {
         // term now matches); the rest waits for `scanned`. They are re-checked in item
         // order, which walks the items' memory forwards, each with where its text said the
         // last query's last term (narrowing only: a widened term may now match a title).
-        let hint = (refine == Refine::Narrow).then(|| prev_last);
+        let hint = (refine == Refine::Narrow).then_some(prev_last);
         let m = self.matches.get_mut();
         let mut was = vec![NOT; self.items.len()];
         for &(_, i, seen) in m.iter() {
