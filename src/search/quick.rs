@@ -26,8 +26,8 @@ mod item;
 mod matching;
 mod tight;
 
-use item::{Item, Pairs, Titles};
-use matching::{Query, Rank, Refine};
+use item::{Item, Pairs, Row, Titles};
+use matching::{Query, Rank, Refine, Seen};
 
 /// Identity of a session across reloads: its store and id (never its row number).
 pub type Key = (StoreKind, String);
@@ -116,7 +116,7 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
             let item = Item::new(&s);
             let pairs = Pairs::of(item.text_lower());
             let title = item::folded(item.title_lower());
-            Some((query.rank(&item, (&title, &pairs))?, i, s))
+            Some((query.rank(&item, Row::of(&title, &pairs), None)?.0, i, s))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -128,19 +128,26 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
 /// key of a query at 100k re-checks some 30k rows, 7 ms on one core; a thread costs ~50 µs.
 const SPLIT_FROM: usize = 16_384;
 
-/// The items `ids` that match `query` (parsed from `text`), with their rank, in `ids`' order.
+/// A match: its rank, its item, and where its text said the last term.
+type Match = (Rank, u32, Seen);
+
+/// The items `ids` that match `query` (parsed from `text`), with their rank, in `ids`' order;
+/// each id comes with what the last query saw of its term `hint` (see `Query::rank`).
 /// A long run is split in two halves ranked at once, the second on a scoped thread with its
 /// own scratch matcher: at 100k sessions a query's first letter matches most of them, and
 /// ranking them on the UI thread alone held that key 60–130 ms (issue 10).
 fn rank_ids(
-    query: &mut Query,
-    text: &str,
+    (query, text, hint): (&mut Query, &str, Option<usize>),
     (items, titles): (&[Item], &Titles),
-    ids: &[u32],
-) -> Vec<(Rank, u32)> {
-    let one = |q: &mut Query, ids: &[u32]| -> Vec<(Rank, u32)> {
+    ids: &[(u32, Seen)],
+) -> Vec<Match> {
+    let one = |q: &mut Query, ids: &[(u32, Seen)]| -> Vec<Match> {
         ids.iter()
-            .filter_map(|&i| Some((q.rank(&items[i as usize], titles.get(i as usize))?, i)))
+            .filter_map(|&(i, h)| {
+                let hint = hint.map(|t| (t, h));
+                let (rank, seen) = q.rank(&items[i as usize], titles.get(i as usize), hint)?;
+                Some((rank, i, seen))
+            })
             .collect()
     };
     if ids.len() < SPLIT_FROM {
@@ -161,6 +168,43 @@ fn rank_ids(
     })
 }
 
+/// Not among the last matches (in `set_query`'s map of them).
+const NOT: Seen = Seen::MAX;
+
+/// Mark in `was` (0: matched) the items whose title term `t` of the query now matches,
+/// besides those marked already. A long run is split across two threads as in `rank_ids`: the fifth letter
+/// of a term checks nearly every title again (`route`, `timeo`: 10 ms and more on one core
+/// at 100k sessions).
+fn widen(
+    (query, text, t): (&mut Query, &str, usize),
+    (items, titles): (&[Item], &Titles),
+    was: &mut [Seen],
+) {
+    let one = |q: &mut Query, from: usize, was: &mut [Seen]| {
+        for (j, w) in was.iter_mut().enumerate() {
+            if *w == NOT && q.in_title(t, &items[from + j], titles.get(from + j)) {
+                *w = 0;
+            }
+        }
+    };
+    if was.len() < SPLIT_FROM {
+        return one(query, 0, was);
+    }
+    let mid = was.len() / 2;
+    let done = std::thread::scope(|s| {
+        let (a, b) = was.split_at_mut(mid);
+        let other = std::thread::Builder::new()
+            .name("spool-quick-widen".into())
+            .spawn_scoped(s, || one(&mut Query::parse(text), mid, b));
+        one(query, 0, a);
+        other.ok().is_some_and(|h| h.join().is_ok())
+    });
+    // No thread (or a failed one): the second half here; what it marked stays marked.
+    if !done {
+        one(query, mid, &mut was[mid..]);
+    }
+}
+
 /// Matches put in order at once; the rest when a row below them is read or a position
 /// asked for. A first letter matches 90k of 100k sessions, and a full sort of them cost a
 /// millisecond or more of a key that must answer in a few.
@@ -176,7 +220,7 @@ pub struct Search {
     text: String,
     /// Matching items (index into `items`) with their rank: `..ordered` best first, the
     /// rest after them in no order until needed (`order`).
-    matches: RefCell<Vec<(Rank, u32)>>,
+    matches: RefCell<Vec<Match>>,
     ordered: Cell<usize>,
     /// Items `..scanned` have been matched against the current query.
     scanned: usize,
@@ -185,8 +229,8 @@ pub struct Search {
 }
 
 /// Best first; equal ranks (no recency) by the later item.
-fn best_first(a: &(Rank, u32), b: &(Rank, u32)) -> std::cmp::Ordering {
-    b.cmp(a)
+fn best_first(a: &Match, b: &Match) -> std::cmp::Ordering {
+    (b.0, b.1).cmp(&(a.0, a.1))
 }
 
 impl Search {
@@ -269,6 +313,7 @@ impl Search {
             true => Refine::No,
             false => query.refines(q, &self.query, &self.text),
         };
+        let prev_last = self.query.terms.len().saturating_sub(1);
         self.query = query;
         self.text = q.to_string();
         if refine == Refine::No {
@@ -278,26 +323,29 @@ impl Search {
         }
         // Only the previous matches can still match (and, widening, the titles the grown
         // term now matches); the rest waits for `scanned`. They are re-checked in item
-        // order, which walks the items' memory forwards.
+        // order, which walks the items' memory forwards, each with where its text said the
+        // last query's last term (narrowing only: a widened term may now match a title).
+        let hint = (refine == Refine::Narrow).then_some(prev_last);
         let m = self.matches.get_mut();
-        let mut was = vec![false; self.items.len()];
-        for &(_, i) in m.iter() {
-            was[i as usize] = true;
+        let mut was = vec![NOT; self.items.len()];
+        for &(_, i, seen) in m.iter() {
+            was[i as usize] = seen;
         }
         if let Refine::Widen(t) = refine {
             // Titles only, packed: a scan of every row's text cost 10 ms at 100k (`fixlo`).
-            for (i, w) in was.iter_mut().enumerate().take(self.scanned) {
-                if !*w {
-                    *w = (self.query).in_title(t, &self.items[i], self.titles.get(i).0);
-                }
-            }
+            let scanned = self.scanned.min(was.len());
+            widen(
+                (&mut self.query, &self.text, t),
+                (&self.items, &self.titles),
+                &mut was[..scanned],
+            );
         }
-        let ids: Vec<u32> = (0..self.items.len() as u32)
-            .filter(|&i| was[i as usize])
+        let ids: Vec<(u32, Seen)> = (was.iter().enumerate())
+            .filter(|(_, w)| **w != NOT)
+            .map(|(i, &w)| (i as u32, w))
             .collect();
         *m = rank_ids(
-            &mut self.query,
-            &self.text,
+            (&mut self.query, &self.text, hint),
             (&self.items, &self.titles),
             &ids,
         );
@@ -341,10 +389,11 @@ impl Search {
             return (changed, false);
         }
         if self.scanned < self.items.len() {
-            let ids: Vec<u32> = (self.scanned as u32..self.items.len() as u32).collect();
+            let ids: Vec<(u32, Seen)> = (self.scanned as u32..self.items.len() as u32)
+                .map(|i| (i, 0))
+                .collect();
             let new = rank_ids(
-                &mut self.query,
-                &self.text,
+                (&mut self.query, &self.text, None),
                 (&self.items, &self.titles),
                 &ids,
             );

@@ -15,6 +15,7 @@ use crate::model::SessionSummary;
 use crate::text::{one_line, truncate_chars};
 
 use super::FIELD_CAP;
+use super::tight::Letters;
 
 /// The fields of an item, in the order they are held.
 pub(super) const TITLE: usize = 0;
@@ -161,6 +162,17 @@ impl Item {
         buf
     }
 
+    /// Where `finder`'s needle is first said in summary, prompt or project (lower-cased),
+    /// from byte `from` of them on.
+    pub(super) fn text_find(
+        &self,
+        finder: &memchr::memmem::Finder<'_>,
+        from: usize,
+    ) -> Option<usize> {
+        let text = self.text_lower();
+        Some(finder.find(text.get(from..)?)? + from)
+    }
+
     /// Whether summary, prompt or project say `needle` (`lower`: the needle lower-cased,
     /// `finder` over it); `written_finder` over the needle as written when it has capitals.
     pub(super) fn text_has(
@@ -262,15 +274,36 @@ pub(super) fn folded(title: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(t.into_bytes())
 }
 
-/// Every item's lower-cased title again (`folded`), end to end, and the letter pairs of its text: a
-/// first letter checks every title, and read from each item's own allocation that was a
-/// cache miss a row (three quarters of a key's time at 100k sessions, `perf annotate`);
-/// packed together they stream in.
+/// What matching one item reads besides the item: its title lower-cased and `folded`, the
+/// title's letters and the text's letter pairs.
+#[derive(Clone, Copy)]
+pub(super) struct Row<'a> {
+    pub(super) title: &'a [u8],
+    pub(super) letters: Letters,
+    pub(super) pairs: &'a Pairs,
+}
+
+impl<'a> Row<'a> {
+    /// A row worked out on the spot (`list --query`, one pass): `title` is `folded`.
+    pub(super) fn of(title: &'a [u8], pairs: &'a Pairs) -> Row<'a> {
+        Row {
+            title,
+            letters: Letters::of(title),
+            pairs,
+        }
+    }
+}
+
+/// Every item's lower-cased title again (`folded`), end to end, its letters, and the letter
+/// pairs of its text: a first letter checks every title, and read from each item's own
+/// allocation that was a cache miss a row (three quarters of a key's time at 100k sessions,
+/// `perf annotate`); packed together they stream in.
 #[derive(Default)]
 pub(super) struct Titles {
     bytes: Vec<u8>,
     /// Start and length of item i's title in `bytes`.
     at: Vec<(u32, u32)>,
+    letters: Vec<Letters>,
     pairs: Vec<Pairs>,
 }
 
@@ -287,22 +320,23 @@ impl Titles {
     }
 
     pub(super) fn push(&mut self, item: &Item) {
-        let at = self.add(item);
+        let (at, letters) = self.add(item);
         self.at.push(at);
+        self.letters.push(letters);
         self.pairs.push(Pairs::of(item.text_lower()));
     }
 
-    fn add(&mut self, item: &Item) -> (u32, u32) {
+    fn add(&mut self, item: &Item) -> ((u32, u32), Letters) {
         let t = folded(item.title_lower());
         let at = (self.bytes.len() as u32, t.len() as u32);
         self.bytes.extend_from_slice(&t);
-        at
+        (at, Letters::of(&t))
     }
 
     /// Item `i` is now `item`; its old title's bytes stay until the titles are packed again
     /// (when they are over half the bytes).
     pub(super) fn set(&mut self, i: usize, item: &Item, items: &[Item]) {
-        self.at[i] = self.add(item);
+        (self.at[i], self.letters[i]) = self.add(item);
         self.pairs[i] = Pairs::of(item.text_lower());
         let live: usize = self.at.iter().map(|a| a.1 as usize).sum();
         if self.bytes.len() > 2 * live + 4096 {
@@ -310,20 +344,26 @@ impl Titles {
         }
     }
 
-    /// Item `i`'s title, lower-cased and `folded`, and its text's letter pairs.
-    pub(super) fn get(&self, i: usize) -> (&[u8], &Pairs) {
+    /// Item `i`'s title, lower-cased and `folded`, its letters, and its text's letter pairs.
+    pub(super) fn get(&self, i: usize) -> Row<'_> {
         let (s, n) = self.at[i];
-        (&self.bytes[s as usize..(s + n) as usize], &self.pairs[i])
+        Row {
+            title: &self.bytes[s as usize..(s + n) as usize],
+            letters: self.letters[i],
+            pairs: &self.pairs[i],
+        }
     }
 
     pub(super) fn clear(&mut self) {
         self.bytes.clear();
         self.at.clear();
+        self.letters.clear();
         self.pairs.clear();
     }
 
     pub(super) fn reserve(&mut self, n: usize) {
         self.at.reserve_exact(n);
+        self.letters.reserve_exact(n);
         self.pairs.reserve_exact(n);
     }
 }

@@ -6,8 +6,8 @@ use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
 
 use super::FUZZY_MIN_LEN;
-use super::item::{Item, Pairs};
-use super::tight::{TitleHit, tight};
+use super::item::{Item, Pairs, Row};
+use super::tight::{Letters, TitleHit, tight};
 
 /// One parsed term of the query.
 pub(super) struct Term {
@@ -21,6 +21,9 @@ pub(super) struct Term {
     normalize: bool,
     /// A positive fuzzy ASCII term: matched on an ASCII title's bytes directly.
     fast: bool,
+    /// The needle's lower-case ASCII letters (`Letters::needs`): a title without them all
+    /// does not match a `fast` term, which is not case-sensitive.
+    letters: u32,
     /// Over the needle lower-cased (the text's bytes are).
     finder: memmem::Finder<'static>,
     /// Over the needle as written, and the needle, when it has capitals.
@@ -33,6 +36,15 @@ pub(super) struct Term {
 }
 
 impl Term {
+    /// Whether a row's text is searched for this term with `finder` alone (a substring,
+    /// neither capitals nor only letter pairs), so where it was first said can be kept.
+    fn by_finder(&self) -> bool {
+        !self.atom.negative
+            && !self.case_sensitive
+            && !self.by_pairs
+            && matches!(self.atom.kind, AtomKind::Fuzzy | AtomKind::Substring)
+    }
+
     fn new(atom: Atom) -> Term {
         let needle: String = atom.needle_text().chars().collect();
         let case_sensitive = needle.chars().any(char::is_uppercase);
@@ -53,6 +65,7 @@ impl Term {
             by_pairs: substring && !case_sensitive && Pairs::exact(lower.as_bytes()),
             pairs: Pairs::of(lower.as_bytes()),
             fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
+            letters: Letters::needs(lower.as_bytes()),
             atom,
             chars: needle.chars().collect(),
             needle,
@@ -63,6 +76,11 @@ impl Term {
         }
     }
 }
+
+/// Where a row's text said the query's last term, for the next key: 1 + the byte offset of
+/// its first occurrence in the text (`Item::text_lower`), or 0 when it was said in the title
+/// or not looked for with the term's finder. Kept in the spare bytes of a match.
+pub(super) type Seen = u32;
 
 /// How well a session matched, packed for a cheap sort: more terms in the title first, then
 /// terms written as they stand in the title, then terms that start a word of the title
@@ -155,16 +173,35 @@ impl Query {
         }
     }
 
-    /// Whether term `i` matches `item`'s title (`title` as `rank` takes it).
-    pub(super) fn in_title(&mut self, i: usize, item: &Item, title: &[u8]) -> bool {
-        self.title_of(i, item, title).is_some()
+    /// Whether term `i` matches `item`'s title (`row` as `rank` takes it).
+    pub(super) fn in_title(&mut self, i: usize, item: &Item, row: Row<'_>) -> bool {
+        self.title_of(i, item, row).is_some()
     }
 
-    /// How `item` (lower-cased `title`, its text's letter `pairs`) matches, or `None`.
-    pub(super) fn rank(&mut self, item: &Item, (title, pairs): (&[u8], &Pairs)) -> Option<Rank> {
-        let (mut terms, mut exact, mut word_start) = (0, 0, 0);
+    /// How `item` (its folded title, letters and text pairs in `row`) matches, or `None`,
+    /// and where its text said the last term (`Seen`). `hint`: term `t` of this query was
+    /// seen as `Seen` by the last query, which this one narrows (`Refine::Narrow`).
+    pub(super) fn rank(
+        &mut self,
+        item: &Item,
+        row: Row<'_>,
+        hint: Option<(usize, Seen)>,
+    ) -> Option<(Rank, Seen)> {
+        let pairs = row.pairs;
+        let last = self.terms.len().wrapping_sub(1);
+        let (mut terms, mut exact, mut word_start, mut seen) = (0, 0, 0, 0);
         for i in 0..self.terms.len() {
-            let in_title = self.title_of(i, item, title);
+            // Said only in the text before: a title that did not match the shorter term does
+            // not match it grown (narrowing never crosses `FUZZY_MIN_LEN`), and the grown term
+            // is first said no earlier in the text than the shorter one was.
+            let from = match hint {
+                Some((t, h)) if t == i && h > 0 && self.terms[i].by_finder() => Some(h - 1),
+                _ => None,
+            };
+            let in_title = match from {
+                Some(_) => None,
+                None => self.title_of(i, item, row),
+            };
             let term = &self.terms[i];
             if term.atom.negative {
                 // `!x` excludes a session that says x anywhere it is searched.
@@ -173,24 +210,34 @@ impl Query {
                 }
                 continue;
             }
-            match in_title {
+            let said = match in_title {
                 Some(hit) => {
                     terms += 1;
                     exact += u64::from(hit.exact);
                     word_start += u64::from(hit.word_start);
+                    0
                 }
-                None if text_match(term, item, pairs) => {}
-                None => return None,
+                None => text_seen(term, item, pairs, from)?,
+            };
+            if i == last {
+                seen = said;
             }
         }
-        Some(Rank::new(terms, exact, word_start, item.recency))
+        Some((Rank::new(terms, exact, word_start, item.recency), seen))
     }
 
-    /// Term `i` against `item`'s title: the plain cases on the folded title's bytes or
-    /// chars (`title`, see `item::folded`), the rest through nucleo on the title as written.
-    fn title_of(&mut self, i: usize, item: &Item, title: &[u8]) -> Option<TitleHit> {
+    /// Term `i` against `item`'s title: the plain cases on the folded title's letters, bytes
+    /// or chars (`row`, see `item::folded`), the rest through nucleo on the title as written.
+    fn title_of(&mut self, i: usize, item: &Item, row: Row<'_>) -> Option<TitleHit> {
         let term = &self.terms[i];
         if term.fast && !term.case_sensitive {
+            if !row.letters.has_all(term.letters) {
+                return None;
+            }
+            if let [c @ b'a'..=b'z'] = *term.needle.as_bytes() {
+                return row.letters.one(c);
+            }
+            let title = row.title;
             if title.is_ascii() {
                 return tight(title, term.needle.as_bytes(), None);
             }
@@ -276,6 +323,16 @@ impl Query {
             }
         }
     }
+}
+
+/// Whether `term` occurs in the item's summary, first prompt or project, and where (`Seen`):
+/// looked for from byte `from` of the text on when given.
+fn text_seen(term: &Term, item: &Item, pairs: &Pairs, from: Option<u32>) -> Option<Seen> {
+    if !term.by_finder() || !pairs.has_all(&term.pairs) {
+        return text_match(term, item, pairs).then_some(0);
+    }
+    let at = item.text_find(&term.finder, from.unwrap_or(0) as usize)?;
+    Some(at as Seen + 1)
 }
 
 /// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.

@@ -300,3 +300,27 @@ fn random_queries_typed_a_key_at_a_time_match_a_fresh_search() {
     let queries: Vec<&str> = queries.iter().map(String::as_str).collect();
     assert!(typed_matches_fresh(&rows, &queries) > 0);
 }
+
+/// Narrowing keeps where each row's text said the last term and takes the grown term's
+/// title as unmatched when the shorter one's was: exact only while the term does not cross
+/// `FUZZY_MIN_LEN`. "timz" is said only in texts; "timzo" then matches the title
+/// "timezone", which must rank above the newer row that says it in its text alone. And the
+/// grown term is looked for from where the shorter one was first said, not after it.
+#[test]
+fn where_a_text_said_a_term_carries_over_only_while_narrowing() {
+    let rows = vec![
+        row("title", "timezone", "the timzo field", "", 1),
+        row("text", "other", "a timzo x", "", 2),
+        row("later", "router", "roux, then a router", "", 3),
+        row("twice", "x", "rou rou router", "", 4),
+    ];
+    assert_eq!(ids(&rows, "timzo"), vec!["title", "text"]);
+    assert_eq!(ids(&rows, "route"), vec!["later", "twice"]);
+    assert_eq!(ids(&rows, "roux"), vec!["later"]);
+    assert!(
+        typed_matches_fresh(
+            &rows,
+            &["timzon", "router", "rou rout", "roux", "rou !rout"]
+        ) > 0
+    );
+}
