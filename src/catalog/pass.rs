@@ -236,7 +236,7 @@ pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
         dir: store.sessions_dir().to_path_buf(),
         entries: Vec::new(),
     });
-    let candidates = store.discover();
+    let candidates = crate::store::discover_exact(store);
     let (fresh, gone) = {
         let index: FxHashMap<&str, &Meta> = s
             .entries
