@@ -86,4 +86,32 @@ fn rows_are_held_once_and_shared() {
         items / N,
         N * 8
     );
+    drop(l);
+
+    // The catalog's rows arrive in one long batch after the head's first frame, into a list
+    // whose matcher items are live: they take their room at once. Pushed one by one, every
+    // matcher vector grew by doubling, to up to twice the rows (issue 10): here 2,610 rows
+    // in slots for 5,120, about 150 bytes a row more.
+    let mut all: Vec<Arc<SessionSummary>> = rows().into_iter().map(Arc::new).collect();
+    all.truncate(2610);
+    let batch = all.split_off(10);
+    let mut l = List::new(Filter::default(), Arc::new(|| {}));
+    l.upsert_shared(all);
+    l.shown();
+    l.tick(0);
+    let m = batch.len();
+    let before = live();
+    l.upsert_shared(batch);
+    let added = live() - before;
+    assert_eq!(l.len(), m + 10);
+    assert!(
+        added <= m * (ITEM_BYTES + LIST_BYTES),
+        "a long batch into live items: {} bytes a row (bound {})",
+        added / m,
+        ITEM_BYTES + LIST_BYTES
+    );
+    eprintln!("long batch {} B/row", added / m);
 }
+
+/// The list's own bytes a row: its table and its view order (pointers and hashes).
+const LIST_BYTES: usize = 40;

@@ -47,7 +47,7 @@ pub fn check_cached(
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let since = std::time::Instant::now();
-    let candidates = store.discover();
+    let candidates = crate::store::discover_exact(store);
     // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start).
     crate::keytrace::phase(&format!("discovered_{}", kind.as_str()), since);
     let checked = crate::catalog::check(store, old, &candidates);

@@ -181,12 +181,13 @@ pub(super) fn rescan(
     cat: &Cat,
 ) -> bool {
     let since = Instant::now();
-    let candidates: Vec<Candidate> = store.discover();
+    let candidates: Vec<Candidate> = crate::store::discover_exact(store);
     let mut rows = Vec::new();
     let mut fresh = Vec::new();
     let mut changed = Vec::new();
     // Borrowed from the candidates: a pass copied every id into this set (issue 10).
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<&str> =
+        std::collections::HashSet::with_capacity(candidates.len());
     // Sidecar state (pins, read marks) lives beside the session: a changed path that contains
     // the id names the session too.
     let named = |c: &Candidate| {

@@ -336,6 +336,13 @@ mod tests {
         );
     }
 
+    /// One row is held for every session (100k in issue 10's benchmark, 36 MB inline): a
+    /// field added here costs that many times its size, so growth must be a decision.
+    #[test]
+    fn the_row_does_not_grow_unnoticed() {
+        assert!(std::mem::size_of::<SessionSummary>() <= 344);
+    }
+
     #[test]
     fn project_is_cwd_basename() {
         let mut s = SessionSummary::new(StoreKind::Loop, "x", "/p");

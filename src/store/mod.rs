@@ -94,6 +94,16 @@ impl Candidate {
     }
 }
 
+/// `store.discover()` without spare room: the stores collect from a directory listing of
+/// unknown length, so the vector ends up to twice the size of its candidates (136 bytes
+/// each). At 100k sessions the warm start's three stat passes held about 9 MB of that at
+/// once, at the browser's peak (issue 10); the passes and the watcher use this.
+pub fn discover_exact(store: &dyn Store) -> Vec<Candidate> {
+    let mut found = store.discover();
+    found.shrink_to_fit();
+    found
+}
+
 /// The error row of a directory that cannot be listed (`None` if it now can).
 pub fn unreadable_dir_row(kind: StoreKind, c: &Candidate) -> Option<SessionSummary> {
     let why = std::fs::read_dir(&c.path).err()?;

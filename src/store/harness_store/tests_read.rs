@@ -347,3 +347,14 @@ fn missing_sessions_dir_is_empty_and_not_created() {
     ));
     assert!(matches!(store.raw("../x"), Err(Error::NotFound(_))));
 }
+
+/// The stat passes keep every candidate for their whole run: discovery's vector, collected
+/// from a listing of unknown length, must not keep its doubling's spare room (issue 10).
+#[test]
+fn exact_discovery_keeps_no_spare_room() {
+    let (_d, store) = setup();
+    let found = crate::store::discover_exact(&store);
+    assert_eq!(found.len(), 3);
+    assert_eq!(found.capacity(), found.len());
+    assert_eq!(found, store.discover());
+}
