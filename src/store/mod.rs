@@ -221,6 +221,14 @@ pub trait Store: Send + Sync {
         sink::send_whole(t, sink).map_err(sink_error)
     }
 
+    /// What the full-text index reads of a listed session: `transcript_to(row.id, All)`, or
+    /// less where a store can: its messages and compaction summaries in the transcript's order
+    /// and numbering, notices optional, read from the file the row names. (pi found each of
+    /// 10k sessions by listing its whole root: most of a first build's time went there.)
+    fn index_entries_to(&self, row: &SessionSummary, sink: &mut dyn sink::EntrySink) -> Result<()> {
+        self.transcript_to(&row.id, Span::All, sink)
+    }
+
     /// Replay the context window the agent would resume with.
     fn window(&self, id: &str) -> Result<Window>;
 

@@ -5,8 +5,8 @@ use std::io;
 
 use super::docs::{Doc, DocBuilder, title_doc};
 use crate::model::{Entry, SessionSummary, Transcript};
+use crate::store::Stores;
 use crate::store::sink::EntrySink;
-use crate::store::{Span, Stores};
 
 /// Call `f(ord, doc)` for each of the session's documents in order, the title/summary
 /// document first (ord 0); `f` returns false to stop early (a snippet found its document).
@@ -26,9 +26,7 @@ pub fn each_session_doc(
         builder: None,
         stopped: false,
     };
-    let read = stores
-        .store_for(row)
-        .transcript_to(&row.id, Span::All, &mut sink);
+    let read = stores.store_for(row).index_entries_to(row, &mut sink);
     if read.is_ok()
         && !sink.stopped
         && let Some(b) = sink.builder.take()

@@ -86,6 +86,20 @@ impl PiStore {
             .ok_or_else(not_found)
     }
 
+    /// The file a listed row names, while it still names that session (by its stem, or by
+    /// its header for a file another tool named); else the session's file found by id.
+    fn listed_file(&self, row: &SessionSummary) -> Result<PathBuf> {
+        let p = &row.path;
+        let named = valid_id(&row.id)
+            && p.starts_with(&self.root)
+            && (listing::stem_id(p) == row.id || header_id(p).as_deref() == Some(&row.id));
+        if named {
+            Ok(p.clone())
+        } else {
+            self.locate(&row.id)
+        }
+    }
+
     /// The row of the file at `path`, from a read in `mode` (`Scan` for the streamed views).
     fn load(&self, path: &Path, mode: read::Mode) -> std::io::Result<Loaded> {
         let mut parsed = read::read(path, mode)?;
@@ -314,6 +328,15 @@ impl Store for PiStore {
         sink: &mut dyn crate::store::sink::EntrySink,
     ) -> Result<()> {
         self.send_all(id, span, sink)
+    }
+
+    /// The listed file alone, read as the transcript reads it (`stream::send_indexed`).
+    fn index_entries_to(
+        &self,
+        row: &SessionSummary,
+        sink: &mut dyn crate::store::sink::EntrySink,
+    ) -> Result<()> {
+        self.send_indexed(row, sink)
     }
 
     fn window(&self, id: &str) -> Result<Window> {

@@ -18,7 +18,7 @@ use super::transcript::{self, Ctx};
 use super::tree::{self, Tree};
 use super::{PiStore, window};
 use crate::error::{Error, Result};
-use crate::model::{Entry, Transcript};
+use crate::model::{Entry, SessionSummary, Transcript};
 use crate::store::sink::{EntrySink, WindowHead, WindowSink};
 use crate::store::{Span, sink_error};
 
@@ -102,10 +102,8 @@ impl PiStore {
     /// before it (but the extension messages it must number).
     pub(super) fn send_all(&self, id: &str, span: Span, sink: &mut dyn EntrySink) -> Result<()> {
         let (path, l) = self.load_id(id, read::Mode::Scan)?;
-        let io = |e| Error::io("reading", &path, e);
         let p: &Parsed = &l.parsed;
         let (parent, parent_ids, missing) = Self::parent_of(p);
-        let t = tree::build(&p.ents);
         let copied = copied(&p.ents, &parent_ids);
         drop(parent_ids);
         let cx = Ctx {
@@ -113,6 +111,50 @@ impl PiStore {
             copied: &copied,
             parent: parent.as_deref(),
         };
+        let mut notices = Vec::new();
+        if !l.facts.labels.is_empty() {
+            let list: Vec<String> = l.facts.labels.values().cloned().collect();
+            notices.push(Entry::Notice(format!("labels: {}", list.join(", "))));
+        }
+        notices.extend(missing.map(Entry::Notice));
+        let head = l.summary.clone();
+        Self::send_parsed(&path, p, &cx, (head, notices), span, sink)
+    }
+
+    /// What the full-text index reads (`Store::index_entries_to`): the messages and
+    /// compactions of the active path, numbered as `send_all` numbers them, from the file the
+    /// row names. Only that file is read, once whole and then the path's lines: no search
+    /// for the file by id, no listing row, state or fork parent (those give notices and
+    /// labels, which the index does not hold).
+    pub(super) fn send_indexed(
+        &self,
+        row: &SessionSummary,
+        sink: &mut dyn EntrySink,
+    ) -> Result<()> {
+        let path = self.listed_file(row)?;
+        let p = read::read(&path, read::Mode::Scan).map_err(|e| Error::io("reading", &path, e))?;
+        let none = (std::collections::BTreeMap::new(), HashSet::new());
+        let cx = Ctx {
+            labels: &none.0,
+            copied: &none.1,
+            parent: None,
+        };
+        Self::send_parsed(&path, &p, &cx, (row.clone(), Vec::new()), Span::All, sink)
+    }
+
+    /// The transcript of the file at `path`, read in its first pass as `p`, to `sink`: `head`
+    /// is the row sent first and the notices shown before the path when the history is
+    /// sent from its start.
+    fn send_parsed(
+        path: &Path,
+        p: &Parsed,
+        cx: &Ctx<'_>,
+        (head, notices): (SessionSummary, Vec<Entry>),
+        span: Span,
+        sink: &mut dyn EntrySink,
+    ) -> Result<()> {
+        let io = |e| Error::io("reading", path, e);
+        let t = tree::build(&p.ents);
         // As `store::last_rounds` over the whole path: from the user message of the first
         // kept round (none when `n` is 0).
         let users = user_positions(&p.ents, &t);
@@ -125,7 +167,7 @@ impl PiStore {
             _ => (0, 0),
         };
         sink.head(Transcript {
-            summary: l.summary.clone(),
+            summary: head,
             entries: Vec::new(),
             total_rounds: total,
             first_round,
@@ -140,20 +182,14 @@ impl PiStore {
             }
         };
         if first_round == 0 {
-            if !l.facts.labels.is_empty() {
-                let list: Vec<String> = l.facts.labels.values().cloned().collect();
-                send(Entry::Notice(format!("labels: {}", list.join(", "))));
-            }
-            if let Some(m) = missing {
-                send(Entry::Notice(m));
-            }
+            notices.into_iter().for_each(&mut send);
         }
-        let mut lines = Lines::open(&path, &p.ents).map_err(io)?;
+        let mut lines = Lines::open(path, &p.ents).map_err(io)?;
         transcript::each(
             &p.ents,
             &t,
             &t.path,
-            &cx,
+            cx,
             (0, from),
             &mut |i| lines.load(i),
             &mut send,

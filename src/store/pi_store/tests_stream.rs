@@ -325,3 +325,59 @@ fn the_first_pass_keeps_no_message_bodies() {
     assert_eq!(held, ["u0", "lossy"]);
     assert!(l.parsed.ents.iter().all(|e| e.len > 0));
 }
+
+/// The full-text index's read (`Store::index_entries_to`) takes the file the listed row names
+/// and never looks for it by id (that listed the whole root for each session: most of a
+/// first build's time at 10k), and sends the transcript's messages and compactions, numbered
+/// as the transcript numbers them. A row whose file now names another session is found
+/// again by its id.
+#[test]
+fn the_index_reads_the_listed_file_and_the_transcripts_messages() {
+    use crate::model::SessionSummary;
+    use crate::store::sink::gathered;
+    let (_d, s, p) = raw_one("2026-03-14T09-00-00-000Z_g1.jsonl", &generated());
+    let row = s.list().into_iter().find(|r| r.id == "g1").unwrap();
+    let kept = |t: Option<crate::model::Transcript>| -> Vec<Entry> {
+        let t = t.unwrap();
+        // Labels (a note on their target) are left out: the index holds no notes.
+        t.entries
+            .into_iter()
+            .filter_map(|e| match e {
+                Entry::Message(mut m) => {
+                    m.note = None;
+                    Some(Entry::Message(m))
+                }
+                c @ Entry::Compaction { .. } => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    let want = kept(Some(s.transcript("g1", Span::All).unwrap()));
+    assert!(want.len() > 10);
+    let indexed = |r: &SessionSummary| kept(gathered(|all| s.index_entries_to(r, all)).unwrap());
+    assert_eq!(indexed(&row), want);
+    // Moved where discovery never looks (two levels down): the row's file is read all the
+    // same, so it was not looked for.
+    let deep = p
+        .parent()
+        .unwrap()
+        .join("deeper")
+        .join(p.file_name().unwrap());
+    std::fs::create_dir_all(deep.parent().unwrap()).unwrap();
+    std::fs::rename(&p, &deep).unwrap();
+    assert!(s.transcript("g1", Span::All).is_err(), "not found by id");
+    let moved = SessionSummary {
+        path: deep.clone(),
+        ..row.clone()
+    };
+    assert_eq!(indexed(&moved), want);
+    // Back in place, and the row names another session's file: g1 is read, found by id.
+    std::fs::rename(&deep, &p).unwrap();
+    let other = p.with_file_name("2026-03-14T09-00-00-000Z_g2.jsonl");
+    std::fs::write(&other, serde_json::to_string(&header("g2")).unwrap() + "\n").unwrap();
+    let elsewhere = SessionSummary {
+        path: other,
+        ..row.clone()
+    };
+    assert_eq!(indexed(&elsewhere), want);
+}
