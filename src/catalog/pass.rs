@@ -291,7 +291,8 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         let decoding = scope.spawn(|| super::load(cache).unwrap_or_default());
         // Each store's candidates beside the store itself: a store whose thread failed is
         // left out, never given another store's candidates.
-        let found = crate::store::gather_parallel(listed, |s| vec![(s, crate::store::discover_exact(s))]);
+        let found =
+            crate::store::gather_parallel(listed, |s| vec![(s, crate::store::discover_exact(s))]);
         let cat: Catalog = decoding.join().unwrap_or_default();
         (cat, found)
     });
