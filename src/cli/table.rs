@@ -32,7 +32,14 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     // write calls alone cost more than the stat pass behind them.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if a.json {
-        json_lines(&mut out, &rows).map_err(stdout_err)?;
+        // One line buffer for every row: `jsonl::row` writes what `json_line` would.
+        let mut line = Vec::with_capacity(1024);
+        for r in &rows {
+            line.clear();
+            super::jsonl::row(&mut line, r);
+            line.push(b'\n');
+            out.write_all(&line).map_err(stdout_err)?;
+        }
     } else {
         write_table(&mut out, &rows).map_err(stdout_err)?;
     }
@@ -40,48 +47,6 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     // The process ends right after printing: freeing every row's strings one by one (tens
     // of thousands of `free`s at 10k rows) would only delay the exit the OS does at once.
     std::mem::forget(rows);
-    Ok(())
-}
-
-/// Rows formatted per block before a block is written: enough to make a thread worth its
-/// start, small enough that the output is streamed (a block is ~0.5 MB of JSON).
-const BLOCK: usize = 1024;
-
-/// `rows` as JSON Lines (`jsonl::row` writes what `json_line` would), formatted on up to two
-/// threads a block each and written in order: at 100k rows the formatting alone was a tenth
-/// of a warm `spool list --json --all`, on one core of two. Memory stays at one block per
-/// thread whatever the row count.
-fn json_lines(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
-    fn block(rows: &[SessionSummary], buf: &mut Vec<u8>) {
-        buf.clear();
-        for r in rows {
-            super::jsonl::row(buf, r);
-            buf.push(b'\n');
-        }
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
-    let mut bufs = vec![Vec::with_capacity(BLOCK * 600); threads];
-    for window in rows.chunks(BLOCK * threads) {
-        if threads == 1 || window.len() <= BLOCK {
-            block(window, &mut bufs[0]);
-            out.write_all(&bufs[0])?;
-            continue;
-        }
-        let (first, rest) = bufs.split_at_mut(1);
-        // A window with fewer blocks than threads leaves some buffers unfilled.
-        rest.iter_mut().for_each(Vec::clear);
-        let mut parts = window.chunks(BLOCK);
-        let mine = parts.next().unwrap_or_default();
-        std::thread::scope(|scope| {
-            for (part, buf) in parts.zip(rest.iter_mut()) {
-                scope.spawn(move || block(part, buf));
-            }
-            block(mine, &mut first[0]);
-        });
-        for buf in &bufs {
-            out.write_all(buf)?;
-        }
-    }
     Ok(())
 }
 
@@ -175,33 +140,6 @@ mod tests {
         assert!(!s.contains('\u{1b}') && !s.contains('\u{9b}') && !s.contains('\u{202e}'));
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v, "escaping keeps the JSON value");
-    }
-
-    #[test]
-    fn json_lines_in_blocks_are_the_rows_lines_in_order() {
-        use crate::model::StoreKind;
-        // Around every block edge: none, one, a block, a window and a part, several windows.
-        for n in [
-            0,
-            1,
-            BLOCK - 1,
-            BLOCK,
-            BLOCK + 1,
-            2 * BLOCK,
-            2 * BLOCK + 7,
-            5 * BLOCK + 3,
-        ] {
-            let rows: Vec<SessionSummary> = (0..n)
-                .map(|i| SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/p"))
-                .collect();
-            let mut out = Vec::new();
-            json_lines(&mut out, &rows).unwrap();
-            let want: String = rows
-                .iter()
-                .map(|r| json_line(&r.to_json()) + "\n")
-                .collect();
-            assert_eq!(String::from_utf8(out).unwrap(), want, "{n} rows");
-        }
     }
 
     #[test]
