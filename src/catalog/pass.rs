@@ -229,25 +229,21 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
     out
 }
 
-/// Bring one store's section up to date with what discovery found (`candidates`): the
-/// section that results and whether it changed.
-pub fn refresh(
-    store: &dyn Store,
-    old: Option<Section>,
-    candidates: &[Candidate],
-) -> (Section, bool) {
+/// Bring one store's section up to date: the section that results and whether it changed.
+pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
     let mut s = old.unwrap_or_else(|| Section {
         kind: store.kind(),
         dir: store.sessions_dir().to_path_buf(),
         entries: Vec::new(),
     });
+    let candidates = crate::store::discover_exact(store);
     let (fresh, gone) = {
         let index: FxHashMap<&str, &Meta> = s
             .entries
             .iter()
             .map(|e| (e.meta.id.as_str(), &e.meta))
             .collect();
-        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), candidates)
+        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates)
             .into_iter()
             .flatten()
             .map(|e| *e)
@@ -278,31 +274,14 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
     let Some(cache) = cache else {
         return stores.list_of(kind);
     };
-    let listed: Vec<&dyn Store> = stores
+    let mut cat: Catalog = super::load(cache).unwrap_or_default();
+    let parts: Vec<(&dyn Store, Option<Section>)> = stores
         .stores
         .iter()
-        .map(|s| s.as_ref())
         .filter(|s| kind.is_none_or(|k| s.kind() == k))
+        .map(|s| (s.as_ref(), cat.take(s.kind(), s.sessions_dir())))
         .collect();
-    // Discovery needs nothing from the catalog, so the stores are listed while it is decoded:
-    // at 10k sessions each is a fifth to a third of a warm `spool list`, and one waited for
-    // the other.
-    let (mut cat, found) = std::thread::scope(|scope| {
-        let decoding = scope.spawn(|| super::load(cache).unwrap_or_default());
-        // Each store's candidates beside the store itself: a store whose thread failed is
-        // left out, never given another store's candidates.
-        let found =
-            crate::store::gather_parallel(listed, |s| vec![(s, crate::store::discover_exact(s))]);
-        let cat: Catalog = decoding.join().unwrap_or_default();
-        (cat, found)
-    });
-    let parts: Vec<(&dyn Store, Option<Section>, Vec<Candidate>)> = found
-        .into_iter()
-        .map(|(s, c)| (s, cat.take(s.kind(), s.sessions_dir()), c))
-        .collect();
-    let done = crate::store::gather_parallel(parts, |(store, old, candidates)| {
-        vec![refresh(store, old, &candidates)]
-    });
+    let done = crate::store::gather_parallel(parts, |(store, old)| vec![refresh(store, old)]);
     let changed = done.iter().any(|(_, c)| *c);
     let mut rows = Vec::with_capacity(done.iter().map(|(s, _)| s.entries.len()).sum());
     // The rows are moved out of the sections, never copied (after the save, if any).
