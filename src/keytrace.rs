@@ -143,7 +143,9 @@ fn parts(turn: &Turn, now: Instant) -> String {
     let before_key: f64 = (turn.applied.iter())
         .take_while(|(k, _)| *k != "key")
         .map(|(_, ms)| ms)
-        .sum();
+        // An empty float sum is -0.0, which would print as `-0.00`.
+        .sum::<f64>()
+        + 0.0;
     let applied: Vec<String> = (turn.applied.iter())
         .map(|(k, ms)| format!("{k}:{ms:.2}"))
         .collect();
@@ -184,6 +186,20 @@ mod tests {
             line(key, &turn, at(20)),
             "key_to_drawn 20.00 to_wake 2.00 budget_sleep 8.00 update 3.00 tick 2.00 \
              draw 5.00 events 3 before_key 2.50 applied cached:2.50,key:0.25,progress:0.25\n"
+        );
+    }
+
+    #[test]
+    fn a_key_drained_first_waited_behind_nothing() {
+        let at = Instant::now();
+        let turn = Turn {
+            applied: vec![("key", 0.5), ("cached", 3.0)],
+            ..Turn::new(at)
+        };
+        let p = parts(&turn, at);
+        assert!(
+            p.contains(" before_key 0.00 applied key:0.50,cached:3.00"),
+            "{p}"
         );
     }
 
