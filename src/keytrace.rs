@@ -140,12 +140,12 @@ fn line(key: Instant, turn: &Turn, now: Instant) -> String {
 /// The loop turn's phases, then `before_key` (the time spent applying the events drained
 /// ahead of the first key: work a key waited behind) and each event applied as `kind:ms`.
 fn parts(turn: &Turn, now: Instant) -> String {
-    let before_key: f64 = (turn.applied.iter())
-        .take_while(|(k, _)| *k != "key")
-        .map(|(_, ms)| ms)
-        // An empty float sum is -0.0, which would print as `-0.00`.
-        .sum::<f64>()
-        + 0.0;
+    // Folded from +0.0: an empty float `sum` is -0.0, which prints as `-0.00`.
+    let before_key = (turn.applied.iter())
+        .position(|(k, _)| *k == "key")
+        .map_or(0.0, |i| {
+            turn.applied[..i].iter().fold(0.0, |a, (_, ms)| a + ms)
+        });
     let applied: Vec<String> = (turn.applied.iter())
         .map(|(k, ms)| format!("{k}:{ms:.2}"))
         .collect();
@@ -157,11 +157,7 @@ fn parts(turn: &Turn, now: Instant) -> String {
         ms(turn.updated, turn.ticked),
         ms(turn.ticked, now),
         turn.applied.len(),
-        if turn.applied.iter().any(|(k, _)| *k == "key") {
-            before_key
-        } else {
-            0.0
-        },
+        before_key,
         applied.join(","),
     )
 }
