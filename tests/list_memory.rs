@@ -93,7 +93,8 @@ fn rows_are_held_once_and_shared() {
     // The catalog's rows arrive in one long batch after the head's first frame, into a list
     // whose matcher items are live: they take their room at once. Pushed one by one, every
     // matcher vector grew by doubling, to up to twice the rows (issue 10): here 2,610 rows
-    // in slots for 5,120, about 150 bytes a row more.
+    // in slots for 5,120, about 150 bytes a row more. A batch this long has its items built
+    // on a thread, so the count is taken once that build is in (before it, no item is).
     let mut all: Vec<Arc<SessionSummary>> = rows().into_iter().map(Arc::new).collect();
     all.truncate(2610);
     let batch = all.split_off(10);
@@ -104,6 +105,7 @@ fn rows_are_held_once_and_shared() {
     let m = batch.len();
     let before = live();
     l.upsert_shared(batch);
+    l.finish();
     let added = live() - before;
     assert_eq!(l.len(), m + 10);
     assert!(

@@ -239,8 +239,9 @@ impl List {
         // search, and a changed row's matcher item is replaced in place: re-sorting every
         // row and rebuilding every item held a key typed meanwhile at 100k rows (issue 10).
         let mut place = !self.inbox && batch.len() * 64 <= self.sorted.len();
-        // A long batch (the catalog's rows) pushed into live items one by one grew every
-        // vector of the matcher by doubling: 100k rows held 44 MB where 20 MB fit (issue 10).
+        // A batch under the thread's threshold but too long to place, pushed into live items
+        // one by one, grew every vector of the matcher by doubling, to up to twice its rows
+        // (issue 10: 44 MB where 20 fit, when the catalog's 100k rows still came this way).
         if !place && !self.search_dirty {
             self.search.reserve(batch.len());
         }
