@@ -24,6 +24,10 @@ pub(super) struct Term {
     /// The needle's lower-case ASCII letters (`Letters::needs`): a title without them all
     /// does not match a `fast` term, which is not case-sensitive.
     letters: u32,
+    /// The needle's hashed letter pairs (`Letters::may_say`), and whether a title may leave
+    /// one of its letters out (`FUZZY_MIN_LEN`).
+    title_pairs: [u64; 2],
+    fuzzy: bool,
     /// Over the needle lower-cased (the text's bytes are).
     finder: memmem::Finder<'static>,
     /// Over the needle as written, and the needle, when it has capitals.
@@ -66,6 +70,8 @@ impl Term {
             pairs: Pairs::of(lower.as_bytes()),
             fast: !atom.negative && atom.kind == AtomKind::Fuzzy && needle.is_ascii(),
             letters: Letters::needs(lower.as_bytes()),
+            title_pairs: Letters::needs_pairs(lower.as_bytes()),
+            fuzzy: needle.chars().count() >= FUZZY_MIN_LEN,
             atom,
             chars: needle.chars().collect(),
             needle,
@@ -180,12 +186,14 @@ impl Query {
 
     /// How `item` (its folded title, letters and text pairs in `row`) matches, or `None`,
     /// and where its text said the last term (`Seen`). `hint`: term `t` of this query was
-    /// seen as `Seen` by the last query, which this one narrows (`Refine::Narrow`).
+    /// seen as `Seen` by the last query, which this one refines; with `widened`, the term
+    /// grew to `FUZZY_MIN_LEN` (`Refine::Widen`) and its title is checked again, since it may
+    /// now match a title the shorter term did not.
     pub(super) fn rank(
         &mut self,
         item: &Item,
         row: Row<'_>,
-        hint: Option<(usize, Seen)>,
+        hint: Option<(usize, Seen, bool)>,
     ) -> Option<(Rank, Seen)> {
         let pairs = row.pairs;
         let last = self.terms.len().wrapping_sub(1);
@@ -194,13 +202,15 @@ impl Query {
             // Said only in the text before: a title that did not match the shorter term does
             // not match it grown (narrowing never crosses `FUZZY_MIN_LEN`), and the grown term
             // is first said no earlier in the text than the shorter one was.
-            let from = match hint {
-                Some((t, h)) if t == i && h > 0 && self.terms[i].by_finder() => Some(h - 1),
-                _ => None,
+            // Widened, the text is still looked for from there on: the grown term is said
+            // in the text no earlier than the shorter one, whatever the title says.
+            let (from, widened) = match hint {
+                Some((t, h, w)) if t == i && h > 0 && self.terms[i].by_finder() => (Some(h - 1), w),
+                _ => (None, false),
             };
             let in_title = match from {
-                Some(_) => None,
-                None => self.title_of(i, item, row),
+                Some(_) if !widened => None,
+                _ => self.title_of(i, item, row),
             };
             let term = &self.terms[i];
             if term.atom.negative {
@@ -236,6 +246,9 @@ impl Query {
             }
             if let [c @ b'a'..=b'z'] = *term.needle.as_bytes() {
                 return row.letters.one(c);
+            }
+            if !row.letters.may_say(term.title_pairs, term.fuzzy) {
+                return None;
             }
             let title = row.title;
             if title.is_ascii() {
