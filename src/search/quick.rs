@@ -131,20 +131,37 @@ const SPLIT_FROM: usize = 16_384;
 /// A match: its rank, its item, and where its text said the last term.
 type Match = (Rank, u32, Seen);
 
+/// What the last query's matches tell this one about its term `term` (`Query::rank`):
+/// whether it grew to `FUZZY_MIN_LEN` (`widened`), and whether every other term is as it was
+/// (`same_rank`: the last term grew, narrowing). Then a match whose text said the shorter term
+/// keeps its rank, since the grown term is not in its title either and the rest is unchanged;
+/// only its text is read again (`Query::said_from`). Ranking such a row in full read its
+/// item, letter pairs and title too: ~7 ms of CPU for `rout` at 100k sessions.
+#[derive(Clone, Copy)]
+struct Carry {
+    term: usize,
+    widened: bool,
+    same_rank: bool,
+}
+
 /// The items `ids` that match `query` (parsed from `text`), with their rank, in `ids`' order;
-/// each id comes with what the last query saw of its term `hint` (see `Query::rank`).
+/// each id comes with its last rank and what the last query saw of its term `hint`.
 /// A long run is split in two halves ranked at once, the second on a scoped thread with its
 /// own scratch matcher: at 100k sessions a query's first letter matches most of them, and
 /// ranking them on the UI thread alone held that key 60–130 ms (issue 10).
 fn rank_ids(
-    (query, text, hint): (&mut Query, &str, Option<(usize, bool)>),
+    (query, text, hint): (&mut Query, &str, Option<Carry>),
     (items, titles): (&[Item], &Titles),
-    ids: &[(u32, Seen)],
+    ids: &[Match],
 ) -> Vec<Match> {
-    let one = |q: &mut Query, ids: &[(u32, Seen)]| -> Vec<Match> {
+    let keep = hint.filter(|c| c.same_rank && query.carries(c.term));
+    let one = |q: &mut Query, ids: &[Match]| -> Vec<Match> {
         ids.iter()
-            .filter_map(|&(i, h)| {
-                let hint = hint.map(|(t, widened)| (t, h, widened));
+            .filter_map(|&(old, i, h)| {
+                if let Some(c) = keep.filter(|_| h > 0) {
+                    return Some((old, i, q.said_from(c.term, &items[i as usize], h)?));
+                }
+                let hint = hint.map(|c| (c.term, h, c.widened));
                 let (rank, seen) = q.rank(&items[i as usize], titles.get(i as usize), hint)?;
                 Some((rank, i, seen))
             })
@@ -168,22 +185,25 @@ fn rank_ids(
     })
 }
 
-/// Not among the last matches (in `set_query`'s map of them).
-const NOT: Seen = Seen::MAX;
+/// Not among the last matches (in `set_query`'s map of each item to its place in them).
+const NOT: u32 = u32::MAX;
 
-/// Mark in `was` (0: matched) the items whose title term `t` of the query now matches,
+/// Not among the last matches, but its title now matches (`widen`).
+const NEW: u32 = u32::MAX - 1;
+
+/// Mark in `was` (`NEW`) the items whose title term `t` of the query now matches,
 /// besides those marked already. A long run is split across two threads as in `rank_ids`: the fifth letter
 /// of a term checks nearly every title again (`route`, `timeo`: 10 ms and more on one core
 /// at 100k sessions).
 fn widen(
     (query, text, t): (&mut Query, &str, usize),
     (items, titles): (&[Item], &Titles),
-    was: &mut [Seen],
+    was: &mut [u32],
 ) {
-    let one = |q: &mut Query, from: usize, was: &mut [Seen]| {
+    let one = |q: &mut Query, from: usize, was: &mut [u32]| {
         for (j, w) in was.iter_mut().enumerate() {
             if *w == NOT && q.in_title(t, &items[from + j], titles.get(from + j)) {
-                *w = 0;
+                *w = NEW;
             }
         }
     };
@@ -326,11 +346,16 @@ impl Search {
         // order, which walks the items' memory forwards, each with where its text said the
         // last query's last term (widening, its title is checked again: the grown term may
         // now match it; the text was rescanned whole, 5 ms of `route` at 100k).
-        let hint = Some((prev_last, matches!(refine, Refine::Widen(_))));
+        let hint = Some(Carry {
+            term: prev_last,
+            widened: matches!(refine, Refine::Widen(_)),
+            same_rank: refine == Refine::Narrow && self.query.terms.len() == prev_last + 1,
+        });
         let m = self.matches.get_mut();
+        // Each item's place in the last matches, to walk them in item order.
         let mut was = vec![NOT; self.items.len()];
-        for &(_, i, seen) in m.iter() {
-            was[i as usize] = seen;
+        for (k, &(_, i, _)) in m.iter().enumerate() {
+            was[i as usize] = k as u32;
         }
         if let Refine::Widen(t) = refine {
             // Titles only, packed: a scan of every row's text cost 10 ms at 100k (`fixlo`).
@@ -341,9 +366,13 @@ impl Search {
                 &mut was[..scanned],
             );
         }
-        let ids: Vec<(u32, Seen)> = (was.iter().enumerate())
+        let ids: Vec<Match> = (was.iter().enumerate())
             .filter(|(_, w)| **w != NOT)
-            .map(|(i, &w)| (i as u32, w))
+            .map(|(i, &w)| match m.get(w as usize) {
+                Some(&old) => old,
+                // `NEW`, marked by `widen`: not among the last matches.
+                None => (Rank::NONE, i as u32, 0),
+            })
             .collect();
         *m = rank_ids(
             (&mut self.query, &self.text, hint),
@@ -390,8 +419,8 @@ impl Search {
             return (changed, false);
         }
         if self.scanned < self.items.len() {
-            let ids: Vec<(u32, Seen)> = (self.scanned as u32..self.items.len() as u32)
-                .map(|i| (i, 0))
+            let ids: Vec<Match> = (self.scanned as u32..self.items.len() as u32)
+                .map(|i| (Rank::NONE, i, 0))
                 .collect();
             let new = rank_ids(
                 (&mut self.query, &self.text, None),

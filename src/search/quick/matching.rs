@@ -95,6 +95,9 @@ pub(super) type Seen = u32;
 pub(super) struct Rank(u64);
 
 impl Rank {
+    /// A placeholder for ids that have no rank yet (`rank_ids` ranks them).
+    pub(super) const NONE: Rank = Rank(0);
+
     fn new(title_terms: u64, title_exact: u64, title_word_start: u64, recency: i64) -> Rank {
         let r = recency.clamp(0, (1 << 40) - 1) as u64;
         Rank(
@@ -177,6 +180,26 @@ impl Query {
             Some((i, _)) if grown.find(grows_fuzzy).is_none() => Refine::Widen(i),
             Some(_) => Refine::No,
         }
+    }
+
+    /// Whether term `t` is looked for in texts by its finder alone, so that where a text
+    /// said it carries over to the next key (`said_from`).
+    pub(super) fn carries(&self, t: usize) -> bool {
+        self.terms.get(t).is_some_and(Term::by_finder)
+    }
+
+    /// Where `item`'s text first says term `t` (one that `carries`), the grown form of a
+    /// term the last query saw there as `h` (> 0): no earlier than that, and most often
+    /// right there, which a compare of a few bytes settles without a search.
+    pub(super) fn said_from(&self, t: usize, item: &Item, h: Seen) -> Option<Seen> {
+        let finder = &self.terms[t].finder;
+        let from = h as usize - 1;
+        let text = item.text_lower();
+        let n = finder.needle();
+        if text.get(from..from + n.len()) == Some(n) {
+            return Some(h);
+        }
+        Some(item.text_find(finder, from)? as Seen + 1)
     }
 
     /// Whether term `i` matches `item`'s title (`row` as `rank` takes it).
