@@ -196,7 +196,12 @@ impl Query {
         let from = h as usize - 1;
         let text = item.text_lower();
         let n = finder.needle();
-        if text.get(from..from + n.len()) == Some(n) {
+        // Compared in line: slice equality called memcmp for these few bytes, a sixth of a
+        // narrowing key's time (`perf`).
+        let here = text
+            .get(from..)
+            .is_some_and(|t| t.len() >= n.len() && t.iter().zip(n).all(|(a, b)| a == b));
+        if here {
             return Some(h);
         }
         Some(item.text_find(finder, from)? as Seen + 1)
