@@ -368,3 +368,28 @@ fn a_deferred_warm_start_returns_at_once_and_its_rows_come_before_the_checks() {
     assert!(cached.unwrap() > 0);
     drop(loader);
 }
+
+/// `list_keeping` is `list` with the catalog's metas and discovery's candidates handed back
+/// (the CLI leaves them to the exit): the same rows, and one meta and one candidate per
+/// session, warm or after a change.
+#[test]
+fn listing_and_keeping_what_was_read_gives_the_same_rows() {
+    let h = home();
+    let stores = h.stores();
+    let cache = h.path().join(".cache/spool");
+    let cold = catalog::list(&stores, None, Some(&cache));
+    for what in ["warm", "after an append"] {
+        let (rows, left) = catalog::pass::list_keeping(&stores, None, Some(&cache));
+        assert_eq!(rows, catalog::list(&stores, None, Some(&cache)), "{what}");
+        assert_eq!(rows.len(), cold.len(), "{what}");
+        assert!(left.metas() >= rows.len(), "{what}: {} metas", left.metas());
+        assert_eq!(left.candidates(), left.metas(), "{what}");
+        let log = loom_file(&h, "20260314-141500");
+        let before = std::fs::read_to_string(&log).unwrap();
+        std::fs::write(
+            &log,
+            format!("{before}{}\n", before.lines().last().unwrap()),
+        )
+        .unwrap();
+    }
+}

@@ -3,9 +3,9 @@
 //! stat pass instead of a read of every session.
 //!
 //! Each row is keyed by its path and a digest of (dev, inode, size, mtime, ctime, mode) of
-//! every file it was derived from (`Store::summary_inputs`: a Loop session's three files and
-//! its collection's `archive.json`, spool's own state file, ...). A row whose key, cwd or
-//! expiry no longer holds is re-read from the store; the store always wins.
+//! every file it was derived from (`Store::summary_inputs`: a Loop session's `meta.json` and
+//! `messages.jsonl`, its collection's `archive.json`, spool's own state file, ...). A row
+//! whose key, cwd or expiry no longer holds is re-read from the store; the store always wins.
 //!
 //! Format: `SPOOLCAT`, a version, a schema fingerprint (the field names of `SessionSummary`,
 //! so a new field rebuilds old catalogs without a catalog change), the body's length and a

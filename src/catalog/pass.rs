@@ -229,8 +229,10 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
     out
 }
 
-/// Bring one store's section up to date: the section that results and whether it changed.
-pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
+/// Bring one store's section up to date: the section that results, whether it changed, and
+/// the candidates it was checked against (handed back so that `list_keeping`'s caller
+/// decides when they are freed).
+pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool, Vec<Candidate>) {
     let mut s = old.unwrap_or_else(|| Section {
         kind: store.kind(),
         dir: store.sessions_dir().to_path_buf(),
@@ -264,15 +266,49 @@ pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool) {
             .retain(|e| !gone.contains(&e.meta.id) && !drop.contains(e.meta.id.as_str()));
         s.entries.extend(fresh);
     }
-    (s, changed)
+    (s, changed, candidates)
+}
+
+/// What a listing through the catalog held besides its rows: the catalog's metas and
+/// discovery's candidates, about five small allocations per session. `list` frees them; a
+/// process that exits right after printing (the CLI) can leave them to the exit instead, as
+/// it does its rows (issue 10: at 100k sessions, their frees and the allocator's
+/// consolidation behind them were a tenth of a warm `spool list`'s CPU, on the thread that
+/// prints).
+/// The sections are kept whole (their rows taken), so keeping them costs no new memory.
+#[derive(Default)]
+pub struct Leftover {
+    sections: Vec<Section>,
+    candidates: Vec<Vec<Candidate>>,
+}
+
+impl Leftover {
+    /// How many sessions' metas it holds.
+    pub fn metas(&self) -> usize {
+        self.sections.iter().map(|s| s.entries.len()).sum()
+    }
+
+    /// How many candidates it holds.
+    pub fn candidates(&self) -> usize {
+        self.candidates.iter().map(Vec::len).sum()
+    }
 }
 
 /// Every session of the stores of `kind` (all for `None`), in list order, through the
 /// catalog in `cache`: what `Stores::list_of` returns, for the cost of a stat pass when the
 /// catalog is current. Without a cache directory it is `Stores::list_of`.
 pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> Vec<SessionSummary> {
+    list_keeping(stores, kind, cache).0
+}
+
+/// `list`, with what else it read handed back rather than freed.
+pub fn list_keeping(
+    stores: &Stores,
+    kind: Option<StoreKind>,
+    cache: Option<&Path>,
+) -> (Vec<SessionSummary>, Leftover) {
     let Some(cache) = cache else {
-        return stores.list_of(kind);
+        return (stores.list_of(kind), Leftover::default());
     };
     let mut cat: Catalog = super::load(cache).unwrap_or_default();
     let parts: Vec<(&dyn Store, Option<Section>)> = stores
@@ -282,13 +318,26 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
         .map(|s| (s.as_ref(), cat.take(s.kind(), s.sessions_dir())))
         .collect();
     let done = crate::store::gather_parallel(parts, |(store, old)| vec![refresh(store, old)]);
-    let changed = done.iter().any(|(_, c)| *c);
-    let mut rows = Vec::with_capacity(done.iter().map(|(s, _)| s.entries.len()).sum());
+    let changed = done.iter().any(|(_, c, _)| *c);
+    let total = done.iter().map(|(s, _, _)| s.entries.len()).sum();
+    // Sorted as the `Arc`s the catalog decoded them into (8 bytes a move), and only then
+    // moved out in order: a stable sort of the rows themselves moved ~344 bytes per element
+    // per merge step and took a scratch buffer of half the rows (issue 10: at 100k, 17 MB).
+    let mut shared: Vec<Arc<SessionSummary>> = Vec::with_capacity(total);
+    let mut left = Leftover {
+        sections: Vec::new(),
+        candidates: Vec::with_capacity(done.len()),
+    };
+    let mut sections = Vec::with_capacity(done.len());
+    for (s, _, c) in done {
+        left.candidates.push(c);
+        sections.push(s);
+    }
     // The rows are moved out of the sections, never copied (after the save, if any).
     if changed {
         let keys: Vec<(StoreKind, PathBuf)> =
-            done.iter().map(|(s, _)| (s.kind, s.dir.clone())).collect();
-        for (s, _) in done {
+            sections.iter().map(|s| (s.kind, s.dir.clone())).collect();
+        for s in sections {
             cat.put(s);
         }
         // As in `patch`: stores that are gone leave with their rows.
@@ -298,25 +347,14 @@ pub fn list(stores: &Stores, kind: Option<StoreKind>, cache: Option<&Path>) -> V
             let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
             let _ = super::save(cache, &cat);
         }
-        for (k, d) in keys {
-            if let Some(s) = cat.take(k, &d) {
-                rows.extend(
-                    s.entries
-                        .into_iter()
-                        .filter_map(|e| e.row.map(Arc::unwrap_or_clone)),
-                );
-            }
-        }
-    } else {
-        for (s, _) in done {
-            rows.extend(
-                s.entries
-                    .into_iter()
-                    .filter_map(|e| e.row.map(Arc::unwrap_or_clone)),
-            );
-        }
+        sections = (keys.iter()).filter_map(|(k, d)| cat.take(*k, d)).collect();
     }
+    for s in &mut sections {
+        shared.extend(s.entries.iter_mut().filter_map(|e| e.row.take()));
+    }
+    left.sections = sections;
     drop(cat);
-    rows.sort_by(list_order);
-    rows
+    shared.sort_by(|a, b| list_order(a, b));
+    let rows = shared.into_iter().map(Arc::unwrap_or_clone).collect();
+    (rows, left)
 }

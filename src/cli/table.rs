@@ -14,7 +14,8 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
     // Through spool's catalog: warm, a stat pass instead of a read of every session.
     let cache = crate::hints::cache_dir();
-    let mut rows: Vec<SessionSummary> = crate::catalog::list(stores, a.format, cache.as_deref())
+    let (listed, left) = crate::catalog::pass::list_keeping(stores, a.format, cache.as_deref());
+    let mut rows: Vec<SessionSummary> = listed
         .into_iter()
         .filter(|s| filter.accepts(s))
         .filter(|s| a.ended.is_empty() || s.ended.is_some_and(|x| a.ended.contains(&x)))
@@ -45,8 +46,10 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     }
     out.flush().map_err(stdout_err)?;
     // The process ends right after printing: freeing every row's strings one by one (tens
-    // of thousands of `free`s at 10k rows) would only delay the exit the OS does at once.
+    // of thousands of `free`s at 10k rows), and the catalog's metas and discovery's
+    // candidates behind them, would only delay the exit the OS does at once.
     std::mem::forget(rows);
+    std::mem::forget(left);
     Ok(())
 }
 

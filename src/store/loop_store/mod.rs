@@ -224,13 +224,16 @@ impl Store for LoopStore {
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
         out
     }
-    /// The session's files by name (no directory read), its collection's `archive.json`
-    /// (archived comes from there) and the state file. The layout is told by the name
+    /// The session's files the row is read from, by name (no directory read), its
+    /// collection's `archive.json` (archived comes from there) and the state file. Not
+    /// `index.json`: only history paging reads it, never the row (`listing::summarize`), so
+    /// stamping it cost every warm pass one `statx` per session for nothing (issue 10).
+    /// The layout is told by the name
     /// discovery gave (`<id>.jsonl` is a legacy file, `<id>` a v3 directory), not by a stat:
     /// the path's own stamp already holds its type, so a name of the wrong type changes the
     /// key and is re-read, and a legacy file shadowed by a new `<id>/` is a new candidate.
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
-        let mut v = Vec::with_capacity(6);
+        let mut v = Vec::with_capacity(5);
         v.push(c.path.clone());
         if let Some(col) = c.path.parent().filter(|p| *p != self.sessions.as_path()) {
             // `<id>.jsonl`, compared without building the name (once per session per pass).
@@ -238,7 +241,7 @@ impl Store for LoopStore {
                 n.as_encoded_bytes().strip_suffix(b".jsonl") == Some(c.id.as_bytes())
             });
             if !legacy {
-                v.extend(["meta.json", "messages.jsonl", "index.json"].map(|f| c.path.join(f)));
+                v.extend(["meta.json", "messages.jsonl"].map(|f| c.path.join(f)));
             }
             v.push(col.join("archive.json"));
         }

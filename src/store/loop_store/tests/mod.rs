@@ -193,3 +193,46 @@ fn split_discovery_finds_every_session_and_a_change_in_each_half() {
     assert!(checked.gone.is_empty());
     assert_eq!(checked.known.len(), 3);
 }
+
+/// `index.json` is no input of the row: only history paging reads it. Rewriting it with
+/// garbage or deleting it leaves the row as it was, and the catalog's pass does not stamp it
+/// (it cost every warm pass one `statx` per session, issue 10). A rewrite in place is not
+/// read again; a rename or a delete still moves the session directory's own stamp.
+#[test]
+fn index_json_is_no_input_of_the_row_nor_of_its_key() {
+    let (_d, store) = fixture();
+    let candidates = store.discover();
+    let c = candidates
+        .iter()
+        .find(|c| c.id == E1)
+        .expect("the v3 fixture");
+    let index = c.path.join("index.json");
+    assert!(index.is_file());
+    assert!(!store.summary_inputs(c).contains(&index));
+    let before = store.summarize(c);
+    let metas = (candidates.iter())
+        .map(|c| crate::catalog::pass::read(&store, c).meta)
+        .collect();
+    fs::write(&index, b"not an index").unwrap();
+    assert_eq!(store.summarize(c), before);
+    let checked =
+        crate::catalog::check(&store, crate::catalog::ById::new(metas), &store.discover());
+    assert!(
+        !checked.fresh.iter().any(|e| e.meta.id == E1),
+        "an index.json rewrite re-read the row"
+    );
+    assert!(checked.gone.is_empty());
+    fs::remove_file(&index).unwrap();
+    assert_eq!(store.summarize(c), before);
+    // Its messages still count: an append is read again.
+    let metas = (candidates.iter())
+        .map(|c| crate::catalog::pass::read(&store, c).meta)
+        .collect();
+    let messages = c.path.join("messages.jsonl");
+    let mut bytes = fs::read(&messages).unwrap();
+    bytes.extend_from_slice(format!("{}\n", user("uncommitted")).as_bytes());
+    fs::write(&messages, bytes).unwrap();
+    let checked =
+        crate::catalog::check(&store, crate::catalog::ById::new(metas), &store.discover());
+    assert!(checked.fresh.iter().any(|e| e.meta.id == E1));
+}
