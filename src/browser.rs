@@ -29,8 +29,9 @@ const IDLE: Duration = Duration::from_secs(5);
 const FIRST_FRAME_WAIT: Duration = Duration::from_millis(500);
 
 mod ops;
-pub use ops::perform;
+mod preview_wait;
 use ops::OpsWorker;
+pub use ops::perform;
 
 /// Resume in the agent: the pre-flight checks and the shell-free command of
 /// `resume::plan`, run in the session's cwd with the terminal (and the input thread) handed
@@ -274,6 +275,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let tracing = crate::keytrace::on();
     let mut turn = crate::keytrace::Turn::new(started);
     let mut rows_traced = drawn;
+    // Whether this turn applied a key or a paste, and the events that came during a
+    // preview wait (handled first by the next turn).
+    let mut keyed = false;
+    let mut carried: Vec<Event> = Vec::new();
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
@@ -281,6 +286,20 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // a tick's effects are carried out like any other action's.
         let fx = app.update(Action::Tick);
         effects.carry_out(fx, &mut tui);
+        // A key that moved the selection: its frame waits a moment for the preview, so the
+        // key is drawn once, settled (anything else arriving ends the wait).
+        if keyed && app.pane.loading {
+            let t0 = Instant::now();
+            let until = t0 + preview_wait::PREVIEW_WAIT;
+            preview_wait::await_preview(&mut app, &rx, until, &mut carried, |fx| {
+                effects.carry_out(fx, &mut tui)
+            });
+            if tracing {
+                let ms = t0.elapsed().as_secs_f64() * 1e3;
+                turn.applied.push(("preview_wait", ms));
+            }
+        }
+        keyed = false;
         if tracing {
             turn.ticked = Instant::now();
         }
@@ -318,14 +337,19 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             .map(|t| (t - Utc::now()).to_std().unwrap_or(Duration::ZERO))
             .map(|d| d + Duration::from_millis(20));
         let timeout = until_expiry.map_or(IDLE, |d| d.min(IDLE));
-        let first = match rx.recv_timeout(timeout) {
-            Ok(e) => Some(e),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => break,
-        };
+        let mut events: Vec<Event> = std::mem::take(&mut carried);
+        if events.is_empty() {
+            match rx.recv_timeout(timeout) {
+                Ok(e) => events.push(e),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
         let woke = Instant::now();
-        let wait = frame_wait(first.as_ref(), last_draw.elapsed());
-        let mut events: Vec<Event> = first.into_iter().collect();
+        // A key among them (one typed during a preview wait) is drawn at once.
+        let since = last_draw.elapsed();
+        let wait = (events.iter().map(|e| frame_wait(Some(e), since)).min())
+            .unwrap_or_else(|| frame_wait(None, since));
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
@@ -337,6 +361,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
 
         for e in events {
+            keyed |= matches!(e, Event::Input(Term::Key(_) | Term::Paste(_)));
             let t0 = tracing.then(|| (e.kind(), Instant::now()));
             let actions = match e {
                 Event::OpFinished(outcome) => {
