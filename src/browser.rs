@@ -14,12 +14,11 @@ use crossterm::event::{Event as Term, KeyEventKind, MouseButton, MouseEventKind}
 
 use crate::app::{Action, App, Effect, OpInput, Options, Outcome, SessionOp};
 use crate::config::Config;
-use crate::error::Error;
 use crate::indexer::Indexer;
 use crate::loader::{Event, Loader, Request};
 use crate::model::SessionSummary;
 use crate::model::StoreKind;
-use crate::store::{Candidate, Span, Stores};
+use crate::store::Stores;
 use crate::tui::Tui;
 use crate::ui::{self, Theme};
 
@@ -29,141 +28,10 @@ const IDLE: Duration = Duration::from_secs(5);
 /// The longest the first frame waits for rows before it shows an empty list.
 const FIRST_FRAME_WAIT: Duration = Duration::from_millis(500);
 
-/// Session operations, run one at a time in order on their own thread; each answers with
-/// `Event::OpFinished`.
-struct OpsWorker {
-    jobs: mpsc::Sender<(SessionOp, Box<SessionSummary>, OpInput)>,
-}
-
-impl OpsWorker {
-    fn start(stores: Arc<Stores>, events: mpsc::Sender<Event>) -> OpsWorker {
-        let (jobs, rx) = mpsc::channel::<(SessionOp, Box<SessionSummary>, OpInput)>();
-        let _ = std::thread::Builder::new()
-            .name("spool-ops".into())
-            .spawn(move || {
-                for (op, summary, input) in rx {
-                    let mut outcome = perform(op, &summary, input, &stores)
-                        .unwrap_or_else(|e| Outcome::message(e.to_string()));
-                    outcome.automatic = op.is_automatic();
-                    outcome.finished = Some(std::time::Instant::now());
-                    let done = Event::OpFinished(Box::new(outcome));
-                    if events.send(done).is_err() {
-                        return;
-                    }
-                }
-            });
-        OpsWorker { jobs }
-    }
-}
-
-/// The store side of every operation but resume. Metadata writes re-read the row so the
-/// list shows the change at once.
-pub fn perform(
-    op: SessionOp,
-    s: &SessionSummary,
-    input: OpInput,
-    stores: &Stores,
-) -> crate::error::Result<Outcome> {
-    let store = stores.store_for(s);
-    let r = s.reference();
-    let key = (s.store, s.id.clone());
-    let reread = |message: String| {
-        let c = Candidate {
-            id: s.id.clone(),
-            path: s.path.clone(),
-            mtime: None,
-            stat: None,
-        };
-        Outcome {
-            message,
-            rows: store.summarize(&c).into_iter().collect(),
-            ..Outcome::default()
-        }
-    };
-    Ok(match op {
-        SessionOp::TogglePin => {
-            store.set_pinned(&s.id, !s.pinned())?;
-            reread(format!(
-                "{} {r}",
-                if s.pinned() { "unpinned" } else { "pinned" }
-            ))
-        }
-        SessionOp::ToggleUnread => {
-            store.set_unread(&s.id, !s.unread)?;
-            reread(format!(
-                "marked {r} {}",
-                if s.unread { "read" } else { "unread" }
-            ))
-        }
-        // Quiet on success: the dot leaving the row says it.
-        SessionOp::MarkRead => {
-            store.set_unread(&s.id, false)?;
-            reread(String::new())
-        }
-        SessionOp::ToggleArchive => {
-            store.set_archived(&s.id, !s.archived)?;
-            reread(format!(
-                "{} {r}",
-                if s.archived { "unarchived" } else { "archived" }
-            ))
-        }
-        SessionOp::Rename => {
-            let OpInput::Title(title) = input else {
-                return Err(Error::Usage("rename needs a title".into()));
-            };
-            store.rename(&s.id, &title)?;
-            reread(format!("renamed {r}"))
-        }
-        SessionOp::Fork => {
-            let at = match input {
-                OpInput::ForkAt(at) => at,
-                _ => None,
-            };
-            let id = store.fork(&s.id, at)?;
-            // Say where the fork ends in the pane's numbers (`#N` on each message).
-            let from = match at {
-                Some(0) => " before message #0".to_string(),
-                Some(i) => format!(" through message #{}", i - 1),
-                None => String::new(),
-            };
-            Outcome {
-                message: format!("forked {r}{from} into {}:{id}", s.store),
-                select: Some((s.store, id)),
-                ..Outcome::default()
-            }
-        }
-        SessionOp::Delete => {
-            crate::store::delete_confirmed(store, s)?;
-            let undoable = s.store == StoreKind::Loom;
-            Outcome {
-                message: if undoable {
-                    format!("deleted {r} (U undoes within 10 minutes)")
-                } else {
-                    format!("deleted {r}")
-                },
-                removed: vec![key],
-                undoable: undoable.then(|| s.clone()),
-                ..Outcome::default()
-            }
-        }
-        SessionOp::UndoDelete => {
-            store.undo_delete(&s.id)?;
-            let mut o = reread(format!("restored {r}"));
-            o.select = Some(key);
-            o
-        }
-        SessionOp::Export => {
-            let OpInput::Export { format, path } = input else {
-                return Err(Error::Usage("export needs a format and a path".into()));
-            };
-            let t = store.transcript(&s.id, Span::All)?;
-            stores.write_export(&path, &crate::export::render(&t, format))?;
-            let shown = std::path::absolute(&path).unwrap_or(path);
-            Outcome::message(format!("exported {r} to {}", shown.display()))
-        }
-        SessionOp::Resume => Outcome::message("resume runs in the browser only"),
-    })
-}
+mod ops;
+mod preview_wait;
+use ops::OpsWorker;
+pub use ops::perform;
 
 /// Resume in the agent: the pre-flight checks and the shell-free command of
 /// `resume::plan`, run in the session's cwd with the terminal (and the input thread) handed
@@ -407,6 +275,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let tracing = crate::keytrace::on();
     let mut turn = crate::keytrace::Turn::new(started);
     let mut rows_traced = drawn;
+    // Whether this turn applied a key or a paste, and the events that came during a
+    // preview wait (handled first by the next turn).
+    let mut keyed = false;
+    let mut carried: Vec<Event> = Vec::new();
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
@@ -414,6 +286,20 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // a tick's effects are carried out like any other action's.
         let fx = app.update(Action::Tick);
         effects.carry_out(fx, &mut tui);
+        // A key that moved the selection: its frame waits a moment for the preview, so the
+        // key is drawn once, settled (anything else arriving ends the wait).
+        if keyed && app.pane.loading {
+            let t0 = Instant::now();
+            let until = t0 + preview_wait::PREVIEW_WAIT;
+            preview_wait::await_preview(&mut app, &rx, until, &mut carried, |fx| {
+                effects.carry_out(fx, &mut tui)
+            });
+            if tracing {
+                let ms = t0.elapsed().as_secs_f64() * 1e3;
+                turn.applied.push(("preview_wait", ms));
+            }
+        }
+        keyed = false;
         if tracing {
             turn.ticked = Instant::now();
         }
@@ -451,14 +337,19 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             .map(|t| (t - Utc::now()).to_std().unwrap_or(Duration::ZERO))
             .map(|d| d + Duration::from_millis(20));
         let timeout = until_expiry.map_or(IDLE, |d| d.min(IDLE));
-        let first = match rx.recv_timeout(timeout) {
-            Ok(e) => Some(e),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => break,
-        };
+        let mut events: Vec<Event> = std::mem::take(&mut carried);
+        if events.is_empty() {
+            match rx.recv_timeout(timeout) {
+                Ok(e) => events.push(e),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
         let woke = Instant::now();
-        let wait = frame_wait(first.as_ref(), last_draw.elapsed());
-        let mut events: Vec<Event> = first.into_iter().collect();
+        // A key among them (one typed during a preview wait) is drawn at once.
+        let since = last_draw.elapsed();
+        let wait = (events.iter().map(|e| frame_wait(Some(e), since)).min())
+            .unwrap_or_else(|| frame_wait(None, since));
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
@@ -470,6 +361,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
 
         for e in events {
+            keyed |= matches!(e, Event::Input(Term::Key(_) | Term::Paste(_)));
             let t0 = tracing.then(|| (e.kind(), Instant::now()));
             let actions = match e {
                 Event::OpFinished(outcome) => {

@@ -26,6 +26,7 @@ pub mod config;
 pub mod indexer;
 pub mod keytrace;
 pub mod loader;
+pub mod priority;
 pub mod search;
 pub mod tui;
 pub mod ui;

@@ -169,9 +169,14 @@ impl Loader {
             }
         };
         if deferred {
+            // The head is on screen: the decode and the checks its thread starts (they
+            // inherit the priority) yield to keys.
             let _ = thread::Builder::new()
                 .name("spool-catalog".into())
-                .spawn(lists);
+                .spawn(move || {
+                    crate::priority::background();
+                    lists()
+                });
         } else {
             lists();
         }
@@ -306,6 +311,8 @@ fn list_and_watch(
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
     if let Some(metas) = cat.known.take() {
+        // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
+        crate::priority::background();
         let old = Cat::by_id(metas);
         let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
             return;
@@ -363,11 +370,14 @@ fn list_and_watch(
             return;
         }
         first.shown();
+        crate::priority::background();
         setup.start();
     }
 
     if runner.is_none() {
         first.wait(FIRST_ROWS_WAIT);
+        // Out of the race for the first screen: the rest of the listing yields to keys.
+        crate::priority::background();
     }
     let candidates = store.discover();
     let total = candidates.len();
@@ -401,7 +411,11 @@ fn list_and_watch(
             }
             // Rows are out: release the stores still waiting (cheap, and idempotent).
             first.shown();
-            runner = None;
+            // This store's first rows are out: the rest yields to keys (and the watcher's
+            // setup, started next, inherits it).
+            if runner.take().is_some() {
+                crate::priority::background();
+            }
             setup.start();
             sent = Instant::now();
         }
@@ -418,8 +432,10 @@ fn list_and_watch(
         }
         first.shown();
     }
-    // Out of the race: sent (above) or nothing to send.
+    // Out of the race: sent (above) or nothing to send. The catalog's write and the
+    // watcher's setup yield to keys.
     drop(runner);
+    crate::priority::background();
     // Hinted sessions that discovery no longer finds are gone.
     if !early.is_empty() {
         top.retain(|r| !early.contains_key(&r.id));
