@@ -25,6 +25,7 @@ pub mod live;
 pub mod log;
 pub mod pass;
 pub mod stamp;
+mod stream;
 #[cfg(test)]
 mod tests;
 pub mod warm;
@@ -37,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::model::{SessionSummary, StoreKind};
-use crate::store::{atomic, regular};
+use crate::store::atomic;
 
 pub use pass::{ById, Checked, Known, check, list};
 
@@ -152,16 +153,44 @@ pub fn schema() -> u64 {
 /// A checksum of the body that costs far less than reading it (word-wise mixing): a flipped
 /// byte is caught before decoding can trust it.
 fn checksum(body: &[u8]) -> u64 {
-    let mut chunks = body.chunks_exact(8);
-    let mut h = body.len() as u64;
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-        h = (h ^ w).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+    let mut s = Sum::new(body.len() as u64);
+    s.add(body);
+    s.finish()
+}
+
+/// `checksum` taken piece by piece (`stream`: the file is never held whole). Every piece but
+/// the last must be a multiple of 8 bytes long, as the sum mixes whole words.
+struct Sum {
+    h: u64,
+    /// The last piece's bytes after its last whole word.
+    tail: Vec<u8>,
+}
+
+impl Sum {
+    fn new(len: u64) -> Sum {
+        Sum {
+            h: len,
+            tail: Vec::new(),
+        }
     }
-    for &b in chunks.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+
+    fn add(&mut self, piece: &[u8]) {
+        debug_assert!(self.tail.is_empty(), "only the last piece may end mid-word");
+        let mut chunks = piece.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+            self.h = (self.h ^ w).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+        }
+        self.tail.extend_from_slice(chunks.remainder());
     }
-    h
+
+    fn finish(self) -> u64 {
+        let mut h = self.h;
+        for &b in &self.tail {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        h
+    }
 }
 
 /// The file's bytes for `cat`: the header, then the body serialized straight after it (one
@@ -205,10 +234,7 @@ pub fn decode(bytes: &[u8]) -> Option<Catalog> {
 /// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign), with the
 /// patches of its log applied.
 pub fn load(cache: &Path) -> Option<Catalog> {
-    let bytes = regular::read(&file(cache), CAP, regular::Links::Refuse).ok()?;
-    let mut cat = decode(&bytes)?;
-    let base = u64::from_le_bytes(bytes.get(28..36)?.try_into().ok()?);
-    drop(bytes);
+    let (mut cat, base) = stream::read(&file(cache))?;
     log::replay(cache, base, &mut cat);
     Some(cat)
 }

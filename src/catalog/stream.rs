@@ -1,0 +1,109 @@
+//! Reading the catalog file without holding it: checked by a streamed checksum, then decoded
+//! from a buffered reader (issue 10: at 100k sessions the file is ~74 MB, and holding it
+//! whole while its rows were decoded put that much on top of the rows at the start's peak).
+
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::{CAP, Catalog, HEADER, MAGIC, Sum, VERSION, schema};
+use crate::store::regular;
+
+/// How much of the file is read at a time (a multiple of 8: the checksum mixes words).
+const CHUNK: usize = 1 << 16;
+
+/// The catalog at `path` and its body's checksum (the log's base), or `None` for anything
+/// but an intact file of this version and schema, as `decode` decides for bytes.
+pub fn read(path: &Path) -> Option<(Catalog, u64)> {
+    let mut f = regular::open(path, regular::Links::Refuse).ok()?;
+    let size = f.metadata().ok()?.len();
+    if size > CAP {
+        return None;
+    }
+    let mut head = [0u8; HEADER];
+    f.read_exact(&mut head).ok()?;
+    let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().unwrap_or_default());
+    let version = u32::from_le_bytes(head[8..12].try_into().ok()?);
+    if &head[..8] != MAGIC || version != VERSION || word(12) != schema() {
+        return None;
+    }
+    let (len, sum) = (word(20), word(28));
+    if size - HEADER as u64 != len {
+        return None;
+    }
+    // First the checksum over the whole body, so nothing is decoded from a damaged file.
+    let mut s = Sum::new(len);
+    let mut buf = vec![0u8; CHUNK];
+    let mut seen = 0u64;
+    loop {
+        let n = fill(&mut f, &mut buf)?;
+        s.add(&buf[..n]);
+        seen += n as u64;
+        if n < CHUNK {
+            break;
+        }
+    }
+    if seen != len || s.finish() != sum {
+        return None;
+    }
+    drop(buf);
+    f.seek(SeekFrom::Start(HEADER as u64)).ok()?;
+    // postcard copies each string through this scratch space before it allocates it, and
+    // only ever uses its start (the longest single field); it must be as long as the body
+    // only for a body that is one field.
+    let mut scratch = Scratch::new(len as usize)?;
+    let reader = BufReader::with_capacity(CHUNK, f.take(len));
+    let (cat, _) = postcard::from_io((reader, scratch.bytes())).ok()?;
+    Some((cat, sum))
+}
+
+/// Read until `buf` is full or the file ends; the bytes read.
+fn fill(f: &mut impl Read, buf: &mut [u8]) -> Option<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(n)
+}
+
+/// Zeroed pages mapped straight from the kernel, which become resident only where written:
+/// `len` bytes of room that cost the longest field's pages. (A `vec![0; len]` is the same
+/// only while the allocator serves it by `mmap`; from its heap it is written whole.)
+struct Scratch {
+    at: *mut u8,
+    len: usize,
+}
+
+impl Scratch {
+    fn new(len: usize) -> Option<Scratch> {
+        let len = len.max(1);
+        // SAFETY: a fresh private anonymous mapping, no address hint, no file.
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        (at != libc::MAP_FAILED).then_some(Scratch { at: at.cast(), len })
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` mapped, zero-filled (so initialized) bytes, borrowed mutably once.
+        unsafe { std::slice::from_raw_parts_mut(self.at, self.len) }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, unmapped once; nothing borrows it any more.
+        unsafe { libc::munmap(self.at.cast(), self.len) };
+    }
+}
