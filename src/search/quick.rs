@@ -62,8 +62,9 @@ pub struct Built {
 impl Built {
     pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
         let items: Vec<Item> = rows.iter().map(|s| Item::new(s)).collect();
+        let recency = rows.iter().map(|s| item::recency_of(s)).collect();
         Built {
-            titles: Titles::of(&items),
+            titles: Titles::of(&items, recency),
             items,
             rows,
         }
@@ -116,7 +117,8 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
             let item = Item::new(&s);
             let pairs = Pairs::of(item.text_lower());
             let title = item::folded(item.title_lower());
-            Some((query.rank(&item, Row::of(&title, &pairs), None)?.0, i, s))
+            let row = Row::of(&title, &pairs, item::recency_of(&s));
+            Some((query.rank(&item, row, None)?.0, i, s))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -284,7 +286,7 @@ impl Search {
     /// Add one session to the matcher.
     pub fn push(&mut self, s: Arc<SessionSummary>) {
         let item = Item::new(&s);
-        self.titles.push(&item);
+        self.titles.push(&item, item::recency_of(&s));
         self.items.push(item);
         self.rows.push(s);
     }
@@ -304,7 +306,8 @@ impl Search {
             return false;
         };
         self.items[i] = Item::new(&new);
-        self.titles.set(i, &self.items[i], &self.items);
+        let recency = item::recency_of(&new);
+        self.titles.set(i, &self.items[i], recency, &self.items);
         self.rows[i] = new;
         // Its rank may have changed either way: the matches are taken again (milliseconds,
         // the items themselves are kept).

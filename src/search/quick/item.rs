@@ -29,8 +29,14 @@ pub(super) struct Item {
     ends: [u32; 4],
     /// The text as written, `\n` apart, when lower-casing it changed more than ASCII letters.
     written: Option<Box<str>>,
-    /// Seconds of last activity (ties go to the more recent session).
-    pub(super) recency: i64,
+}
+
+/// Seconds of last activity of `s`, what ranks equal matches (the more recent first). Kept
+/// beside the titles (`Titles`), not in the item: ranking a title match then never reads
+/// its item, whose recency was a cache miss a row and half of `rank`'s time at 100k
+/// sessions (`perf annotate`: `router`'s keys re-rank 29k title matches each).
+pub(super) fn recency_of(s: &SessionSummary) -> i64 {
+    s.last_activity().map_or(i64::MIN, |t| t.timestamp())
 }
 
 impl Item {
@@ -71,7 +77,6 @@ impl Item {
             bytes: lower.into_boxed_slice(),
             ends,
             written,
-            recency: s.last_activity().map_or(i64::MIN, |t| t.timestamp()),
         }
     }
 
@@ -281,21 +286,24 @@ pub(super) struct Row<'a> {
     pub(super) title: &'a [u8],
     pub(super) letters: Letters,
     pub(super) pairs: &'a Pairs,
+    /// `recency_of` the item's session.
+    pub(super) recency: i64,
 }
 
 impl<'a> Row<'a> {
     /// A row worked out on the spot (`list --query`, one pass): `title` is `folded`.
-    pub(super) fn of(title: &'a [u8], pairs: &'a Pairs) -> Row<'a> {
+    pub(super) fn of(title: &'a [u8], pairs: &'a Pairs, recency: i64) -> Row<'a> {
         Row {
             title,
             letters: Letters::of(title),
             pairs,
+            recency,
         }
     }
 }
 
-/// Every item's lower-cased title again (`folded`), end to end, its letters, and the letter
-/// pairs of its text: a first letter checks every title, and read from each item's own
+/// Every item's lower-cased title again (`folded`), end to end, its letters, the letter
+/// pairs of its text and its session's recency: a first letter checks every title, and read from each item's own
 /// allocation that was a cache miss a row (three quarters of a key's time at 100k sessions,
 /// `perf annotate`); packed together they stream in.
 #[derive(Default)]
@@ -305,25 +313,32 @@ pub(super) struct Titles {
     at: Vec<(u32, u32)>,
     letters: Vec<Letters>,
     pairs: Vec<Pairs>,
+    recency: Vec<i64>,
 }
 
 impl Titles {
-    pub(super) fn of(items: &[Item]) -> Titles {
+    /// The titles of `items`, whose sessions' `recency_of` is `recency` (same order).
+    pub(super) fn of(items: &[Item], recency: Vec<i64>) -> Titles {
         let mut t = Titles::default();
         t.bytes
             .reserve(items.iter().map(|i| i.title_lower().len()).sum());
         t.reserve(items.len());
         for i in items {
-            t.push(i);
+            let (at, letters) = t.add(i);
+            t.at.push(at);
+            t.letters.push(letters);
+            t.pairs.push(Pairs::of(i.text_lower()));
         }
+        t.recency = recency;
         t
     }
 
-    pub(super) fn push(&mut self, item: &Item) {
+    pub(super) fn push(&mut self, item: &Item, recency: i64) {
         let (at, letters) = self.add(item);
         self.at.push(at);
         self.letters.push(letters);
         self.pairs.push(Pairs::of(item.text_lower()));
+        self.recency.push(recency);
     }
 
     fn add(&mut self, item: &Item) -> ((u32, u32), Letters) {
@@ -335,12 +350,13 @@ impl Titles {
 
     /// Item `i` is now `item`; its old title's bytes stay until the titles are packed again
     /// (when they are over half the bytes).
-    pub(super) fn set(&mut self, i: usize, item: &Item, items: &[Item]) {
+    pub(super) fn set(&mut self, i: usize, item: &Item, recency: i64, items: &[Item]) {
         (self.at[i], self.letters[i]) = self.add(item);
         self.pairs[i] = Pairs::of(item.text_lower());
+        self.recency[i] = recency;
         let live: usize = self.at.iter().map(|a| a.1 as usize).sum();
         if self.bytes.len() > 2 * live + 4096 {
-            *self = Titles::of(items);
+            *self = Titles::of(items, std::mem::take(&mut self.recency));
         }
     }
 
@@ -351,6 +367,7 @@ impl Titles {
             title: &self.bytes[s as usize..(s + n) as usize],
             letters: self.letters[i],
             pairs: &self.pairs[i],
+            recency: self.recency[i],
         }
     }
 
@@ -359,12 +376,14 @@ impl Titles {
         self.at.clear();
         self.letters.clear();
         self.pairs.clear();
+        self.recency.clear();
     }
 
     pub(super) fn reserve(&mut self, n: usize) {
         self.at.reserve_exact(n);
         self.letters.reserve_exact(n);
         self.pairs.reserve_exact(n);
+        self.recency.reserve_exact(n);
     }
 }
 

@@ -261,7 +261,7 @@ impl Query {
                 seen = said;
             }
         }
-        Some((Rank::new(terms, exact, word_start, item.recency), seen))
+        Some((Rank::new(terms, exact, word_start, row.recency), seen))
     }
 
     /// Term `i` against `item`'s title: the plain cases on the folded title's letters, bytes

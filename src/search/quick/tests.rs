@@ -324,3 +324,41 @@ fn where_a_text_said_a_term_carries_over_only_while_narrowing() {
         ) > 0
     );
 }
+
+/// Recency lives beside the titles, not in the items: a re-read session ranks by its new
+/// time, also after the titles are packed again (many replacements), and a long list built
+/// at once (`Built::of`) ranks as one pushed row by row.
+#[test]
+fn a_replaced_session_ranks_by_its_new_recency() {
+    let old = row("old", "Fix the router", "", "", 1);
+    let mid = row("mid", "Fix the router", "", "", 2);
+    let mut s = Search::new(Arc::new(|| {}));
+    let mut last = Arc::new(old);
+    s.push(last.clone());
+    s.push(Arc::new(mid.clone()));
+    let top = |s: &mut Search| {
+        s.set_query("router");
+        settle(s);
+        let keys = s.matched_keys(0..s.matched_count());
+        s.set_query("");
+        settle(s);
+        keys.into_iter().map(|k| k.1).collect::<Vec<_>>()
+    };
+    assert_eq!(top(&mut s), ["mid", "old"]);
+    // Replaced again and again with long titles, so the titles are packed again on the way.
+    for day in 3..28 {
+        let mut new = row("old", &"Fix the router ".repeat(40), "", "", day);
+        new.title.push_str(&day.to_string());
+        let new = Arc::new(new);
+        assert!(s.replace(&last, new.clone()));
+        last = new;
+    }
+    assert_eq!(
+        top(&mut s),
+        ["old", "mid"],
+        "the replaced row is now the newest"
+    );
+    let mut built = Search::new(Arc::new(|| {}));
+    built.install(Built::of(vec![last, Arc::new(mid)]));
+    assert_eq!(top(&mut built), ["old", "mid"]);
+}
