@@ -262,6 +262,11 @@ fn export_dialog_writes_a_private_file_and_never_overwrites() {
     t.wait_for("already exists");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     t.keys(&["Escape"]);
+    // An Escape and a `q` read together are one key, Alt-q, which quits nothing: wait for
+    // the dialog to close first (a .ci/run failed here once, the `q` lost).
+    t.wait_until("the export dialog to close", |s| {
+        !s.contains("Export loom:20261026-085415")
+    });
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
