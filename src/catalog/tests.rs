@@ -279,3 +279,38 @@ fn sections_are_put_in_list_order_before_a_save() {
     now.sort_by(|a, b| a.meta.id.cmp(&b.meta.id));
     assert_eq!(now, before);
 }
+
+/// `stream` checks the file piece by piece: any split into whole words, then one last piece
+/// of any length, gives the checksum of the whole body, and a flipped byte anywhere changes
+/// it (the last piece's tail bytes are mixed in too).
+#[test]
+fn the_checksum_taken_piece_by_piece_is_the_whole_bodys() {
+    let body: Vec<u8> = (0..203u32).map(|i| (i * 37 % 251) as u8).collect();
+    for len in [0, 1, 7, 8, 9, 64, 130, 203] {
+        let body = &body[..len];
+        let whole = super::checksum(body);
+        for word_pieces in [1, 2, 3, 8] {
+            let mut sum = super::Sum::new(len as u64);
+            let mut at = 0;
+            while body.len() - at > 8 * word_pieces {
+                sum.add(&body[at..at + 8 * word_pieces]);
+                at += 8 * word_pieces;
+            }
+            sum.add(&body[at..]);
+            assert_eq!(
+                sum.finish(),
+                whole,
+                "{len} bytes in pieces of {word_pieces} words"
+            );
+        }
+        for i in 0..len {
+            let mut flipped = body.to_vec();
+            flipped[i] ^= 1;
+            assert_ne!(
+                super::checksum(&flipped),
+                whole,
+                "byte {i} of {len} flipped"
+            );
+        }
+    }
+}
