@@ -213,22 +213,8 @@ pub fn encode(cat: &Catalog) -> Option<Vec<u8>> {
 
 /// Decode a catalog file; `None` for anything but an intact one of this version and schema.
 pub fn decode(bytes: &[u8]) -> Option<Catalog> {
-    let word = |at: usize| -> Option<u64> {
-        Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
-    };
-    if bytes.get(..8)? != MAGIC {
-        return None;
-    }
-    let version = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?);
-    if version != VERSION || word(12)? != schema() {
-        return None;
-    }
-    let (len, sum) = (word(20)?, word(28)?);
-    let body = bytes.get(HEADER..)?;
-    if body.len() as u64 != len || checksum(body) != sum {
-        return None;
-    }
-    postcard::from_bytes(body).ok()
+    let (cat, _) = stream::read_from(std::io::Cursor::new(bytes), bytes.len() as u64)?;
+    Some(cat)
 }
 
 /// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign), with the
