@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Loc;
+use super::guard::{locked, read_optional, replace_checked, with_retries};
 use super::header::valid_id;
-use super::write::{locked, read_optional, replace_checked, with_retries};
 use crate::error::{Error, Result};
 use crate::store::atomic;
 
@@ -148,7 +148,7 @@ fn delete_locked(loc: &Loc) -> Result<()> {
     }
     let stage = loc
         .collection
-        .join(format!(".delete-{}", super::fork::new_uuid()));
+        .join(format!(".delete-{}", super::header::new_uuid()));
     fs::DirBuilder::new()
         .mode(0o700)
         .create(&stage)

@@ -9,29 +9,13 @@ use std::path::Path;
 use chrono::Utc;
 use serde_json::{Map, Value, json};
 
-use super::header::{iso_string, safe_uint};
+use super::header::{iso_string, new_uuid, safe_uint};
 use super::history::{read_full, rounds_of, sha256_hex};
 use super::listing::summary_from_head;
 use super::validate::role;
 use super::{Layout, Loc};
 use crate::error::{Error, Result};
 use crate::store::atomic;
-
-/// A `crypto.randomUUID()`-style lowercase v4 UUID.
-pub(crate) fn new_uuid() -> String {
-    let mut b = atomic::random_bytes(16);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
-}
 
 /// Keep only the entries of `key` that `keep` accepts; drop the key when none remain.
 fn filter_key(h: &mut Map<String, Value>, key: &str, keep: impl Fn(&Value) -> bool) {

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
+use crate::store::atomic;
 use crate::text::normalize_title;
 
 /// `^[a-f0-9-]{36}$`, Loop's id check (character set and length, not UUID layout).
@@ -11,6 +12,22 @@ pub fn valid_id(s: &str) -> bool {
     s.len() == 36
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+}
+
+/// A `crypto.randomUUID()`-style lowercase v4 UUID.
+pub(crate) fn new_uuid() -> String {
+    let mut b = atomic::random_bytes(16);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
 }
 
 /// Largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).

@@ -373,7 +373,7 @@ impl Marks {
                 head.range.count,
                 warnings,
             );
-            if let Some(text) = super::replay::system_prompt(&cps) {
+            if let Some(text) = super::checkpoints::system_prompt(&cps) {
                 let timestamp = cps
                     .first()
                     .and_then(|c| c.get("timestamp"))

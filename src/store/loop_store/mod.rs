@@ -8,10 +8,12 @@
 //! `archive` and `fork` are the writers of section 9.
 
 mod archive;
+mod checkpoints;
 pub(crate) mod convert;
 mod ended;
 mod envelope;
 mod fork;
+mod guard;
 mod header;
 mod history;
 mod listing;
