@@ -24,6 +24,7 @@ pub mod known;
 pub mod live;
 pub mod log;
 pub mod pass;
+pub mod slim;
 pub mod stamp;
 mod stream;
 #[cfg(test)]
