@@ -45,6 +45,11 @@ impl Known {
         self.0.insert(id.into(), slot);
     }
 
+    /// `insert` with the path's `path_hash` already taken (a slimmed meta holds only that).
+    pub fn insert_hashed(&mut self, id: impl Into<Box<str>>, path: u64, key: u64) {
+        self.0.insert(id.into(), Slot { path, key });
+    }
+
     pub fn get(&self, id: &str) -> Option<&Slot> {
         self.0.get(id)
     }

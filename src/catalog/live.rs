@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
-use super::{ById, Entry, Meta};
+use super::slim::Slim;
+use super::{ById, Entry};
 use crate::app::Action;
 use crate::loader::Event;
 use crate::model::SessionSummary;
@@ -14,13 +15,13 @@ use crate::store::Store;
 /// One store's part of the catalog: where it lives, and the rows cached for this store.
 pub struct Cat {
     pub cache: Option<PathBuf>,
-    pub known: Option<Vec<Meta>>,
+    pub known: Option<Vec<Slim>>,
 }
 
 impl Cat {
     /// The cached metas by id, built on the loader's thread (not before the first frame).
-    pub fn by_id(metas: Vec<Meta>) -> ById {
-        ById::new(metas)
+    pub fn by_id(metas: Vec<Slim>) -> ById {
+        ById::of(metas)
     }
 
     /// Add what a pass re-read (and what left) to the catalog's patch log: the cost of the

@@ -32,7 +32,7 @@ const LOG_HEADER: usize = 8 + 4 + 8 + 8;
 pub const COMPACT_AT: usize = 256 << 10;
 
 /// One patch: the re-read entries and the ids gone from one store's section.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct Record {
     pub kind: StoreKind,
     #[serde(with = "crate::model::wire::path_bytes")]
@@ -112,13 +112,49 @@ pub(super) fn each(cache: &Path, base: u64, mut f: impl FnMut(Record)) {
 }
 
 fn apply_record(cat: &mut Catalog, r: Record) {
-    let mut s = cat.take(r.kind, &r.dir).unwrap_or_else(|| Section {
+    let out = Out {
         kind: r.kind,
-        dir: r.dir.clone(),
+        dir: &r.dir,
+        fresh: &r.fresh,
+        gone: &r.gone,
+    };
+    apply_out(cat, &out);
+}
+
+fn apply_out(cat: &mut Catalog, r: &Out<'_>) {
+    let mut s = cat.take(r.kind, r.dir).unwrap_or_else(|| Section {
+        kind: r.kind,
+        dir: r.dir.to_path_buf(),
         entries: Vec::new(),
     });
-    super::apply(&mut s, &r.fresh, &r.gone);
+    super::apply(&mut s, r.fresh, r.gone);
     cat.put(s);
+}
+
+/// A `Record` as written: borrowed from the pass that re-read it (the same fields in the
+/// same order, so the same bytes). Issue 10: the record was a clone of every re-read entry,
+/// and at 100k sessions a warm check that re-read everything cloned 100k metas for it.
+#[derive(Serialize)]
+struct Out<'a> {
+    kind: StoreKind,
+    #[serde(with = "crate::model::wire::path_bytes")]
+    dir: &'a Path,
+    fresh: &'a [Entry],
+    gone: &'a [String],
+}
+
+/// Counts the bytes written to it and keeps none: a record's size, asked before it is
+/// built (a record that would push the log past `COMPACT_AT` goes straight into the base).
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Add one patch (`fresh` re-read, `gone` removed, in the store `kind` at `dir`): appended
@@ -126,37 +162,42 @@ fn apply_record(cat: &mut Catalog, r: Record) {
 /// Best effort, like every catalog write: a lost patch only costs a re-read.
 pub fn append(cache: &Path, kind: StoreKind, dir: &Path, fresh: &[Entry], gone: &[String]) {
     let _one = super::PATCHING.lock().unwrap_or_else(|e| e.into_inner());
-    let rec = Record {
+    let rec = Out {
         kind,
-        dir: dir.to_path_buf(),
-        fresh: fresh.to_vec(),
-        gone: gone.to_vec(),
+        dir,
+        fresh,
+        gone,
     };
     let Some(base) = base_sum(cache) else {
-        return compact(cache, Some(rec));
+        return compact(cache, Some(&rec));
     };
     let old = regular::read(&file(cache), super::CAP, regular::Links::Refuse).unwrap_or_default();
     let mut out = match intact(&old, base) {
         Some(good) => good.to_vec(),
         None => header(base),
     };
+    // A record too large for the log is not built at all: at 100k re-read sessions it was
+    // as large as the catalog, held while the catalog was decoded again for the compaction.
+    let Ok(size) = postcard::to_io(&rec, Count(0)) else {
+        return;
+    };
+    if out.len() + 16 + size.0 > COMPACT_AT {
+        return compact(cache, Some(&rec));
+    }
     let Ok(body) = postcard::to_stdvec(&rec) else {
         return;
     };
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&checksum(&body).to_le_bytes());
     out.extend_from_slice(&body);
-    if out.len() > COMPACT_AT {
-        return compact(cache, Some(rec));
-    }
     let _ = atomic::replace(&file(cache), &out, atomic::Replace::default());
 }
 
 /// Fold the log (and `rec`) into a new base file; the lock is held by the caller.
-fn compact(cache: &Path, rec: Option<Record>) {
+fn compact(cache: &Path, rec: Option<&Out<'_>>) {
     let mut cat = super::load(cache).unwrap_or_default();
     if let Some(r) = rec {
-        apply_record(&mut cat, r);
+        apply_out(&mut cat, r);
     }
     // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
     cat.sections.retain(|s| s.dir.is_dir());

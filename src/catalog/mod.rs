@@ -24,6 +24,7 @@ pub mod known;
 pub mod live;
 pub mod log;
 pub mod pass;
+pub mod slim;
 pub mod stamp;
 mod stream;
 #[cfg(test)]
@@ -193,22 +194,11 @@ impl Sum {
     }
 }
 
-/// The file's bytes for `cat`: the header, then the body serialized straight after it (one
-/// buffer, not a body copied behind a header: at 100k sessions each copy is tens of MB).
+/// The file's bytes for `cat` (tests, and `cat`-sized callers): the same writer as `save`.
 pub fn encode(cat: &Catalog) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(HEADER + 4096);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&schema().to_le_bytes());
-    out.extend_from_slice(&[0; 16]);
-    let mut out = postcard::to_extend(cat, out).ok()?;
-    let (len, sum) = {
-        let body = &out[HEADER..];
-        (body.len() as u64, checksum(body))
-    };
-    out[20..28].copy_from_slice(&len.to_le_bytes());
-    out[28..36].copy_from_slice(&sum.to_le_bytes());
-    Some(out)
+    let mut out = std::io::Cursor::new(Vec::with_capacity(HEADER + 4096));
+    stream::write_to(&mut out, cat).ok()?;
+    Some(out.into_inner())
 }
 
 /// Decode a catalog file; `None` for anything but an intact one of this version and schema.
@@ -230,11 +220,14 @@ pub fn load(cache: &Path) -> Option<Catalog> {
 pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
     crate::demo::create_cache_dir(cache)
         .map_err(|e| crate::error::Error::io("creating directory", cache, e))?;
-    let bytes = encode(cat)
-        .ok_or_else(|| crate::error::Error::Refused("the catalog could not be encoded".into()))?;
-    atomic::replace(&file(cache), &bytes, atomic::Replace::default())?;
+    // Streamed into the temp file: the file is never held in memory (issue 10).
+    let mut header = [0u8; HEADER];
+    atomic::replace_with(&file(cache), atomic::Replace::default(), &mut |f| {
+        header = stream::write_to(f, cat)?;
+        Ok(())
+    })?;
     // After the catalog: a head naming it can only appear once it is in place.
-    head::save(cache, cat, &bytes[..HEADER]);
+    head::save(cache, cat, &header);
     // The log's patches are in the new base (its header names the old one, so a reader in
     // between ignores it anyway).
     let _ = std::fs::remove_file(log::file(cache));

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::slim::{Cwds, Held, Slim};
 use super::{Catalog, Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores, registry::list_order};
@@ -32,20 +33,26 @@ pub struct Checked {
     pub gone: Vec<String>,
 }
 
-/// The catalog's metas of one store, looked up by id through positions sorted by id: no
-/// second copy of every id and no hash table beside the metas (issue 10: a map keyed by a
-/// cloned id was 25 MB at 100k sessions). Where an id repeats, the last meta wins, as it
-/// would in a map.
+/// The catalog's metas of one store (slimmed), looked up by id through positions sorted by
+/// id: no second copy of every id and no hash table beside the metas (issue 10: a map keyed
+/// by a cloned id was 25 MB at 100k sessions). Where an id repeats, the last meta wins, as
+/// it would in a map.
 #[derive(Debug, Default)]
 pub struct ById {
-    metas: Vec<Meta>,
+    metas: Vec<Slim>,
     order: Vec<u32>,
 }
 
 impl ById {
     pub fn new(metas: Vec<Meta>) -> ById {
+        let mut cwds = Cwds::default();
+        ById::of(metas.into_iter().map(|m| Slim::of(m, &mut cwds)).collect())
+    }
+
+    /// Metas slimmed already (the warm start slims them as the catalog hands them over).
+    pub fn of(metas: Vec<Slim>) -> ById {
         let mut order: Vec<u32> = (0..metas.len() as u32).collect();
-        let id = |i: &u32| metas[*i as usize].id.as_str();
+        let id = |i: &u32| &*metas[*i as usize].id;
         // Equal ids: the later position first, so `dedup` keeps the last one.
         order.sort_unstable_by(|a, b| id(a).cmp(id(b)).then(b.cmp(a)));
         order.dedup_by(|a, b| id(a) == id(b));
@@ -56,12 +63,12 @@ impl ById {
     fn position(&self, id: &str) -> Option<usize> {
         let i = self
             .order
-            .binary_search_by(|&i| self.metas[i as usize].id.as_str().cmp(id))
+            .binary_search_by(|&i| (*self.metas[i as usize].id).cmp(id))
             .ok()?;
         Some(self.order[i] as usize)
     }
 
-    pub fn get(&self, id: &str) -> Option<&Meta> {
+    pub fn get(&self, id: &str) -> Option<&Slim> {
         self.position(id).map(|i| &self.metas[i])
     }
 
@@ -141,19 +148,17 @@ fn earliest(
 fn still_valid(
     store: &dyn Store,
     c: &Candidate,
-    m: &Meta,
+    m: &impl Held,
     memo: &mut (CwdMemo, stamp::Memo),
     now: i64,
 ) -> bool {
-    m.path == c.path
-        && m.expires.is_none_or(|t| now < t)
-        && m.cwd
-            .as_deref()
-            .is_none_or(|d| memo.0.is_dir(d) == m.cwd_dir)
+    m.at(&c.path)
+        && m.expires().is_none_or(|t| now < t)
+        && m.cwd().is_none_or(|d| memo.0.is_dir(d) == m.cwd_dir())
         && memo
             .1
             .key(&store.summary_inputs(c), &c.path, c.stat.as_ref())
-            == m.key
+            == m.key()
 }
 
 /// The directory `store` keeps its state files in (every id's file lives there).
@@ -165,9 +170,9 @@ fn state_dir(store: &dyn Store) -> Option<PathBuf> {
 /// when the meta `old` finds for its id still holds, else its entry read again. `old` is a
 /// lookup rather than a map of owned metas, so a pass over the catalog's own entries copies
 /// nothing (at 100k sessions, a copy of every meta is tens of MB).
-fn reread<'a>(
+fn reread<'a, M: Held + 'a>(
     store: &dyn Store,
-    old: &(dyn Fn(&str) -> Option<&'a Meta> + Sync),
+    old: &(dyn Fn(&str) -> Option<&'a M> + Sync),
     candidates: &[Candidate],
 ) -> Vec<Option<Box<Entry>>> {
     let now = stamp::unix_secs(SystemTime::now());
@@ -221,9 +226,10 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
         let i = i as usize;
         let m = &mut metas[i];
         if valid[i] {
-            out.known.insert(std::mem::take(&mut m.id), &m.path, m.key);
+            out.known
+                .insert_hashed(std::mem::take(&mut m.id), m.path, m.key);
         } else if !found[i] {
-            out.gone.push(std::mem::take(&mut m.id));
+            out.gone.push(std::mem::take(&mut m.id).into());
         }
     }
     out

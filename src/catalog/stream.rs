@@ -1,8 +1,9 @@
-//! Reading the catalog file without holding it: checked by a streamed checksum, then decoded
-//! from a buffered reader (issue 10: at 100k sessions the file is ~74 MB, and holding it
-//! whole while its rows were decoded put that much on top of the rows at the start's peak).
+//! Reading and writing the catalog file without holding it: checked by a streamed checksum,
+//! then decoded from a buffered reader (issue 10: at 100k sessions the file is ~74 MB, and
+//! holding it whole while its rows were decoded put that much on top of the rows at the
+//! start's peak); written through a summing buffer, its header filled in last.
 
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::{CAP, Catalog, HEADER, MAGIC, Sum, VERSION, schema};
@@ -112,4 +113,46 @@ impl Drop for Scratch {
         // SAFETY: the mapping `new` made, unmapped once; nothing borrows it any more.
         unsafe { libc::munmap(self.at.cast(), self.len) };
     }
+}
+
+/// Write `cat`'s file to `out` (at its start) without holding it: a placeholder header, the
+/// body serialized through a buffer of `CHUNK` bytes, then the body read back from `out`
+/// for its checksum (seeded with its length, so known only once the body is written: a
+/// read from the page cache, far cheaper than serializing twice), then the real header.
+/// Returns the header. Issue 10: the save serialized the whole file into one buffer first,
+/// as large as the file (tens of MB at 100k sessions), on top of the decoded catalog.
+pub fn write_to(mut out: impl Read + Write + Seek, cat: &Catalog) -> std::io::Result<[u8; HEADER]> {
+    let mut head = [0u8; HEADER];
+    head[..8].copy_from_slice(MAGIC);
+    head[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    head[12..20].copy_from_slice(&schema().to_le_bytes());
+    out.write_all(&head)?;
+    let w = std::io::BufWriter::with_capacity(CHUNK, &mut out);
+    let mut w = postcard::to_io(cat, w).map_err(std::io::Error::other)?;
+    w.flush()?;
+    drop(w);
+    let len = out.stream_position()? - HEADER as u64;
+    out.seek(SeekFrom::Start(HEADER as u64))?;
+    let mut s = Sum::new(len);
+    let mut buf = vec![0u8; CHUNK];
+    let mut seen = 0u64;
+    loop {
+        let n = fill(&mut out, &mut buf).ok_or_else(|| std::io::Error::other("read back"))?;
+        s.add(&buf[..n]);
+        seen += n as u64;
+        if n < CHUNK {
+            break;
+        }
+    }
+    if seen != len {
+        return Err(std::io::Error::other(
+            "the catalog read back is not what was written",
+        ));
+    }
+    head[20..28].copy_from_slice(&len.to_le_bytes());
+    head[28..36].copy_from_slice(&s.finish().to_le_bytes());
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&head)?;
+    out.flush()?;
+    Ok(head)
 }

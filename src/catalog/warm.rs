@@ -5,17 +5,18 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::Meta;
+use super::slim::{Cwds, Slim};
 use crate::model::SessionSummary;
 use crate::store::Stores;
 
-/// What the loader checks against: per store (in `Stores` order), the cached metas, or
-/// `None` where the catalog had no section (that store loads cold). A list, not a map by
+/// What the loader checks against: per store (in `Stores` order), the cached metas (slimmed:
+/// the rows hold the strings they copied), or `None` where the catalog had no section (that
+/// store loads cold). A list, not a map by
 /// id: hashing 10k ids (and cloning each) cost the first frame several ms, and only the
 /// loader's thread needs the map (`live::Cat::by_id`).
 pub struct Warm {
     pub cache: PathBuf,
-    pub known: Vec<Option<Vec<Meta>>>,
+    pub known: Vec<Option<Vec<Slim>>>,
 }
 
 /// Read the catalog in `cache` for `stores`: the cached rows (in no particular order, each
@@ -24,6 +25,7 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
     let mut cat = super::load(cache).unwrap_or_default();
     // One exact allocation: reserving per section let the vector double past the total.
     let mut rows = Vec::with_capacity(cat.sections.iter().map(|s| s.entries.len()).sum());
+    let mut cwds = Cwds::default();
     let known = stores
         .stores
         .iter()
@@ -32,7 +34,7 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
             let mut metas = Vec::with_capacity(section.entries.len());
             for e in section.entries {
                 rows.extend(e.row);
-                metas.push(e.meta);
+                metas.push(Slim::of(e.meta, &mut cwds));
             }
             Some(metas)
         })

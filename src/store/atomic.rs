@@ -80,10 +80,12 @@ pub fn random_bytes(n: usize) -> Vec<u8> {
     buf
 }
 
-/// Create `path` exclusively with mode 0600.
+/// Create `path` exclusively with mode 0600 (readable too: a streamed write reads back what
+/// it wrote, `replace_with`).
 pub fn create_new(path: &Path) -> io::Result<File> {
     step(Step::Create)?;
     OpenOptions::new()
+        .read(true)
         .write(true)
         .create_new(true)
         .mode(0o600)
@@ -99,10 +101,16 @@ pub fn fsync_dir(dir: &Path) -> io::Result<()> {
 /// Write `bytes` into a fresh temp file at `tmp` (O_EXCL, 0600) and fsync it.
 /// On failure the temp file is removed.
 pub fn write_temp(tmp: &Path, bytes: &[u8]) -> Result<()> {
+    write_temp_with(tmp, &mut |f| f.write_all(bytes))
+}
+
+/// `write_temp` with the contents written by `write` into the open file, for a file too
+/// large to be built in memory first (the catalog at 100k sessions is tens of MB).
+fn write_temp_with(tmp: &Path, write: &mut dyn FnMut(&mut File) -> io::Result<()>) -> Result<()> {
     let res = (|| {
         let mut f = create_new(tmp)?;
         step(Step::Write)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
         step(Step::Fsync)?;
         f.sync_all()
     })();
@@ -124,6 +132,17 @@ pub struct Replace<'a> {
 /// Atomically replace (or create) `path` with `bytes`: temp (O_EXCL, 0600) -> write -> fsync ->
 /// precheck -> rename -> fsync dir. The original is intact on any failure and no temp is left.
 pub fn replace(path: &Path, bytes: &[u8], opts: Replace<'_>) -> Result<()> {
+    replace_with(path, opts, &mut |f| f.write_all(bytes))
+}
+
+/// `replace` with the new contents written by `write` into the temp file (which it may seek
+/// in), so that they are never held whole in memory. The same protocol and guarantees: an
+/// `Err` from `write` leaves the original intact and no temp behind.
+pub fn replace_with(
+    path: &Path,
+    opts: Replace<'_>,
+    write: &mut dyn FnMut(&mut File) -> io::Result<()>,
+) -> Result<()> {
     let dir = parent(path);
     let name = path
         .file_name()
@@ -133,7 +152,7 @@ pub fn replace(path: &Path, bytes: &[u8], opts: Replace<'_>) -> Result<()> {
         opts.temp_name
             .unwrap_or_else(|| format!("{name}.{}.tmp", random_hex(8))),
     );
-    write_temp(&tmp, bytes)?;
+    write_temp_with(&tmp, write)?;
     let finish = (|| {
         if let Some(check) = opts.precheck {
             check()?;
