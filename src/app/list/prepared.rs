@@ -4,6 +4,10 @@
 //! Inserting 100k rows and re-sorting them on the UI thread held it for 76–300 ms (issue
 //! 10, `SPOOL_KEYTRACE`'s `cached:` figures), and a key typed then waited that long.
 //!
+//! The matcher items' build is started by the UI thread when it takes the batch, with a copy
+//! of the order made here: the preparing thread runs at a lower priority (`priority`), which
+//! the build would inherit, and under load it then came seconds later.
+//!
 //! The batch is prepared against a snapshot of the list (`Seed`): its rows, filter and view.
 //! Any change to the list in between (a removal, a filter, other rows) makes the preparation
 //! stale, and the list then takes the batch the ordinary way (`upsert_shared`), so the result
@@ -21,11 +25,9 @@ use crate::store::registry::{Filter, list_order};
 /// head's) and sent to the thread that prepares.
 pub struct Seed {
     changes: u64,
-    generation: u64,
     rows: Vec<Arc<SessionSummary>>,
     filter: Filter,
     inbox: bool,
-    notify: Arc<dyn Fn() + Sync + Send>,
 }
 
 /// A batch made ready for `List::install`.
@@ -35,8 +37,9 @@ pub struct Prepared {
     rows: Rows,
     sorted: Vec<Arc<SessionSummary>>,
     groups: Groups,
-    /// The matcher items' build for `sorted`, started on the preparing thread.
-    building: Option<background::Pending>,
+    /// A copy of `sorted` for the matcher items' build, when it is long enough to build on
+    /// a thread (100k reference counts touched here, not on the UI thread).
+    items: Option<Vec<Arc<SessionSummary>>>,
     /// Keys of the batch's rows that replaced one of the seed's.
     updated: Vec<Key>,
     /// The batch as it came (the fallback, and what the indexer is told about).
@@ -117,15 +120,13 @@ impl Seed {
         }
         let (sorted, groups) = order(rows.values(), &self.filter, self.inbox);
         // Short lists build their items on the UI thread (`refresh_items`), as before.
-        let building = (sorted.len() >= background::ON_A_THREAD_FROM)
-            .then(|| background::Pending::start(self.generation, sorted.clone(), self.notify))
-            .flatten();
+        let items = (sorted.len() >= background::ON_A_THREAD_FROM).then(|| sorted.clone());
         Prepared {
             changes: self.changes,
             rows,
             sorted,
             groups,
-            building,
+            items,
             updated,
             batch,
         }
@@ -137,11 +138,9 @@ impl List {
     pub fn seed(&self) -> Seed {
         Seed {
             changes: self.changes,
-            generation: self.generation,
             rows: self.rows.values().cloned().collect(),
             filter: self.filter.clone(),
             inbox: self.inbox,
-            notify: self.notify.clone(),
         }
     }
 
@@ -158,8 +157,11 @@ impl List {
         self.rows = p.rows;
         self.sorted = p.sorted;
         self.groups = p.groups;
-        self.building = p.building;
         self.patches.clear();
+        // No build is under way (checked above): this one's rows are the view's.
+        self.building = (p.items).and_then(|rows| {
+            background::Pending::start(self.generation, rows, self.notify.clone())
+        });
         self.search_dirty = true;
         self.repin();
         p.updated
@@ -243,17 +245,14 @@ mod tests {
         }
     }
 
-    /// The preparation's own item build is what the list takes (not a second one started
-    /// on the UI thread), and the matches it gives are every row's.
+    /// The list starts the items' build with the preparation's copy of the order at once
+    /// (not a copy of its own at the next tick), and the matches it gives are every row's.
     #[test]
-    fn the_prepared_build_is_the_one_taken() {
+    fn the_items_build_starts_with_the_prepared_order() {
         let (head, batch) = start();
         let mut l = shown(&head, false, "");
         let p = l.seed().prepare(batch.clone());
-        assert!(
-            p.building.is_some(),
-            "a long batch's items start on its thread"
-        );
+        assert!(p.items.is_some(), "a long batch's items are made ready");
         l.install(p);
         assert!(l.building.is_some());
         l.set_query("okapi");
