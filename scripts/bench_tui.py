@@ -19,7 +19,8 @@ Figures (medians over runs, ms unless noted):
   loaded                 launch -> screen shows no "loading" and stays still for --quiet ms
   loaded and checked     spool only, warm: spool's own launch -> its last store's warm check
                          (SPOOL_KEYTRACE `checked_X_at`); the screen cannot show it, as the head
-                         is on screen throughout. Keys are typed after it.
+                         is on screen throughout. Keys are typed after it, once the status
+                         bar no longer says "loading" (checks can come --quiet ms apart).
   key median/p99         key sent -> last screen change before --quiet ms of stillness
                          (the index's "indexing N / M" progress is not counted as a change)
   peak RSS               VmHWM of the picker process after the keystrokes (MB), warm start
@@ -258,6 +259,14 @@ def wait_checked(trace, quiet_ms, timeout_s):
     return None
 
 
+def wait_not_loading(timeout_s):
+    """Wait until the screen no longer says "loading" (spool's status bar while any store is
+    still read or checked)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout_s and "loading" in screen():
+        time.sleep(0.02)
+
+
 def run_picker(cmd, env, cache, a, keys):
     """One cold and one warm start of `cmd`; returns a dict of figures."""
     out = {}
@@ -284,6 +293,12 @@ def run_picker(cmd, env, cache, a, keys):
     # the screen, so the screen cannot tell when spool is loaded: spool's trace can. Keys are
     # typed after the last store's check, as a user's would be measured on a loaded list.
     out["warm_checked"] = wait_checked(trace, a.quiet, a.timeout) if cache else None
+    # The checks' phases can come more than --quiet ms apart (a store's stat pass under
+    # load), and a key typed between them was timed to the last check's end: its status bar
+    # going from "loading" back to the key hints, hundreds of ms after a key spool had long
+    # drawn. So keys also wait for the status bar to stop saying "loading".
+    if cache:
+        wait_not_loading(a.timeout)
     out["keys"] = [key_to_settled(k, a.quiet) for k in keys]
     pid = pane_pid()
     out["rss"] = peak_rss_mb(pid) if pid else None

@@ -12,6 +12,7 @@ use chrono::Utc;
 use color_eyre::eyre::WrapErr;
 use crossterm::event::{Event as Term, KeyEventKind, MouseButton, MouseEventKind};
 
+use crate::app::list::{Handoff, PREPARE_FROM};
 use crate::app::{Action, App, Effect, OpInput, Options, Outcome, SessionOp};
 use crate::config::Config;
 use crate::indexer::Indexer;
@@ -233,9 +234,20 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let loader = match cache {
         Some(c) if !head_keys.is_empty() => {
             let (s, tx) = (stores.clone(), tx.clone());
+            // The catalog's rows are also put in order (and their matcher items started) on
+            // the loader's thread: on the UI thread that held a key typed then for 76–300 ms.
+            let seed = app.list.seed();
             Loader::start_deferred(stores.clone(), tx.clone(), move || {
                 let (actions, warm) = crate::catalog::warm::cached(&c, &s, head_keys);
+                let mut seed = Some(seed);
                 for a in actions {
+                    let a = match a {
+                        Action::Cached(rows) if rows.len() >= PREPARE_FROM => match seed.take() {
+                            Some(seed) => Action::Prepared(Handoff::new(seed.prepare(rows))),
+                            None => Action::Cached(rows),
+                        },
+                        a => a,
+                    };
                     tx.send(Event::Action(a)).ok()?;
                 }
                 crate::keytrace::phase("catalog_decoded", launched);
@@ -384,6 +396,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     Action::Cached(rows) | Action::Reread { rows, .. } => {
                         effects.indexer.reindex(rows)
                     }
+                    Action::Prepared(h) => h.batch(|rows| effects.indexer.reindex(rows)),
                     Action::Rows(rows) if effects.indexer.started() => {
                         let rows: Vec<Arc<SessionSummary>> =
                             rows.iter().cloned().map(Arc::new).collect();

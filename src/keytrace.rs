@@ -4,7 +4,9 @@
 //! (updates, tick, draw, and each event drained with it: its kind and the time applying it
 //! took); any other frame after events gives a `frame` line. Comparing these with the
 //! harness's key-to-settled figure tells spool's share of a slow key from the terminal's
-//! and the scheduler's. Off (one load per loop turn) unless the variable is set.
+//! and the scheduler's; each line ends with the UI thread's CPU time over the turn (`cpu`),
+//! which a loaded machine does not inflate. Off (one load per loop turn) unless the
+//! variable is set.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -85,6 +87,9 @@ pub fn on() -> bool {
 /// each event applied with the milliseconds it took, in the order drained.
 pub struct Turn {
     pub woke: Instant,
+    /// The UI thread's CPU time (ms) when the wait returned: the turn's own CPU, told apart
+    /// from the time it was preempted (on a loaded machine the wall figures are mostly that).
+    pub cpu: f64,
     pub drained: Instant,
     pub updated: Instant,
     pub ticked: Instant,
@@ -95,6 +100,7 @@ impl Turn {
     pub fn new(at: Instant) -> Turn {
         Turn {
             woke: at,
+            cpu: thread_cpu_ms(),
             drained: at,
             updated: at,
             ticked: at,
@@ -116,11 +122,26 @@ pub fn drawn(turn: &Turn) {
         return;
     };
     let now = Instant::now();
+    let cpu = thread_cpu_ms() - turn.cpu;
     let line = match t.pending.take() {
         Some(key) => line(key, turn, now),
         None => format!("frame {}", parts(turn, now)),
     };
+    let line = format!("{} cpu {cpu:.2}\n", line.trim_end());
     let _ = t.file.write_all(line.as_bytes());
+}
+
+/// This thread's CPU time in ms (0 where the clock cannot be read).
+pub fn thread_cpu_ms() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0.0;
+    }
+    t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 / 1e6
 }
 
 fn ms(a: Instant, b: Instant) -> f64 {
@@ -173,6 +194,7 @@ mod tests {
         let at = |ms| key + Duration::from_millis(ms);
         let turn = Turn {
             woke: at(2),
+            cpu: 0.0,
             drained: at(10),
             updated: at(13),
             ticked: at(15),

@@ -120,6 +120,9 @@ pub enum Action {
     /// Rows already shared (the catalog's at a warm start, a cold pass's as it records them
     /// for the catalog): the list keeps these `Arc`s as they are, with no copy (issue 10).
     Cached(Vec<std::sync::Arc<SessionSummary>>),
+    /// A long batch of rows (the catalog's) made ready on the thread that decoded it
+    /// (`list::Prepared`), so taking it costs the UI thread pointer swaps.
+    Prepared(super::list::Handoff),
     /// Sessions that disappeared from a store.
     Removed(Vec<Key>),
     /// Listing progress of store number `store`.
@@ -172,6 +175,7 @@ impl Action {
             Action::Resize(..) => "resize",
             Action::Rows(_) => "rows",
             Action::Cached(_) => "cached",
+            Action::Prepared(_) => "prepared",
             Action::Reread { .. } => "reread",
             Action::Removed(_) => "removed",
             Action::Progress { .. } => "progress",
@@ -195,6 +199,7 @@ impl Action {
             Action::Resize(..)
                 | Action::Rows(_)
                 | Action::Cached(_)
+                | Action::Prepared(_)
                 | Action::Reread { .. }
                 | Action::Removed(_)
                 | Action::Progress { .. }

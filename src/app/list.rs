@@ -9,7 +9,14 @@ use crate::store::registry::{Filter, list_order};
 
 mod background;
 mod items;
+mod prepared;
 mod rows;
+
+pub use prepared::{Handoff, Prepared, Seed};
+
+/// Batches at least this long are worth preparing off the UI thread (`Seed::prepare`): the
+/// length from which their matcher items are built on a thread as well.
+pub const PREPARE_FROM: usize = background::ON_A_THREAD_FROM;
 
 /// Rows, their filtered order, the search and the selection.
 pub struct List {
@@ -41,7 +48,7 @@ pub struct List {
     /// Rows have been on screen: from then on the selection holds still (`shown`).
     shown: bool,
     /// The inbox's groups in view order: (first row, ending, rows in the group).
-    groups: Vec<(usize, Ended, usize)>,
+    groups: prepared::Groups,
     /// The row count the catalog's head announced while only its first rows are listed (the
     /// status bar's figure in the warm start's first frame); any change of rows ends it.
     expected: Option<usize>,
@@ -63,6 +70,9 @@ pub struct List {
     items_generation: u64,
     /// Wakes the run loop when a build is done (a query shows its full matches then).
     notify: Arc<dyn Fn() + Sync + Send>,
+    /// Counts every change of rows, filter or view: a batch prepared on another thread
+    /// against an older count is stale (`prepared`).
+    changes: u64,
 }
 
 /// One line pair of the sidebar: a session row, or in the inbox the heading of a group.
@@ -94,6 +104,7 @@ impl List {
             patches: Vec::new(),
             items_generation: 0,
             notify,
+            changes: 0,
         }
     }
 
@@ -205,6 +216,7 @@ impl List {
     /// Switch between "all, by time" and the inbox.
     pub fn set_inbox(&mut self, on: bool) {
         self.inbox = on;
+        self.changes += 1;
         self.generation += 1;
         self.search_dirty = true;
         self.follow_top = true;
@@ -220,6 +232,7 @@ impl List {
     /// they are, never copied.
     pub fn upsert_shared(&mut self, batch: Vec<Arc<SessionSummary>>) -> Vec<Key> {
         let mut updated = Vec::new();
+        self.changes += 1;
         self.expected = None;
         // One allocation for the catalog's 10k+ rows at start, not a doubling table that
         // rehashes every row a dozen times before the first frame.
@@ -307,6 +320,7 @@ impl List {
         for k in keys {
             self.rows.remove(k);
         }
+        self.changes += 1;
         self.generation += 1;
         self.search_dirty = true;
         self.resort();
@@ -315,31 +329,13 @@ impl List {
     /// Re-apply filter and order, then put the cursor back on the selected session.
     pub fn resort(&mut self) {
         self.expected = None;
-        let mut v: Vec<Arc<SessionSummary>> = (self.rows.values())
-            .filter(|s| self.passes(s))
-            .cloned()
-            .collect();
-        if self.inbox {
-            v = crate::inbox::rows(v);
-        } else {
-            v.sort_by(|a, b| list_order(a, b));
-        }
-        self.groups.clear();
-        if self.inbox {
-            for (i, s) in v.iter().enumerate() {
-                match (self.groups.last_mut(), s.ended) {
-                    (Some(g), Some(e)) if g.1 == e => g.2 += 1,
-                    (_, Some(e)) => self.groups.push((i, e, 1)),
-                    _ => {}
-                }
-            }
-        }
-        self.sorted = v;
+        (self.sorted, self.groups) = prepared::order(self.rows.values(), &self.filter, self.inbox);
         self.repin();
     }
 
     pub fn set_filter(&mut self, f: Filter) {
         self.filter = f;
+        self.changes += 1;
         self.generation += 1;
         self.search_dirty = true;
         self.resort();

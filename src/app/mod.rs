@@ -381,6 +381,7 @@ impl App {
                 self.take_rows(batch, &mut fx)
             }
             Action::Cached(batch) => self.take_rows(batch, &mut fx),
+            Action::Prepared(h) => self.put_rows(|l| h.take().map(|p| l.install(p)), &mut fx),
             Action::Reread { mut rows, since } => {
                 rows.retain(|r| {
                     self.written
@@ -473,7 +474,12 @@ impl App {
         if batch.is_empty() {
             return;
         }
-        let updated = self.list.upsert_shared(batch);
+        self.put_rows(|l| Some(l.upsert_shared(batch)), fx);
+    }
+
+    /// Rows go in with `put`: a row it replaced that the pane shows is loaded again.
+    fn put_rows(&mut self, put: impl FnOnce(&mut List) -> Option<Vec<Key>>, fx: &mut Vec<Effect>) {
+        let updated = put(&mut self.list).unwrap_or_default();
         if let Some(k) = &self.pane.key
             && updated.contains(k)
         {
