@@ -103,7 +103,7 @@ impl CwdMemo {
 pub fn read(store: &dyn Store, c: &Candidate) -> Entry {
     let key = stamp::key(&store.summary_inputs(c));
     let row = store.summarize(c);
-    let cwd = row.as_ref().and_then(|r| r.cwd.clone());
+    let cwd = row.as_ref().and_then(|r| r.cwd.clone().map(String::from));
     let cwd_dir = cwd.as_deref().is_some_and(|d| Path::new(d).is_dir());
     let expires = row
         .as_ref()

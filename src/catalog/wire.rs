@@ -46,7 +46,8 @@ impl Serialize for Entry {
             row: r,
             id: (r.map(|r| r.id.as_str()) != Some(m.id.as_str())).then_some(m.id.as_str()),
             path: (r.map(|r| r.path.as_os_str().as_bytes()) != Some(path)).then_some(path),
-            cwd: (r.is_none_or(|r| r.cwd != m.cwd)).then_some(m.cwd.as_deref()),
+            cwd: (r.is_none_or(|r| r.cwd.as_deref() != m.cwd.as_deref()))
+                .then_some(m.cwd.as_deref()),
         }
         .serialize(s)
     }
@@ -68,7 +69,7 @@ impl<'de> Deserialize<'de> for Entry {
         };
         let cwd = match w.cwd {
             Some(c) => c,
-            None => r.ok_or_else(missing)?.cwd.clone(),
+            None => r.ok_or_else(missing)?.cwd.clone().map(String::from),
         };
         Ok(Entry {
             meta: Meta {

@@ -44,8 +44,11 @@ pub fn html(t: &Transcript) -> String {
     );
     let rows = [
         ("session", s.reference()),
-        ("cwd", s.cwd.clone().unwrap_or_default()),
-        ("model", s.model.clone().unwrap_or_default()),
+        ("cwd", s.cwd.clone().map(String::from).unwrap_or_default()),
+        (
+            "model",
+            s.model.clone().map(String::from).unwrap_or_default(),
+        ),
         ("created", s.created_at.map(rfc3339).unwrap_or_default()),
         ("updated", s.updated_at.map(rfc3339).unwrap_or_default()),
         ("messages", s.messages.to_string()),

@@ -4,6 +4,7 @@ pub mod ended;
 pub mod left_off;
 pub mod message;
 pub mod session;
+pub mod shared;
 pub mod wire;
 
 pub use ended::Ended;
@@ -11,3 +12,4 @@ pub use message::{
     Entry, ImageRef, Message, Nested, Role, ToolCall, Transcript, Window, round_starts,
 };
 pub use session::{SessionSummary, StoreKind, from_millis, parse_time, rfc3339};
+pub use shared::Shared;

@@ -293,7 +293,7 @@ pub trait Store: Send + Sync {
     fn launch(&self, s: &SessionSummary) -> Result<Launch> {
         Ok(Launch {
             id: s.id.clone(),
-            cwd: s.cwd.clone(),
+            cwd: s.cwd.clone().map(String::from),
             unarchive_first: false,
         })
     }

@@ -22,7 +22,7 @@ pub fn hours_ago(h: i64) -> Option<DateTime<Utc>> {
 pub fn row(kind: StoreKind, id: &str, title: &str, hours: i64) -> SessionSummary {
     let mut s = SessionSummary::new(kind, id, format!("/data/{kind}/sessions/{id}"));
     s.title = title.into();
-    s.cwd = Some(format!("/home/u/src/proj-{}", kind.as_str()));
+    s.cwd = Some(format!("/home/u/src/proj-{}", kind.as_str()).into());
     s.created_at = hours_ago(hours + 1);
     s.updated_at = hours_ago(hours);
     s.messages = 4;

@@ -82,7 +82,7 @@ impl Known {
         row.updated_at = updated.parse().ok().and_then(from_millis);
         row.archived = flags.contains('a');
         row.has_user_message = flags.contains('u');
-        row.cwd = (!cwd.is_empty()).then(|| cwd.to_string());
+        row.cwd = (!cwd.is_empty()).then(|| crate::model::Shared::new(cwd));
         Some(row)
     }
 }

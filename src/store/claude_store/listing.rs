@@ -309,7 +309,7 @@ pub fn summary(
         (None, Some(last)) if used_summary.is_none() => f.summaries[last].0.clone(),
         _ => String::new(),
     };
-    s.cwd = launch_dir(f, &dir_name);
+    s.cwd = launch_dir(f, &dir_name).map(Into::into);
     let mtime = p.mtime.map(DateTime::<Utc>::from);
     s.created_at = f.created.or(mtime);
     s.updated_at = f.updated.or(mtime);
@@ -320,7 +320,7 @@ pub fn summary(
         .clone()
         .or_else(|| f.first_slash.clone())
         .unwrap_or_default();
-    s.model = f.model.clone();
+    s.model = f.model.as_deref().map(Into::into);
     s.forked_from = f.forked_from.as_ref().map(|p| format!("claude:{p}"));
     s.read_only = true;
     s.badges = badges(p, f, cx, s.cwd.as_deref());

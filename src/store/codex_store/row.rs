@@ -33,7 +33,7 @@ pub fn summary(
     let mut s = SessionSummary::new(StoreKind::Codex, id, path);
     s.title = listing::title(f, cx.index_name);
     s.summary = f.summary.clone().unwrap_or_default();
-    s.cwd = f.cwd().or_else(|| f.current_cwd.clone());
+    s.cwd = f.cwd().or_else(|| f.current_cwd.clone()).map(Into::into);
     let mtime = p.mtime.map(DateTime::<Utc>::from);
     s.created_at = f
         .created
@@ -48,7 +48,7 @@ pub fn summary(
         .clone()
         .or_else(|| f.legacy_prompt.clone())
         .unwrap_or_default();
-    s.model = f.model.clone();
+    s.model = f.model.as_deref().map(Into::into);
     s.forked_from = f.forked_from.as_ref().map(|p| format!("codex:{p}"));
     s.child_of = match f.kind {
         Kind::Subagent | Kind::Internal => Some(

@@ -229,7 +229,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     }
     s.title = title(map, hist, stem);
     s.summary = str_field(map, "summary").unwrap_or("").to_string();
-    s.cwd = str_field(map, "project_root").map(str::to_string);
+    s.cwd = str_field(map, "project_root").map(Into::into);
     match str_field(map, "updated_at").map(|u| (u, parse_time(u))) {
         Some((_, Some(t))) => {
             s.updated_at = Some(t);
@@ -248,7 +248,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     s.forked_from = str_field(map, "branched_from")
         .filter(|b| !b.is_empty())
         .map(|b| format!("harness:{b}"));
-    s.model = str_field(map, "model").map(str::to_string);
+    s.model = str_field(map, "model").map(Into::into);
     if let Some(b) = status_badge(sessions, stem, map) {
         s.badges.push(b);
     }

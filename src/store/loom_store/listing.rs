@@ -95,8 +95,8 @@ pub fn summary(
     let mut s = SessionSummary::new(StoreKind::Loom, id, path);
     let meta = f.meta.clone().unwrap_or_default();
     s.created_at = parse_time(&meta.time).or_else(|| id_time(id));
-    s.cwd = non_empty(&meta.cwd);
-    s.model = non_empty(&meta.model);
+    s.cwd = non_empty(&meta.cwd).map(Into::into);
+    s.model = non_empty(&meta.model).map(Into::into);
     s.forked_from = non_empty(&meta.forked_from).map(|p| format!("loom:{p}"));
     s.messages = f.messages;
     s.updated_at = f

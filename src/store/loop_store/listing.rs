@@ -75,7 +75,7 @@ pub(crate) fn summary_from_head(loc: &Loc, head: &Head) -> SessionSummary {
 fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderCheck) {
     let text = |k: &str| h.get(k).and_then(Value::as_str);
     if let Some(cwd) = text("cwd") {
-        s.cwd = Some(cwd.to_string());
+        s.cwd = Some(cwd.into());
         if !Path::new(cwd).is_dir() {
             s.badges.push("cwd missing".into());
         }
@@ -101,7 +101,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
     if let Some(m) = h.get("model") {
         let (p, i) = (m.get("provider"), m.get("id"));
         if let (Some(p), Some(i)) = (p.and_then(Value::as_str), i.and_then(Value::as_str)) {
-            s.model = Some(format!("{p}/{i}"));
+            s.model = Some(format!("{p}/{i}").into());
         }
     }
     s.forked_from = h

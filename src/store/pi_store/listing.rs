@@ -286,7 +286,7 @@ pub fn summary(
     s.messages = f.messages;
     s.has_user_message = f.messages > 0;
     s.first_prompt = f.first_user.clone().unwrap_or_default();
-    s.model = f.model.clone();
+    s.model = f.model.as_deref().map(Into::into);
     s.read_only = true;
     let mut b = Vec::new();
     s.cwd = match cwd {
@@ -298,7 +298,8 @@ pub fn summary(
             }
             g
         }
-    };
+    }
+    .map(Into::into);
     if let Some(pp) = &parent_path {
         let (pid, ptitle) = parent.unwrap_or_else(|| (stem_id(Path::new(pp)), String::new()));
         s.forked_from = Some(format!("pi:{pid}"));
@@ -339,7 +340,7 @@ pub fn summary(
         b.push("old format: pi rewrites it when opened".into());
     }
     if let Some(c) = &s.cwd
-        && !Path::new(c).is_dir()
+        && !Path::new(c.as_str()).is_dir()
     {
         b.push(format!("cwd {c} is gone"));
     }
