@@ -23,13 +23,13 @@ fn entry(i: usize, key: u64) -> Entry {
     let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), path.clone());
     s.title = format!("Fix the parser in module {i} before the release");
     s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ").repeat(2);
-    s.cwd = Some(format!("/home/u/projects/acme-api-{}", i % 7));
+    s.cwd = Some(format!("/home/u/projects/acme-api-{}", i % 7).into());
     Entry {
         meta: Meta {
             id,
             path,
             key,
-            cwd: s.cwd.clone(),
+            cwd: s.cwd.as_deref().map(String::from),
             cwd_dir: true,
             expires: None,
         },
