@@ -26,6 +26,7 @@ pub mod log;
 pub mod pass;
 pub mod stamp;
 mod stream;
+pub mod survey;
 #[cfg(test)]
 mod tests;
 pub mod warm;
