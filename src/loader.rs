@@ -19,7 +19,6 @@ use crate::app::pane::{RAW_PER_ROUND, WINDOW_PER_ROUND};
 use crate::app::{Action, Loaded, View};
 use crate::catalog::Entry;
 use crate::catalog::live::{Cat, check_cached};
-use crate::catalog::survey::{self, Survey};
 use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Span, Store, Stores};
@@ -143,26 +142,6 @@ impl Loader {
         let lists = {
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
             move || {
-                // Deferred, the decode is long (at 100k sessions about 360 ms): each store is
-                // surveyed beside it (discovery and the stat pass need no catalog), and its
-                // check only compares. A store that turns out to have no cached rows drops
-                // its survey unused.
-                let mut surveys: Vec<_> = (0..stores.stores.len())
-                    .map(|i| {
-                        let stores = stores.clone();
-                        deferred
-                            .then(|| {
-                                thread::Builder::new()
-                                    .name(format!("spool-survey-{i}"))
-                                    .spawn(move || {
-                                        crate::priority::beside_decode();
-                                        survey::survey(stores.stores[i].as_ref())
-                                    })
-                                    .ok()
-                            })
-                            .flatten()
-                    })
-                    .collect();
                 let (cache, mut known) = match open() {
                     Some(w) => (Some(w.cache), w.known),
                     None => (None, Vec::new()),
@@ -177,7 +156,6 @@ impl Loader {
                 for (i, (ptx, prx)) in channels.into_iter().enumerate() {
                     let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
                     let first = first.clone();
-                    let surveyed = surveys.get_mut(i).and_then(Option::take);
                     let cat = Cat {
                         cache: cache.clone(),
                         known: known.get_mut(i).and_then(Option::take),
@@ -185,7 +163,7 @@ impl Loader {
                     let _ = thread::Builder::new()
                         .name(format!("spool-list-{i}"))
                         .spawn(move || {
-                            list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first, surveyed)
+                            list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first)
                         });
                 }
             }
@@ -329,7 +307,6 @@ fn list_and_watch(
     stop: &AtomicBool,
     mut cat: Cat,
     first: &FirstRows,
-    surveyed: Option<thread::JoinHandle<Survey>>,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
@@ -337,7 +314,7 @@ fn list_and_watch(
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
         crate::priority::background();
         let old = Cat::by_id(metas);
-        let Some(mut known) = check_cached(store, i, tx, &cat, old, surveyed) else {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
             return;
         };
         let mut watch = Watch::start(store, poke_tx);

@@ -11,28 +11,12 @@ pub const BACKGROUND_NICE: i32 = 10;
 /// inherit it (the check pass's workers, notify's event loop). Never raises it again, and
 /// never fails the caller: at worst the thread keeps its priority.
 pub fn background() {
-    lower(BACKGROUND_NICE);
-}
-
-/// The nice value of the stat passes that run beside the catalog's decode (warm start): on
-/// two cores the decode keeps about nine tenths of the core they share, so the cached rows
-/// arrive as soon as without them, and the passes take the rest of the machine.
-pub const BESIDE_DECODE_NICE: i32 = 19;
-
-/// Lower the calling thread to `BESIDE_DECODE_NICE`, as `background` does to its own.
-pub fn beside_decode() {
-    lower(BESIDE_DECODE_NICE);
-}
-
-fn lower(nice: i32) {
     // On Linux the nice value is per thread, and `0` is the calling thread; elsewhere it is
     // the whole process's (the UI's too), so it is left alone.
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority reads its integer arguments only.
     unsafe {
-        if libc::getpriority(libc::PRIO_PROCESS, 0) < nice {
-            libc::setpriority(libc::PRIO_PROCESS, 0, nice);
-        }
+        libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE);
     }
 }
 
@@ -70,21 +54,5 @@ mod tests {
             "the check pass's workers inherit it"
         );
         assert_eq!(current_nice(), before, "the calling thread keeps its own");
-    }
-
-    /// A survey beside the decode runs below the other background threads, and a later
-    /// `background()` on its thread never raises it back (as root it could).
-    #[test]
-    fn beside_the_decode_is_lower_still_and_never_raised() {
-        let (own, after) = std::thread::spawn(|| {
-            beside_decode();
-            let own = current_nice();
-            background();
-            (own, current_nice())
-        })
-        .join()
-        .unwrap();
-        assert_eq!(own, BESIDE_DECODE_NICE);
-        assert_eq!(after, BESIDE_DECODE_NICE);
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
-use super::survey::{self, Survey};
+use super::survey;
 use super::{ById, Entry, Meta};
 use crate::app::Action;
 use crate::loader::Event;
@@ -39,21 +39,17 @@ impl Cat {
 /// sent. Returns the known sessions for the watcher, or `None` when the app went away.
 /// `old` is consumed: the catalog's metas are freed (or moved into what is returned) before
 /// the watcher starts, not held for the life of the browser.
-/// `surveyed` is the store's survey begun while the catalog decoded (`None`, or one that
-/// panicked: it is taken here).
 pub fn check_cached(
     store: &dyn Store,
     i: usize,
     tx: &Sender<Event>,
     cat: &Cat,
     old: ById,
-    surveyed: Option<std::thread::JoinHandle<Survey>>,
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let since = std::time::Instant::now();
-    let survey = (surveyed.and_then(|h| h.join().ok())).unwrap_or_else(|| survey::survey(store));
-    // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start),
-    // or the wait for the one begun before the decode.
+    let survey = survey::survey(store);
+    // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start).
     crate::keytrace::phase(&format!("surveyed_{}", kind.as_str()), since);
     let checked = crate::catalog::pass::check_surveyed(store, old, &survey);
     let candidates = survey.candidates;

@@ -1,6 +1,8 @@
 //! A store's sessions as they stand, taken without the catalog: discovery's candidates and
-//! each one's key (the stat pass). Neither needs the cached metas, so a warm start or a warm
-//! `spool list` takes them while the catalog decodes, and only the comparison waits for it.
+//! each one's key (the stat pass). Neither needs the cached metas, so a warm `spool list`
+//! takes them while the catalog decodes, and only the comparison waits for it. (The
+//! browser's warm start surveys after its decode: beside it, under load, the survey delayed
+//! the cached rows and measured no earlier check.)
 
 use std::path::{Path, PathBuf};
 
