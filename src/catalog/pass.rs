@@ -314,20 +314,16 @@ pub fn list_keeping(
         .filter(|s| kind.is_none_or(|k| s.kind() == k))
         .map(|s| s.as_ref())
         .collect();
-    // The stores are surveyed (discovery and the stat pass, mostly kernel time) while this
-    // thread decodes the catalog: neither needs the other, and on two cores the two overlap
-    // (issue 10: at 10k, the decode and the pass were each about a third of the command).
-    // A survey that panics takes the command with it, never leaving a store paired with
-    // another store's survey.
-    let (mut cat, surveys) = std::thread::scope(|scope| {
+    let mut cat: Catalog = super::load(cache).unwrap_or_default();
+    // One survey per store, in parallel (a survey that panics takes the command with it,
+    // never leaving a store paired with another store's survey).
+    let surveys: Vec<Survey> = std::thread::scope(|scope| {
         let surveying: Vec<_> = (chosen.iter())
             .map(|&s| scope.spawn(move || survey::survey(s)))
             .collect();
-        let cat: Catalog = super::load(cache).unwrap_or_default();
-        let surveys: Vec<Survey> = (surveying.into_iter())
+        (surveying.into_iter())
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect();
-        (cat, surveys)
+            .collect()
     });
     let parts: Vec<(&dyn Store, Option<Section>, Survey)> = (chosen.into_iter())
         .zip(surveys)
