@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
 use super::slim::Slim;
+use super::survey;
 use super::{ById, Entry};
 use crate::app::Action;
 use crate::loader::Event;
@@ -48,10 +49,11 @@ pub fn check_cached(
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let since = std::time::Instant::now();
-    let candidates = crate::store::discover_exact(store);
+    let survey = survey::survey(store);
     // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start).
-    crate::keytrace::phase(&format!("discovered_{}", kind.as_str()), since);
-    let checked = crate::catalog::check(store, old, &candidates);
+    crate::keytrace::phase(&format!("surveyed_{}", kind.as_str()), since);
+    let checked = crate::catalog::pass::check_surveyed(store, old, &survey);
+    let candidates = survey.candidates;
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
     if !checked.gone.is_empty() {

@@ -27,6 +27,7 @@ pub mod pass;
 pub mod slim;
 pub mod stamp;
 mod stream;
+pub mod survey;
 #[cfg(test)]
 mod tests;
 pub mod warm;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::slim::{Cwds, Held, Slim};
+use super::survey::{self, Survey};
 use super::{Catalog, Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores, registry::list_order};
@@ -145,45 +146,32 @@ fn earliest(
     }
 }
 
-fn still_valid(
-    store: &dyn Store,
-    c: &Candidate,
-    m: &impl Held,
-    memo: &mut (CwdMemo, stamp::Memo),
-    now: i64,
-) -> bool {
+fn still_valid(c: &Candidate, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: i64) -> bool {
     m.at(&c.path)
         && m.expires().is_none_or(|t| now < t)
-        && m.cwd().is_none_or(|d| memo.0.is_dir(d) == m.cwd_dir())
-        && memo
-            .1
-            .key(&store.summary_inputs(c), &c.path, c.stat.as_ref())
-            == m.key()
+        && m.cwd().is_none_or(|d| cwds.is_dir(d) == m.cwd_dir())
+        && key == m.key()
 }
 
-/// The directory `store` keeps its state files in (every id's file lives there).
-fn state_dir(store: &dyn Store) -> Option<PathBuf> {
-    store.state_file("-").parent().map(Path::to_path_buf)
-}
-
-/// The core of a pass, split over the machine's cores: for each candidate (in order), `None`
-/// when the meta `old` finds for its id still holds, else its entry read again. `old` is a
-/// lookup rather than a map of owned metas, so a pass over the catalog's own entries copies
-/// nothing (at 100k sessions, a copy of every meta is tens of MB).
+/// The core of a pass, split over the machine's cores: for each surveyed candidate (in
+/// order), `None` when the meta `old` finds for its id still holds, else its entry read
+/// again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
+/// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB).
 fn reread<'a, M: Held + 'a>(
     store: &dyn Store,
     old: &(dyn Fn(&str) -> Option<&'a M> + Sync),
     candidates: &[Candidate],
+    keys: &[u64],
 ) -> Vec<Option<Box<Entry>>> {
     let now = stamp::unix_secs(SystemTime::now());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    let chunk = candidates.len().div_ceil(threads).max(256);
-    let state = state_dir(store);
-    crate::store::gather_parallel(candidates.chunks(chunk), |part| {
-        let mut memo = (CwdMemo::default(), stamp::Memo::new(state.clone()));
+    let chunk = survey::chunk_len(candidates.len());
+    let parts = candidates.chunks(chunk).zip(keys.chunks(chunk));
+    crate::store::gather_parallel(parts, |(part, keys)| {
+        let mut cwds = CwdMemo::default();
         part.iter()
-            .map(|c| match old(&c.id) {
-                Some(m) if still_valid(store, c, m, &mut memo, now) => None,
+            .zip(keys)
+            .map(|(c, &key)| match old(&c.id) {
+                Some(m) if still_valid(c, key, m, &mut cwds, now) => None,
                 _ => Some(Box::new(read(store, c))),
             })
             .collect()
@@ -193,7 +181,17 @@ fn reread<'a, M: Held + 'a>(
 /// The pass over `candidates` against `old`, which it consumes: the metas that still hold
 /// give their ids and paths to `known` rather than copies of them.
 pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked {
-    let news = reread(store, &|id| old.get(id), candidates);
+    let keys = survey::keys(store, candidates);
+    check_keyed(store, old, candidates, &keys)
+}
+
+/// `check` of a survey taken already (while the catalog decoded).
+pub fn check_surveyed(store: &dyn Store, old: ById, s: &Survey) -> Checked {
+    check_keyed(store, old, &s.candidates, &s.keys)
+}
+
+fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u64]) -> Checked {
+    let news = reread(store, &|id| old.get(id), candidates, keys);
     let mut out = Checked {
         known: Known::with_capacity(candidates.len()),
         ..Checked::default()
@@ -238,20 +236,24 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
 /// Bring one store's section up to date: the section that results, whether it changed, and
 /// the candidates it was checked against (handed back so that `list_keeping`'s caller
 /// decides when they are freed).
-pub fn refresh(store: &dyn Store, old: Option<Section>) -> (Section, bool, Vec<Candidate>) {
+pub fn refresh(
+    store: &dyn Store,
+    old: Option<Section>,
+    survey: Survey,
+) -> (Section, bool, Vec<Candidate>) {
     let mut s = old.unwrap_or_else(|| Section {
         kind: store.kind(),
         dir: store.sessions_dir().to_path_buf(),
         entries: Vec::new(),
     });
-    let candidates = crate::store::discover_exact(store);
+    let Survey { candidates, keys } = survey;
     let (fresh, gone) = {
         let index: FxHashMap<&str, &Meta> = s
             .entries
             .iter()
             .map(|e| (e.meta.id.as_str(), &e.meta))
             .collect();
-        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates)
+        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates, &keys)
             .into_iter()
             .flatten()
             .map(|e| *e)
@@ -316,14 +318,26 @@ pub fn list_keeping(
     let Some(cache) = cache else {
         return (stores.list_of(kind), Leftover::default());
     };
-    let mut cat: Catalog = super::load(cache).unwrap_or_default();
-    let parts: Vec<(&dyn Store, Option<Section>)> = stores
-        .stores
-        .iter()
+    let chosen: Vec<&dyn Store> = (stores.stores.iter())
         .filter(|s| kind.is_none_or(|k| s.kind() == k))
-        .map(|s| (s.as_ref(), cat.take(s.kind(), s.sessions_dir())))
+        .map(|s| s.as_ref())
         .collect();
-    let done = crate::store::gather_parallel(parts, |(store, old)| vec![refresh(store, old)]);
+    let mut cat: Catalog = super::load(cache).unwrap_or_default();
+    // One survey per store, in parallel (a survey that panics takes the command with it,
+    // never leaving a store paired with another store's survey).
+    let surveys: Vec<Survey> = std::thread::scope(|scope| {
+        let surveying: Vec<_> = (chosen.iter())
+            .map(|&s| scope.spawn(move || survey::survey(s)))
+            .collect();
+        (surveying.into_iter())
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let parts: Vec<(&dyn Store, Option<Section>, Survey)> = (chosen.into_iter())
+        .zip(surveys)
+        .map(|(s, v)| (s, cat.take(s.kind(), s.sessions_dir()), v))
+        .collect();
+    let done = crate::store::gather_parallel(parts, |(store, old, v)| vec![refresh(store, old, v)]);
     let changed = done.iter().any(|(_, c, _)| *c);
     let total = done.iter().map(|(s, _, _)| s.entries.len()).sum();
     // Sorted as the `Arc`s the catalog decoded them into (8 bytes a move), and only then

@@ -99,8 +99,9 @@ impl Memo {
 
     /// `key(inputs)`, with what the memo knows: the same digest for the same files. `seen`
     /// is discovery's `lstat` of `path` (the candidate's own path), used for that input.
+    /// Inputs at or below `path` are looked up from the directory holding `path` (a Loop
+    /// session's `meta.json` as `<id>/meta.json` from its collection).
     pub fn key(&mut self, inputs: &[PathBuf], path: &Path, seen: Option<&Stat>) -> u64 {
-        let first = inputs.first().map_or(Path::new(""), PathBuf::as_path);
         let mut h = mix(0, inputs.len() as u64);
         for p in inputs {
             h = if let Some(s) = seen.filter(|_| p.as_os_str() == path.as_os_str()) {
@@ -111,8 +112,8 @@ impl Memo {
                 } else {
                     stamp(h, p)
                 }
-            } else if within(p, first) {
-                self.near(h, p, first)
+            } else if within(p, path) {
+                self.near(h, p, path)
             } else {
                 let m = self
                     .shared

@@ -174,6 +174,12 @@ pub trait Store: Send + Sync {
     /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
     fn discover(&self) -> Vec<Candidate>;
 
+    /// The candidates of `discover`, in any order: what a stat pass (`catalog::survey`)
+    /// keys. A store may leave out the `lstat`s that only `discover`'s order needs.
+    fn discover_unordered(&self) -> Vec<Candidate> {
+        self.discover()
+    }
+
     /// Whether `discover` orders sessions by their names alone, with no `stat` of each. On a
     /// start with no catalog such a store lists first (its newest screenful is known after
     /// one directory read), and the stores that stat every session wait for its first rows

@@ -113,7 +113,9 @@ impl LoopStore {
     }
 
     /// Candidates of one collection (section 1, discovery steps 2 to 5).
-    fn discover_in(collection: &Path, out: &mut Vec<Candidate>) {
+    /// `stat`: whether each candidate gets its `lstat` (its mtime orders `discover`; a
+    /// stat pass keys the session's files, not its directory, and goes without).
+    fn discover_in(collection: &Path, out: &mut Vec<Candidate>, stat: bool) {
         let Ok(entries) = fs::read_dir(collection) else {
             out.push(Candidate::unreadable_dir(collection));
             return;
@@ -136,7 +138,7 @@ impl LoopStore {
             } else {
                 continue;
             };
-            let meta = e.metadata().ok();
+            let meta = stat.then(|| e.metadata().ok()).flatten();
             out.push(Candidate {
                 id,
                 path: e.path(),
@@ -149,20 +151,20 @@ impl LoopStore {
     /// Every collection's candidates (unsorted), the collections split over up to `threads`
     /// threads: discovery `lstat`s every session, and with several collections the two
     /// halves overlap (a collection is the unit: each is one directory read).
-    fn discover_split(&self, threads: usize) -> Vec<Candidate> {
+    fn discover_split(&self, threads: usize, stat: bool) -> Vec<Candidate> {
         let cols = self.collections();
         let threads = threads.clamp(1, cols.len().max(1));
         if threads == 1 {
             let mut out = Vec::new();
             for col in &cols {
-                Self::discover_in(col, &mut out);
+                Self::discover_in(col, &mut out, stat);
             }
             return out;
         }
         super::gather_parallel(cols.chunks(cols.len().div_ceil(threads)), |part| {
             let mut out = Vec::new();
             for col in part {
-                Self::discover_in(col, &mut out);
+                Self::discover_in(col, &mut out, stat);
             }
             out
         })
@@ -222,9 +224,13 @@ impl Store for LoopStore {
         &self.sessions
     }
     fn discover(&self) -> Vec<Candidate> {
-        let mut out = self.discover_split(DISCOVERY_THREADS);
+        let mut out = self.discover_split(DISCOVERY_THREADS, true);
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
         out
+    }
+    /// Entry types only: a session's directory is no input of its key.
+    fn discover_unordered(&self) -> Vec<Candidate> {
+        self.discover_split(DISCOVERY_THREADS, false)
     }
     /// The session's files the row is read from, by name (no directory read), its
     /// collection's `archive.json` (archived comes from there) and the state file. Not
@@ -234,19 +240,32 @@ impl Store for LoopStore {
     /// discovery gave (`<id>.jsonl` is a legacy file, `<id>` a v3 directory), not by a stat:
     /// the path's own stamp already holds its type, so a name of the wrong type changes the
     /// key and is re-read, and a legacy file shadowed by a new `<id>/` is a new candidate.
+    ///
+    /// A v3 session's directory is no input either: the row is read from its two files by
+    /// name, whose own stamps catch every write, rename over them, removal and chmod, and a
+    /// directory that can no longer be searched makes their lookups fail (a changed key).
+    /// Discovery tells a directory from a file or a symlink by its entry type, and a path
+    /// of another layout is another candidate path. Without it a stat pass takes two
+    /// `statx` per session, not three (issue 10), and discovery for a pass stats nothing.
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
         let mut v = Vec::with_capacity(5);
-        v.push(c.path.clone());
-        if let Some(col) = c.path.parent().filter(|p| *p != self.sessions.as_path()) {
-            // `<id>.jsonl`, compared without building the name (once per session per pass).
-            let legacy = c.path.file_name().is_some_and(|n| {
-                n.as_encoded_bytes().strip_suffix(b".jsonl") == Some(c.id.as_bytes())
-            });
-            if !legacy {
-                v.extend(["meta.json", "messages.jsonl"].map(|f| c.path.join(f)));
-            }
-            v.push(col.join("archive.json"));
+        let Some(col) = c.path.parent().filter(|p| *p != self.sessions.as_path()) else {
+            // The error row of a collection that cannot be listed.
+            v.push(c.path.clone());
+            v.push(self.state_file(&c.id));
+            return v;
+        };
+        // `<id>.jsonl`, compared without building the name (once per session per pass).
+        let legacy = c
+            .path
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().strip_suffix(b".jsonl") == Some(c.id.as_bytes()));
+        if legacy {
+            v.push(c.path.clone());
+        } else {
+            v.extend(["meta.json", "messages.jsonl"].map(|f| c.path.join(f)));
         }
+        v.push(col.join("archive.json"));
         v.push(self.state_file(&c.id));
         v
     }

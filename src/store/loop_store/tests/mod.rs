@@ -163,10 +163,11 @@ fn split_discovery_finds_every_session_and_a_change_in_each_half() {
         v.sort();
         v
     };
-    assert_eq!(ids_of(store.discover_split(2)), ids);
+    assert_eq!(ids_of(store.discover_split(2, true)), ids);
+    assert_eq!(ids_of(store.discover_unordered()), ids);
     assert_eq!(
-        ids_of(store.discover_split(2)),
-        ids_of(store.discover_split(1))
+        ids_of(store.discover_split(2, true)),
+        ids_of(store.discover_split(1, true))
     );
     let metas = store
         .discover()
@@ -235,4 +236,41 @@ fn index_json_is_no_input_of_the_row_nor_of_its_key() {
     let checked =
         crate::catalog::check(&store, crate::catalog::ById::new(metas), &store.discover());
     assert!(checked.fresh.iter().any(|e| e.meta.id == E1));
+}
+
+/// A v3 session's directory is no input of its key: the stat pass takes no `statx` of it,
+/// only of the two files the row is read from (issue 10). A file the row does not read,
+/// added to the directory, re-reads nothing (its directory's mtime moved); `meta.json`
+/// replaced by a rename with the same bytes, or `messages.jsonl` removed, is read again.
+#[test]
+fn a_sessions_directory_is_no_input_of_its_key_its_files_are() {
+    let (_d, store) = fixture();
+    let found = store.discover_unordered();
+    let c = found.iter().find(|c| c.id == E1).expect("the v3 fixture");
+    assert!(!store.summary_inputs(c).contains(&c.path));
+    assert!(c.stat.is_none(), "discovery for a pass stats no session");
+    let metas = || -> Vec<crate::catalog::Meta> {
+        (store.discover().iter())
+            .map(|c| crate::catalog::pass::read(&store, c).meta)
+            .collect()
+    };
+    let reread = |metas| -> bool {
+        let checked = crate::catalog::check(
+            &store,
+            crate::catalog::ById::new(metas),
+            &store.discover_unordered(),
+        );
+        checked.fresh.iter().any(|e| e.meta.id == E1)
+    };
+    let before = metas();
+    fs::write(c.path.join("notes.txt"), b"not the session's").unwrap();
+    assert!(!reread(before), "a stray file re-read the row");
+    let before = metas();
+    let meta = c.path.join("meta.json");
+    fs::write(c.path.join("meta.json.tmp"), fs::read(&meta).unwrap()).unwrap();
+    fs::rename(c.path.join("meta.json.tmp"), &meta).unwrap();
+    assert!(reread(before), "meta.json renamed over was not read again");
+    let before = metas();
+    fs::remove_file(c.path.join("messages.jsonl")).unwrap();
+    assert!(reread(before), "messages.jsonl removed was not read again");
 }
