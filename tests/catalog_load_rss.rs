@@ -35,7 +35,7 @@ fn entry(i: usize) -> Entry {
             id,
             path,
             key: i as u64,
-            cwd: s.cwd.clone().map(String::from),
+            cwd: s.cwd.clone(),
             cwd_dir: true,
             expires: None,
         },

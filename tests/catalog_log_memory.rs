@@ -29,7 +29,7 @@ fn entry(i: usize, key: u64) -> Entry {
             id,
             path,
             key,
-            cwd: s.cwd.as_deref().map(String::from),
+            cwd: s.cwd.clone(),
             cwd_dir: true,
             expires: None,
         },

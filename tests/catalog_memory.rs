@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use common::Home;
 use common::counting::{Counting, live, peak_during};
-use spool::catalog::slim::{Cwds, Slim};
+use spool::catalog::slim::Slim;
 use spool::catalog::{self, ById, Meta};
 use spool::model::StoreKind;
 
@@ -81,8 +81,7 @@ fn the_warm_check_copies_no_id_or_path() {
     // warm start peaked).
     let before_slim = live();
     let mut slim = Vec::with_capacity(metas.len());
-    let mut cwds = Cwds::default();
-    slim.extend(metas.into_iter().map(|m| Slim::of(m, &mut cwds)));
+    slim.extend(metas.into_iter().map(Slim::of));
     let slimmed = live() + full - before_slim;
     eprintln!(
         "metas {} B/session, slimmed {} B/session",

@@ -29,7 +29,7 @@ fn entry(i: usize) -> Entry {
             id,
             path,
             key: i as u64,
-            cwd: s.cwd.as_deref().map(String::from),
+            cwd: s.cwd.clone(),
             cwd_dir: true,
             expires: None,
         },

@@ -51,7 +51,7 @@ fn a_warm_start_hands_the_catalogs_rows_to_the_list_without_copies() {
                 id: r.id.clone(),
                 path: r.path.clone(),
                 key: i as u64,
-                cwd: r.cwd.clone().map(String::from),
+                cwd: r.cwd.clone(),
                 cwd_dir: true,
                 expires: None,
             };

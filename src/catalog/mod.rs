@@ -62,7 +62,8 @@ pub struct Meta {
     /// `stamp::key` of the store's `summary_inputs` taken just before the row was read.
     pub key: u64,
     /// The row's cwd and whether it was a directory then (rows badge a missing cwd).
-    pub cwd: Option<String>,
+    /// Shared with the row (and between the sessions of one project directory).
+    pub cwd: Option<crate::model::Shared>,
     pub cwd_dir: bool,
     /// Unix seconds after which the row must be read again (`Store::summary_expires`).
     pub expires: Option<i64>,

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::slim::{Cwds, Held, Slim};
+use super::slim::{Held, Slim};
 use super::survey::{self, Survey};
 use super::{Catalog, Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
@@ -46,8 +46,7 @@ pub struct ById {
 
 impl ById {
     pub fn new(metas: Vec<Meta>) -> ById {
-        let mut cwds = Cwds::default();
-        ById::of(metas.into_iter().map(|m| Slim::of(m, &mut cwds)).collect())
+        ById::of(metas.into_iter().map(Slim::of).collect())
     }
 
     /// Metas slimmed already (the warm start slims them as the catalog hands them over).
@@ -104,7 +103,7 @@ impl CwdMemo {
 pub fn read(store: &dyn Store, c: &Candidate) -> Entry {
     let key = stamp::key(&store.summary_inputs(c));
     let row = store.summarize(c);
-    let cwd = row.as_ref().and_then(|r| r.cwd.clone().map(String::from));
+    let cwd = row.as_ref().and_then(|r| r.cwd.clone());
     let cwd_dir = cwd.as_deref().is_some_and(|d| Path::new(d).is_dir());
     let expires = row
         .as_ref()

@@ -5,13 +5,10 @@
 //! row's id, path and cwd, about 30 MB at 100k sessions, alive through the pass, which is
 //! where a warm start's memory peaked; these are about a third of that.
 
-use std::path::Path;
-use std::sync::Arc;
-
-use rustc_hash::FxHashSet;
-
 use super::Meta;
 use super::known::path_hash;
+use crate::model::Shared;
+use std::path::Path;
 
 /// One cached session's meta, slimmed for the stat pass (`pass::check`).
 #[derive(Debug)]
@@ -20,7 +17,7 @@ pub struct Slim {
     /// `known::path_hash` of the session's path.
     pub path: u64,
     pub key: u64,
-    pub cwd: Option<Arc<str>>,
+    pub cwd: Option<Shared>,
     pub cwd_dir: bool,
     pub expires: Option<i64>,
 }
@@ -78,21 +75,10 @@ impl Held for Slim {
     }
 }
 
-/// The distinct cwds of the metas slimmed so far, each held once.
-#[derive(Default)]
-pub struct Cwds(FxHashSet<Arc<str>>);
-
 impl Slim {
-    /// `m` slimmed: its path and cwd strings are freed (the cwd is shared through `cwds`).
-    pub fn of(m: Meta, cwds: &mut Cwds) -> Slim {
-        let cwd = m.cwd.map(|c| match cwds.0.get(c.as_str()) {
-            Some(shared) => shared.clone(),
-            None => {
-                let shared: Arc<str> = c.into();
-                cwds.0.insert(shared.clone());
-                shared
-            }
-        });
+    /// `m` slimmed: its path string is freed (its cwd is already `Shared` with the row).
+    pub fn of(m: Meta) -> Slim {
+        let cwd = m.cwd;
         Slim {
             id: m.id.into_boxed_str(),
             path: path_hash(&m.path),
@@ -122,9 +108,8 @@ mod tests {
 
     #[test]
     fn a_slim_meta_answers_as_its_meta_and_shares_its_cwd() {
-        let mut cwds = Cwds::default();
         let (a, b) = (meta("a", Some("/p")), meta("b", Some("/p")));
-        let (sa, sb) = (Slim::of(a.clone(), &mut cwds), Slim::of(b, &mut cwds));
+        let (sa, sb) = (Slim::of(a.clone()), Slim::of(b));
         assert_eq!(Held::id(&sa), a.id());
         assert!(sa.at(&a.path) && a.at(&a.path));
         assert!(!sa.at(Path::new("/s/b.jsonl")) && !a.at(Path::new("/s/b.jsonl")));
@@ -133,8 +118,8 @@ mod tests {
             (9, Some("/p"), true, Some(5))
         );
         let (ca, cb) = (sa.cwd.as_ref().unwrap(), sb.cwd.as_ref().unwrap());
-        assert!(Arc::ptr_eq(ca, cb), "one cwd, held once");
-        let none = Slim::of(meta("c", None), &mut cwds);
+        assert!(std::ptr::eq(ca.as_str(), cb.as_str()), "one cwd, held once");
+        let none = Slim::of(meta("c", None));
         assert_eq!(none.cwd(), None);
     }
 

@@ -12,7 +12,7 @@ fn sample() -> Catalog {
         id: row.id.clone(),
         path: row.path.clone(),
         key: 42,
-        cwd: row.cwd.clone().map(String::from),
+        cwd: row.cwd.clone(),
         cwd_dir: false,
         expires: Some(7),
     };

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::slim::{Cwds, Slim};
+use super::slim::Slim;
 use crate::model::SessionSummary;
 use crate::store::Stores;
 
@@ -25,7 +25,6 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
     let mut cat = super::load(cache).unwrap_or_default();
     // One exact allocation: reserving per section let the vector double past the total.
     let mut rows = Vec::with_capacity(cat.sections.iter().map(|s| s.entries.len()).sum());
-    let mut cwds = Cwds::default();
     let known = stores
         .stores
         .iter()
@@ -34,7 +33,7 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
             let mut metas = Vec::with_capacity(section.entries.len());
             for e in section.entries {
                 rows.extend(e.row);
-                metas.push(Slim::of(e.meta, &mut cwds));
+                metas.push(Slim::of(e.meta));
             }
             Some(metas)
         })

@@ -30,7 +30,7 @@ struct In {
     row: Option<SessionSummary>,
     id: Option<String>,
     path: Option<Vec<u8>>,
-    cwd: Option<Option<String>>,
+    cwd: Option<Option<crate::model::Shared>>,
 }
 
 impl Serialize for Entry {
@@ -69,7 +69,7 @@ impl<'de> Deserialize<'de> for Entry {
         };
         let cwd = match w.cwd {
             Some(c) => c,
-            None => r.ok_or_else(missing)?.cwd.clone().map(String::from),
+            None => r.ok_or_else(missing)?.cwd.clone(),
         };
         Ok(Entry {
             meta: Meta {
