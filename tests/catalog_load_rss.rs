@@ -3,11 +3,10 @@
 //! (issue 10: at 100k sessions the file is ~74 MB, and holding it while the rows were decoded
 //! was the start's peak, 294 MB VmHWM against 225 MB without it).
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod common;
 
-use spool::catalog::{self, Catalog, Entry, Meta, Section};
-use spool::model::{SessionSummary, StoreKind};
+use spool::catalog::{self, Catalog, Entry, Section};
+use spool::model::StoreKind;
 
 const N: usize = 30_000;
 
@@ -23,24 +22,16 @@ fn status(field: &str) -> u64 {
 }
 
 fn entry(i: usize) -> Entry {
-    let id = format!("20260101-{i:06}");
-    let path = PathBuf::from(format!("/s/{id}.jsonl"));
-    let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), path.clone());
-    s.title = format!("Fix the parser in module {i} before the release");
-    s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ").repeat(6);
-    s.first_prompt = format!("why does test {i} fail after the router change? ").repeat(4);
-    s.cwd = Some("/home/u/projects/acme-api".into());
-    Entry {
-        meta: Meta {
-            id,
-            path,
-            key: i as u64,
-            cwd: s.cwd.clone(),
-            cwd_dir: true,
-            expires: None,
+    common::catalog_rows::entry(
+        i,
+        i as u64,
+        &common::catalog_rows::Texts {
+            sessions_dir: "/s",
+            summary_repeat: 6,
+            first_prompt_repeat: 4,
+            cwds: 1,
         },
-        row: Some(Arc::new(s)),
-    }
+    )
 }
 
 /// One test: the figures are the whole process's.

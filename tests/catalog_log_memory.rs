@@ -5,12 +5,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use common::counting::{Counting, live, peak_during};
-use spool::catalog::{self, Catalog, Entry, Meta, Section};
-use spool::model::{SessionSummary, StoreKind};
+use spool::catalog::{self, Catalog, Entry, Section};
+use spool::model::StoreKind;
 
 #[global_allocator]
 static A: Counting = Counting;
@@ -18,23 +15,16 @@ static A: Counting = Counting;
 const N: usize = 4_000;
 
 fn entry(i: usize, key: u64) -> Entry {
-    let id = format!("20260101-{i:06}");
-    let path = PathBuf::from(format!("/home/u/.loom/sessions/{id}.jsonl"));
-    let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), path.clone());
-    s.title = format!("Fix the parser in module {i} before the release");
-    s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ").repeat(2);
-    s.cwd = Some(format!("/home/u/projects/acme-api-{}", i % 7).into());
-    Entry {
-        meta: Meta {
-            id,
-            path,
-            key,
-            cwd: s.cwd.clone(),
-            cwd_dir: true,
-            expires: None,
+    common::catalog_rows::entry(
+        i,
+        key,
+        &common::catalog_rows::Texts {
+            sessions_dir: "/home/u/.loom/sessions",
+            summary_repeat: 2,
+            first_prompt_repeat: 0,
+            cwds: 7,
         },
-        row: Some(Arc::new(s)),
-    }
+    )
 }
 
 /// One test: the counts are process-wide, so nothing else may allocate meanwhile.

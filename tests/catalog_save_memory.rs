@@ -5,12 +5,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use common::counting::{Counting, peak_during};
-use spool::catalog::{self, Catalog, Entry, Meta, Section};
-use spool::model::{SessionSummary, StoreKind};
+use spool::catalog::{self, Catalog, Entry, Section};
+use spool::model::StoreKind;
 
 #[global_allocator]
 static A: Counting = Counting;
@@ -18,23 +15,16 @@ static A: Counting = Counting;
 const N: usize = 5_000;
 
 fn entry(i: usize) -> Entry {
-    let id = format!("20260101-{i:06}");
-    let path = PathBuf::from(format!("/s/{id}.jsonl"));
-    let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), path.clone());
-    s.title = format!("Fix the parser in module {i} before the release");
-    s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ").repeat(6);
-    s.cwd = Some("/home/u/projects/acme-api".into());
-    Entry {
-        meta: Meta {
-            id,
-            path,
-            key: i as u64,
-            cwd: s.cwd.clone(),
-            cwd_dir: true,
-            expires: None,
+    common::catalog_rows::entry(
+        i,
+        i as u64,
+        &common::catalog_rows::Texts {
+            sessions_dir: "/s",
+            summary_repeat: 6,
+            first_prompt_repeat: 0,
+            cwds: 1,
         },
-        row: Some(Arc::new(s)),
-    }
+    )
 }
 
 /// One test: the counts are process-wide, so nothing else may allocate meanwhile.

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod catalog_rows;
 pub mod counting;
 pub mod rss;
 pub mod search;
