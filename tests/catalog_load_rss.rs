@@ -5,8 +5,7 @@
 
 mod common;
 
-use spool::catalog::{self, Catalog, Entry, Section};
-use spool::model::StoreKind;
+use spool::catalog;
 
 const N: usize = 30_000;
 
@@ -21,31 +20,19 @@ fn status(field: &str) -> u64 {
     kb * 1024
 }
 
-fn entry(i: usize) -> Entry {
-    common::catalog_rows::entry(
-        i,
-        i as u64,
-        &common::catalog_rows::Texts {
-            sessions_dir: "/s",
-            summary_repeat: 6,
-            first_prompt_repeat: 4,
-            cwds: 1,
-        },
-    )
-}
+const TEXTS: common::catalog_rows::Texts = common::catalog_rows::Texts {
+    sessions_dir: "/s",
+    summary_repeat: 6,
+    first_prompt_repeat: 4,
+    cwds: 1,
+};
 
 /// One test: the figures are the whole process's.
 #[test]
 fn loading_the_catalog_does_not_hold_its_file() {
     let d = tempfile::tempdir().unwrap();
     let cache = d.path().join("cache");
-    let cat = Catalog {
-        sections: vec![Section {
-            kind: StoreKind::Loom,
-            dir: d.path().to_path_buf(),
-            entries: (0..N).map(entry).collect(),
-        }],
-    };
+    let cat = common::catalog_rows::catalog(d.path(), N, &TEXTS);
     catalog::save(&cache, &cat).unwrap();
     drop(cat);
     let file = std::fs::metadata(catalog::file(&cache)).unwrap().len();
@@ -60,7 +47,10 @@ fn loading_the_catalog_does_not_hold_its_file() {
     unsafe { libc::malloc_trim(0) };
     let (peak, after) = (status("VmHWM:"), status("VmRSS:"));
     assert_eq!(loaded.sections[0].entries.len(), N);
-    assert_eq!(loaded.sections[0].entries[7], entry(7));
+    assert_eq!(
+        loaded.sections[0].entries[7],
+        common::catalog_rows::entry(7, 7, &TEXTS)
+    );
     // What was resident at the peak and is not now: the read's transient memory. Holding
     // the file made it the file's size; streamed, it is the reader's buffers.
     let transient = peak.saturating_sub(after);

@@ -6,39 +6,26 @@
 mod common;
 
 use common::counting::{Counting, peak_during};
-use spool::catalog::{self, Catalog, Entry, Section};
-use spool::model::StoreKind;
+use spool::catalog;
 
 #[global_allocator]
 static A: Counting = Counting;
 
 const N: usize = 5_000;
 
-fn entry(i: usize) -> Entry {
-    common::catalog_rows::entry(
-        i,
-        i as u64,
-        &common::catalog_rows::Texts {
-            sessions_dir: "/s",
-            summary_repeat: 6,
-            first_prompt_repeat: 0,
-            cwds: 1,
-        },
-    )
-}
+const TEXTS: common::catalog_rows::Texts = common::catalog_rows::Texts {
+    sessions_dir: "/s",
+    summary_repeat: 6,
+    first_prompt_repeat: 0,
+    cwds: 1,
+};
 
 /// One test: the counts are process-wide, so nothing else may allocate meanwhile.
 #[test]
 fn saving_the_catalog_does_not_hold_its_file() {
     let d = tempfile::tempdir().unwrap();
     let cache = d.path().join("cache");
-    let cat = Catalog {
-        sections: vec![Section {
-            kind: StoreKind::Loom,
-            dir: d.path().to_path_buf(),
-            entries: (0..N).map(entry).collect(),
-        }],
-    };
+    let cat = common::catalog_rows::catalog(d.path(), N, &TEXTS);
     let (saved, peak) = peak_during(|| catalog::save(&cache, &cat));
     saved.unwrap();
     let file = std::fs::metadata(catalog::file(&cache)).unwrap().len() as usize;
@@ -58,5 +45,8 @@ fn saving_the_catalog_does_not_hold_its_file() {
     // And what it wrote is the catalog, intact.
     let back = catalog::load(&cache).expect("the catalog just saved");
     assert_eq!(back.sections[0].entries.len(), N);
-    assert_eq!(back.sections[0].entries[N - 1], entry(N - 1));
+    assert_eq!(
+        back.sections[0].entries[N - 1],
+        cat.sections[0].entries[N - 1]
+    );
 }

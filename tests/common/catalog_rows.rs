@@ -43,3 +43,14 @@ pub fn entry(i: usize, key: u64, t: &Texts) -> Entry {
         row: Some(Arc::new(s)),
     }
 }
+
+/// A catalog of one loom section in `dir`: `n` entries, session i keyed by i.
+pub fn catalog(dir: &std::path::Path, n: usize, t: &Texts) -> spool::catalog::Catalog {
+    spool::catalog::Catalog {
+        sections: vec![spool::catalog::Section {
+            kind: StoreKind::Loom,
+            dir: dir.to_path_buf(),
+            entries: (0..n).map(|i| entry(i, i as u64, t)).collect(),
+        }],
+    }
+}
