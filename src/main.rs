@@ -27,8 +27,8 @@ fn main() {
 /// kept a partly empty arena, and a warm browser at 10k sessions peaked at 138 MB instead of
 /// 84 MB. So the browser, whose memory is a target and whose hot path is one thread, takes
 /// one arena. A subcommand is a short process whose stat pass runs a thread per core: with
-/// one arena those threads queued on its lock (futex wake and wait were ~8% of a warm
-/// `spool list`'s CPU at 100k), so it takes an arena per pass thread. A warm `list` at 10k,
+/// one arena those threads queue on its lock (futex wake and wait, part of it glibc's own
+/// lock, were ~8% of a warm `spool list`'s CPU at 100k), so it takes an arena per thread. A warm `list` at 10k,
 /// rounds of `perf stat -r 5` alternated: wall 59-76 ms with one arena, 54-64 ms with two
 /// (7 rounds, each faster with two), max RSS 24.6 against 24.8 MB.
 fn malloc_arenas(browser: bool) {
