@@ -143,13 +143,20 @@ struct Out<'a> {
     gone: &'a [String],
 }
 
-/// Counts the bytes written to it and keeps none: a record's size, asked before it is
-/// built (a record that would push the log past `COMPACT_AT` goes straight into the base).
-struct Count(usize);
+/// Appends to the log's bytes up to `COMPACT_AT` and refuses the write that would pass it
+/// (`over`): a record too large for the log is given up part-way, not built whole.
+struct Capped<'a> {
+    out: &'a mut Vec<u8>,
+    over: bool,
+}
 
-impl std::io::Write for Count {
+impl std::io::Write for Capped<'_> {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
+        if self.out.len() + b.len() > COMPACT_AT {
+            self.over = true;
+            return Err(std::io::ErrorKind::FileTooLarge.into());
+        }
+        self.out.extend_from_slice(b);
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -176,20 +183,27 @@ pub fn append(cache: &Path, kind: StoreKind, dir: &Path, fresh: &[Entry], gone: 
         Some(good) => good.to_vec(),
         None => header(base),
     };
-    // A record too large for the log is not built at all: at 100k re-read sessions it was
-    // as large as the catalog, held while the catalog was decoded again for the compaction.
-    let Ok(size) = postcard::to_io(&rec, Count(0)) else {
-        return;
+    // The record is serialized once, straight behind its length and checksum (filled in
+    // after), and one too large for the log is never built whole: at 100k re-read sessions
+    // it was as large as the catalog, held while the catalog was decoded again for the
+    // compaction.
+    let at = out.len();
+    out.extend_from_slice(&[0; 16]);
+    let mut to = Capped {
+        out: &mut out,
+        over: false,
     };
-    if out.len() + 16 + size.0 > COMPACT_AT {
-        return compact(cache, Some(&rec));
+    if postcard::to_io(&rec, &mut to).is_err() {
+        if to.over {
+            drop(out);
+            return compact(cache, Some(&rec));
+        }
+        return;
     }
-    let Ok(body) = postcard::to_stdvec(&rec) else {
-        return;
-    };
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&body).to_le_bytes());
-    out.extend_from_slice(&body);
+    let body = at + 16;
+    let (len, sum) = ((out.len() - body) as u64, checksum(&out[body..]));
+    out[at..at + 8].copy_from_slice(&len.to_le_bytes());
+    out[at + 8..body].copy_from_slice(&sum.to_le_bytes());
     let _ = atomic::replace(&file(cache), &out, atomic::Replace::default());
 }
 

@@ -184,7 +184,7 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
     check_keyed(store, old, candidates, &keys)
 }
 
-/// `check` of a survey taken already (while the catalog decoded).
+/// `check` of a survey taken already (the browser's warm check times the two apart).
 pub fn check_surveyed(store: &dyn Store, old: ById, s: &Survey) -> Checked {
     check_keyed(store, old, &s.candidates, &s.keys)
 }
