@@ -44,7 +44,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 /// The bytes of text the index holds: every document as `index::docs` caps it.
 fn text_bytes(stores: &Stores) -> u64 {
     let mut n = 0;
-    for s in stores.list_all().iter().filter(|s| s.error.is_none()) {
+    for s in stores.list_all().iter().filter(|s| s.error().is_none()) {
         if let Ok(t) = stores.store_for(s).transcript(&s.id, Span::All) {
             n += index::docs(s, &t)
                 .iter()
@@ -148,7 +148,7 @@ fn append(stores: &Stores, dir: &Path, n: usize) -> Result<(), String> {
     let rows = stores.list_all();
     let row = rows
         .iter()
-        .find(|r| r.store == spool::model::StoreKind::Loom && r.error.is_none())
+        .find(|r| r.store == spool::model::StoreKind::Loom && r.error().is_none())
         .ok_or("no loom session")?;
     let size = std::fs::metadata(&row.path)
         .map_err(|e| e.to_string())?

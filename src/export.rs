@@ -181,11 +181,11 @@ fn header_markdown(s: &SessionSummary) -> String {
     row("created", &s.created_at.map(rfc3339).unwrap_or_default());
     row("updated", &s.updated_at.map(rfc3339).unwrap_or_default());
     row("messages", &s.messages.to_string());
-    row("forked from", s.forked_from.as_deref().unwrap_or(""));
+    row("forked from", s.forked_from().unwrap_or(""));
     if !s.summary.is_empty() {
         row("summary", &crate::text::collapse_whitespace(&s.summary));
     }
-    row("error", s.error.as_deref().unwrap_or(""));
+    row("error", s.error().unwrap_or(""));
     out.push('\n');
     out
 }

@@ -233,7 +233,7 @@ mod tests {
             lay_out(t, &roots, &seed).unwrap();
             let rows = Stores::open(&roots).list_all();
             assert_eq!(rows.len(), 1, "{}: {rows:?}", t.name());
-            assert_eq!(rows[0].error, None, "{}", t.name());
+            assert_eq!(rows[0].error(), None, "{}", t.name());
         }
     }
 }

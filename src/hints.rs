@@ -69,7 +69,7 @@ pub fn write<R: std::borrow::Borrow<SessionSummary>>(
     rows: &[R],
 ) {
     let mut top: Vec<&SessionSummary> = (rows.iter().map(R::borrow))
-        .filter(|r| r.error.is_none())
+        .filter(|r| r.error().is_none())
         .collect();
     top.sort_by(|a, b| list_order(a, b));
     let mut text = String::new();

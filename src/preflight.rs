@@ -143,7 +143,7 @@ pub fn check(s: &SessionSummary, dir: &Path, problem: Option<String>, in_use: bo
         ));
     }
     if dir.is_dir() {
-        git_checks(dir, s.git_branch.as_deref(), s.last_activity(), &mut r);
+        git_checks(dir, s.git_branch(), s.last_activity(), &mut r);
     }
     r
 }

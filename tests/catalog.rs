@@ -102,7 +102,7 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
     let claude: Vec<SessionSummary> = stores
         .list_of(Some(spool::model::StoreKind::Claude))
         .into_iter()
-        .filter(|s| s.error.is_none())
+        .filter(|s| s.error().is_none())
         .collect();
     if let Some(c) = claude.first() {
         stores.store_for(c).set_pinned(&c.id, true).unwrap();

@@ -232,11 +232,11 @@ fn check_whole(h: &Home, targets: &[Whole], kill: u32) {
     let stores = h.stores();
     for row in stores.list_all() {
         let r = row.reference();
-        assert!(row.error.is_none(), "kill {kill}: {r}: {:?}", row.error);
+        assert!(row.error().is_none(), "kill {kill}: {r}: {:?}", row.error());
         assert!(
-            !row.badges.iter().any(|b| b.contains("spool state")),
+            !row.badges().iter().any(|b| b.contains("spool state")),
             "kill {kill}: {r}: {:?}",
-            row.badges
+            row.badges()
         );
         let t = stores.store_for(&row).transcript(&row.id, Span::All);
         assert!(t.is_ok(), "kill {kill}: {r}: {:?}", t.err());
@@ -253,7 +253,7 @@ fn check_whole(h: &Home, targets: &[Whole], kill: u32) {
                     row.title
                 );
             }
-            if row.forked_from.as_deref() == Some(w.reference.as_str()) {
+            if row.forked_from() == Some(w.reference.as_str()) {
                 assert_eq!(
                     row.messages, w.fork_messages,
                     "kill {kill}: {r} is a partial fork"
@@ -317,7 +317,7 @@ fn a_thousand_kills_across_every_write_leave_every_session_wholly_old_or_new() {
     // Not vacuous: writes did land between kills (a fork beyond the one made first, or a
     // title the script set).
     let rows = h.stores().list_all();
-    let landed = rows.iter().filter(|r| r.forked_from.is_some()).count() > targets.len()
+    let landed = rows.iter().filter(|r| r.forked_from().is_some()).count() > targets.len()
         || rows
             .iter()
             .any(|r| r.title.starts_with('t') && r.title[1..].parse::<u64>().is_ok());

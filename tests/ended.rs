@@ -46,7 +46,7 @@ fn expected(store: &str) -> BTreeMap<String, String> {
 fn endings(rows: Vec<SessionSummary>) -> BTreeMap<String, String> {
     rows.into_iter()
         .map(|s| {
-            assert!(s.error.is_none(), "{}: {:?}", s.id, s.error);
+            assert!(s.error().is_none(), "{}: {:?}", s.id, s.error());
             (s.id, s.ended.map_or("none".into(), |e| e.to_string()))
         })
         .collect()

@@ -53,11 +53,11 @@ fn a_sidecar_linked_to_dev_zero_is_a_badge_not_a_memory_blowup() {
     let rows = h.stores().list_all();
     let r = rows.iter().find(|r| r.id == LOOM).expect("row listed");
     assert!(
-        r.badges
+        r.badges()
             .iter()
             .any(|b| b.starts_with("spool state unreadable")),
         "{:?}",
-        r.badges
+        r.badges()
     );
     assert!(run_within(&h, &["list"]).status.success());
 }
@@ -125,8 +125,7 @@ fn an_unreadable_collection_is_an_error_row() {
     std::fs::set_permissions(&col, std::fs::Permissions::from_mode(0o700)).unwrap();
     assert!(
         rows.iter().any(|r| r
-            .error
-            .as_deref()
+            .error()
             .is_some_and(|e| e.contains("cannot read directory"))),
         "{rows:?}"
     );
@@ -219,8 +218,7 @@ fn a_sessions_directory_that_cannot_be_listed_is_an_error_row() {
     for kind in ["loom", "harness"] {
         assert!(
             rows.iter().any(|r| r.store.as_str() == kind
-                && r.error
-                    .as_deref()
+                && r.error()
                     .is_some_and(|e| e.contains("cannot read directory"))),
             "{kind}: {rows:?}"
         );

@@ -35,7 +35,7 @@ fn repo(ago: Duration) -> (tempfile::TempDir, SessionSummary) {
     git(d.path(), &["commit", "-q", "-m", "first"]);
     let mut s = SessionSummary::new(StoreKind::Claude, "s1", d.path().join("s1.jsonl"));
     s.cwd = Some(d.path().to_string_lossy().into_owned().into());
-    s.git_branch = Some("main".into());
+    s.set_git_branch(Some("main".into()));
     s.updated_at = Some(Utc::now() - ago);
     (d, s)
 }

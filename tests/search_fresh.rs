@@ -27,7 +27,7 @@ fn update_some_reindexes_only_the_changed_session() {
     // A session that is one file (loop's JSONL), so appending a line changes it.
     let one = rows
         .iter()
-        .find(|r| r.error.is_none() && r.path.is_file())
+        .find(|r| r.error().is_none() && r.path.is_file())
         .unwrap()
         .clone();
     let r = ix.update_some(std::slice::from_ref(&one), &stores, &|_, _| {});

@@ -59,7 +59,7 @@ fn a_current_index_stays_closed_until_a_search_and_the_search_finds_text() {
         !index::is_current(built.path(), &rows[1..], &stores),
         "an indexed session no longer listed must be dropped"
     );
-    let mut new = rows.iter().find(|r| r.error.is_none()).unwrap().clone();
+    let mut new = rows.iter().find(|r| r.error().is_none()).unwrap().clone();
     new.id = "not-indexed-yet".into();
     let more: Vec<&SessionSummary> = rows.iter().chain([&new]).collect();
     assert!(

@@ -42,7 +42,7 @@ fn demo_index() -> (
     let rows = stores
         .list_all()
         .into_iter()
-        .filter(|r| r.error.is_none())
+        .filter(|r| r.error().is_none())
         .collect();
     (demo, stores, rows, tempfile::tempdir().unwrap())
 }

@@ -336,7 +336,7 @@ fn the_fork_is_selected_when_it_arrives_with_its_parent_shown() {
     // Not listed yet: the selection stays until the loader brings the new row.
     assert_eq!(selected_id(&a), "3f6b2c1e");
     let mut fork = row(StoreKind::Loop, "9c9c9c9c", "Fix the flaky parser test", 0);
-    fork.forked_from = Some("loop:3f6b2c1e".into());
+    fork.set_forked_from(Some("loop:3f6b2c1e".into()));
     let fx = a.update(Action::Rows(vec![fork]));
     assert_eq!(selected_id(&a), "9c9c9c9c");
     assert_eq!(a.list.cursor, 1);

@@ -21,7 +21,7 @@ fn rich() -> Vec<SessionSummary> {
     v[2].summary = "Drafted the notes for 0.4; the migration section still needs numbers.".into();
     v[4].first_prompt = "The loader grows by 40 MB an hour when the watcher is on".into();
     let mut fork = row(StoreKind::Loop, "3f6b9999", "Fix the flaky parser test", 1);
-    fork.forked_from = Some("loop:3f6b2c1e".into());
+    fork.set_forked_from(Some("loop:3f6b2c1e".into()));
     v.push(fork);
     let mut corrupt = SessionSummary::error_row(
         StoreKind::Loop,

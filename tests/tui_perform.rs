@@ -97,7 +97,7 @@ fn fork_asks_to_select_the_new_session() {
         format!("forked loom:20260314-091502 into loom:{id}")
     );
     let child = get(&st, &format!("loom:{id}"));
-    assert_eq!(child.forked_from.as_deref(), Some("loom:20260314-091502"));
+    assert_eq!(child.forked_from(), Some("loom:20260314-091502"));
     // A cut: the sentence names the last message the fork keeps, numbered as the pane
     // numbers messages (`#N`).
     let o = perform(SessionOp::Fork, &s, OpInput::ForkAt(Some(4)), &st).unwrap();

@@ -179,7 +179,7 @@ fn unreadable_and_empty_sessions_have_one_kind_of_name() {
     // contract gives it, but the browser names it by id and reason.
     let mut corrupt = SessionSummary::new(StoreKind::Loop, "c0ffee00", "/x");
     corrupt.title = "New session".into();
-    corrupt.error = Some("messages.jsonl is shorter than meta.json says".into());
+    corrupt.set_error(Some("messages.jsonl is shorter than meta.json says".into()));
     assert_eq!(
         corrupt.display_title(),
         "c0ffee00 — messages.jsonl is shorter than meta.json says"

@@ -29,7 +29,7 @@ fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
                     }
                     r.pinned_flag = i % 101 == 5;
                     if i % 17 == 0 {
-                        r.child_of = Some("loom:parent".into());
+                        r.set_child_of(Some("loom:parent".into()));
                     }
                     let meta = Meta {
                         id: r.id.clone(),

@@ -7,7 +7,7 @@ fn sample() -> Catalog {
     row.title = "Fix the login bug".into();
     row.cwd = Some("/home/u/acme".into());
     row.updated_at = chrono::DateTime::from_timestamp(1_773_480_000, 870_000_000);
-    row.badges = vec!["cwd missing".into()];
+    row.set_badges(["cwd missing"]);
     let meta = Meta {
         id: row.id.clone(),
         path: row.path.clone(),

@@ -39,11 +39,11 @@ pub fn row(out: &mut Vec<u8>, r: &SessionSummary) {
     out.extend_from_slice(b",\"archived\":");
     boolean(out, r.archived);
     out.extend_from_slice(b",\"forked_from\":");
-    opt(out, r.forked_from.as_deref());
+    opt(out, r.forked_from());
     out.extend_from_slice(b",\"path\":");
     string(out, &r.path.to_string_lossy());
     out.extend_from_slice(b",\"error\":");
-    opt(out, r.error.as_deref());
+    opt(out, r.error());
     out.extend_from_slice(b",\"ended\":");
     opt(out, r.ended.map(|e| e.as_str()));
     out.push(b'}');
@@ -190,8 +190,8 @@ mod tests {
         r.pinned_flag = true;
         r.unread = true;
         r.archived = true;
-        r.forked_from = Some("loop:abc".into());
-        r.error = Some("bad \"line\"\u{202e}".into());
+        r.set_forked_from(Some("loop:abc".into()));
+        r.set_error(Some("bad \"line\"\u{202e}".into()));
         same(&r);
         for e in Ended::ALL {
             r.ended = Some(e);

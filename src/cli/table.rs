@@ -101,7 +101,7 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
     for r in rows {
         let flags = format!(
             "{}{}{}",
-            if r.error.is_some() {
+            if r.error().is_some() {
                 '!'
             } else if r.pinned() {
                 'P'
@@ -116,7 +116,7 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
             .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
             .unwrap_or_else(|| "-".into());
         let mut title = text::one_line(&r.title);
-        if let Some(e) = &r.error {
+        if let Some(e) = &r.error() {
             title = format!("{title}  [error: {}]", text::one_line(e));
         }
         // A file name is as untrusted as a message: `x\e]52;…\a.jsonl` must not reach the

@@ -52,7 +52,10 @@ pub fn html(t: &Transcript) -> String {
         ("created", s.created_at.map(rfc3339).unwrap_or_default()),
         ("updated", s.updated_at.map(rfc3339).unwrap_or_default()),
         ("messages", s.messages.to_string()),
-        ("forked from", s.forked_from.clone().unwrap_or_default()),
+        (
+            "forked from",
+            s.forked_from().map(String::from).unwrap_or_default(),
+        ),
         ("summary", s.summary.clone()),
     ];
     for (k, v) in rows.iter().filter(|(_, v)| !v.is_empty()) {

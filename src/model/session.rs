@@ -65,9 +65,15 @@ impl fmt::Display for StoreKind {
 /// Everything the list shows about one session, derived by a store's cheap listing pass.
 ///
 /// The first fields are exactly the keys of `list --json` (see `to_json`); the rest serve the
-/// browser (search text, sort keys, badges). Serde gives spool's catalog its form: a new field
-/// flows into the catalog (and changes its schema fingerprint) with no catalog change.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// browser (search text, sort keys, badges). Its serde form (`row_wire`) is the catalog's
+/// row: a new field there changes the catalog's schema fingerprint.
+///
+/// One row is held for every session as long as spool runs (issue 10: 100k rows), so the
+/// fields most rows leave empty (`forked_from`, `child_of`, `error`, `git_branch`) live in
+/// one box behind accessors: 8 bytes a row instead of 96, and no allocation when all are
+/// empty. Badges are interned (`Shared`): most rows that have one say the same few words.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(from = "super::row_wire::Wire")]
 pub struct SessionSummary {
     pub store: StoreKind,
     pub id: String,
@@ -75,27 +81,17 @@ pub struct SessionSummary {
     pub summary: String,
     /// Interned: a few cwds are shared by many sessions (`Shared`).
     pub cwd: Option<Shared>,
-    #[serde(with = "super::wire::time_opt")]
     pub created_at: Option<DateTime<Utc>>,
-    #[serde(with = "super::wire::time_opt")]
     pub updated_at: Option<DateTime<Utc>>,
     /// Message count as the format's contract defines it.
     pub messages: u64,
     /// When pinned; `Some` means pinned. Pinned rows sort by this, newest first.
-    #[serde(with = "super::wire::time_opt")]
     pub pinned_at: Option<DateTime<Utc>>,
     /// Pinned although no parsable pin time exists (e.g. Loop's non-canonical `pinnedAt`).
     pub pinned_flag: bool,
     pub unread: bool,
     pub archived: bool,
-    /// `FORMAT:ID` of the parent session.
-    pub forked_from: Option<String>,
-    /// Shown under another session, never as a row of its own (a Codex subagent thread):
-    /// the parent's `FORMAT:ID`, or `codex:internal` for an internal thread without one.
-    pub child_of: Option<String>,
-    #[serde(with = "super::wire::path_bytes")]
     pub path: PathBuf,
-    pub error: Option<String>,
     /// Text of the first real user message (search input), empty when unknown.
     pub first_prompt: String,
     /// False when the session has no user message (hidden by default as "empty").
@@ -103,15 +99,72 @@ pub struct SessionSummary {
     /// Model label (`provider/id`, loom's tag), when the store records one.
     pub model: Option<Shared>,
     /// Short warnings shown beside the row: "cwd missing", "2 unreadable lines", ...
-    pub badges: Vec<String>,
+    /// (`badges`, `add_badge`).
+    pub(super) badges: Box<[Shared]>,
     /// Writers must refuse this session (error rows, id mismatches, non-standard names).
     pub read_only: bool,
     /// How the log ends (`Store::summarize` derives it from the tail it reads); `None` for
     /// empty or unreadable sessions and for stores that do not derive it yet.
     pub ended: Option<super::Ended>,
+    /// The fields most rows leave empty (see the type's doc); `None` when all are.
+    pub(super) rare: RareBox,
+}
+
+/// The fields of a row that most sessions leave empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Rare {
+    /// `FORMAT:ID` of the parent session.
+    pub forked_from: Option<String>,
+    /// Shown under another session, never as a row of its own (a Codex subagent thread):
+    /// the parent's `FORMAT:ID`, or `codex:internal` for an internal thread without one.
+    pub child_of: Option<String>,
+    /// Why the session could not be read (an error row).
+    pub error: Option<String>,
     /// The git branch the session recorded last (Claude Code's `gitBranch`), for the checks
     /// before resume.
     pub git_branch: Option<String>,
+}
+
+const NO_RARE: Rare = Rare {
+    forked_from: None,
+    child_of: None,
+    error: None,
+    git_branch: None,
+};
+
+/// A row's rare fields, boxed; equal whether absent or present and all empty.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RareBox(pub Option<Box<Rare>>);
+
+impl RareBox {
+    pub fn get(&self) -> &Rare {
+        self.0.as_deref().unwrap_or(&NO_RARE)
+    }
+
+    /// Set one field: the box is allocated on the first value, and dropped again when the
+    /// last value goes, so an empty row never carries one.
+    fn set(&mut self, value: Option<String>, field: fn(&mut Rare) -> &mut Option<String>) {
+        match (&mut self.0, value) {
+            (None, None) => {}
+            (Some(r), v) => {
+                *field(r) = v;
+                if **r == NO_RARE {
+                    self.0 = None;
+                }
+            }
+            (None, v) => {
+                let mut r = Box::<Rare>::default();
+                *field(&mut r) = v;
+                self.0 = Some(r);
+            }
+        }
+    }
+}
+
+impl PartialEq for RareBox {
+    fn eq(&self, o: &RareBox) -> bool {
+        self.get() == o.get()
+    }
 }
 
 impl SessionSummary {
@@ -131,17 +184,14 @@ impl SessionSummary {
             pinned_flag: false,
             unread: false,
             archived: false,
-            forked_from: None,
-            child_of: None,
             path: path.into(),
-            error: None,
             first_prompt: String::new(),
             has_user_message: false,
             model: None,
-            badges: Vec::new(),
+            badges: Box::default(),
             read_only: false,
             ended: None,
-            git_branch: None,
+            rare: RareBox::default(),
         }
     }
 
@@ -153,9 +203,73 @@ impl SessionSummary {
         why: impl Into<String>,
     ) -> Self {
         let mut s = SessionSummary::new(store, id, path);
-        s.error = Some(why.into());
+        s.set_error(Some(why.into()));
         s.read_only = true;
         s
+    }
+
+    /// `FORMAT:ID` of the parent session.
+    pub fn forked_from(&self) -> Option<&str> {
+        self.rare.get().forked_from.as_deref()
+    }
+
+    pub fn set_forked_from(&mut self, v: Option<String>) {
+        self.rare.set(v, |r| &mut r.forked_from);
+    }
+
+    /// The parent's `FORMAT:ID` of a row shown under another session (see `Rare`).
+    pub fn child_of(&self) -> Option<&str> {
+        self.rare.get().child_of.as_deref()
+    }
+
+    pub fn set_child_of(&mut self, v: Option<String>) {
+        self.rare.set(v, |r| &mut r.child_of);
+    }
+
+    /// Why the session could not be read; `Some` makes this an error row.
+    pub fn error(&self) -> Option<&str> {
+        self.rare.get().error.as_deref()
+    }
+
+    pub fn set_error(&mut self, v: Option<String>) {
+        self.rare.set(v, |r| &mut r.error);
+    }
+
+    /// The git branch the session recorded last (Claude Code's `gitBranch`).
+    pub fn git_branch(&self) -> Option<&str> {
+        self.rare.get().git_branch.as_deref()
+    }
+
+    pub fn set_git_branch(&mut self, v: Option<String>) {
+        self.rare.set(v, |r| &mut r.git_branch);
+    }
+
+    /// Short warnings shown beside the row.
+    pub fn badges(&self) -> &[Shared] {
+        &self.badges
+    }
+
+    /// Add a warning after the others.
+    pub fn add_badge(&mut self, b: Shared) {
+        self.insert_badge(self.badges.len(), b);
+    }
+
+    /// Put a warning at `i` (0: before the others).
+    pub fn insert_badge(&mut self, i: usize, b: Shared) {
+        let mut v = std::mem::take(&mut self.badges).into_vec();
+        v.insert(i, b);
+        self.badges = v.into_boxed_slice();
+    }
+
+    /// The warnings as one line, `, ` between them.
+    pub fn badge_text(&self) -> String {
+        let v: Vec<&str> = self.badges.iter().map(Shared::as_str).collect();
+        v.join(", ")
+    }
+
+    /// Replace the warnings.
+    pub fn set_badges<T: AsRef<str>>(&mut self, bs: impl IntoIterator<Item = T>) {
+        self.badges = bs.into_iter().map(|b| Shared::new(b.as_ref())).collect();
     }
 
     /// `FORMAT:ID`.
@@ -169,7 +283,7 @@ impl SessionSummary {
 
     /// Hidden by default as an empty session (no user message). Error rows are never empty.
     pub fn is_empty(&self) -> bool {
-        self.error.is_none() && !self.has_user_message
+        self.error().is_none() && !self.has_user_message
     }
 
     /// The name the browser shows. The stores' own titles follow their contracts (`list
@@ -177,7 +291,7 @@ impl SessionSummary {
     /// empty sessions have three names; here an unreadable session is named by its id and
     /// the reason, and an empty one without a title of its own is `(empty)` in every store.
     pub fn display_title(&self) -> String {
-        if let Some(e) = &self.error {
+        if let Some(e) = self.error() {
             return format!("{} — {e}", self.id);
         }
         let placeholder = match self.store {
@@ -196,7 +310,7 @@ impl SessionSummary {
 
     /// The parent of a fork, as a list key (`forked_from` is `FORMAT:ID`).
     pub fn parent_key(&self) -> Option<(StoreKind, String)> {
-        let (f, id) = self.forked_from.as_deref()?.split_once(':')?;
+        let (f, id) = self.forked_from()?.split_once(':')?;
         Some((StoreKind::parse(f)?, id.to_string()))
     }
 
@@ -233,12 +347,15 @@ impl SessionSummary {
         m.insert("pinned".into(), self.pinned().into());
         m.insert("unread".into(), self.unread.into());
         m.insert("archived".into(), self.archived.into());
-        m.insert("forked_from".into(), opt(self.forked_from.clone()));
+        m.insert(
+            "forked_from".into(),
+            opt(self.forked_from().map(String::from)),
+        );
         m.insert(
             "path".into(),
             self.path.to_string_lossy().into_owned().into(),
         );
-        m.insert("error".into(), opt(self.error.clone()));
+        m.insert("error".into(), opt(self.error().map(String::from)));
         m.insert(
             "ended".into(),
             opt(self.ended.map(|e| e.as_str().to_string())),
@@ -332,20 +449,102 @@ mod tests {
             assert_eq!(s.display_title(), stored, "{kind}");
         }
         let mut f = SessionSummary::new(StoreKind::Loom, "b", "/p");
-        f.forked_from = Some("loom:20260314-091502".into());
+        f.set_forked_from(Some("loom:20260314-091502".into()));
         assert_eq!(
             f.parent_key(),
             Some((StoreKind::Loom, "20260314-091502".into()))
         );
     }
 
-    /// One row is held for every session (100k in issue 10's benchmark, 33 MB inline): a
+    /// One row is held for every session (100k in issue 10's benchmark, 23 MB inline): a
     /// field added here costs that many times its size, so growth must be a decision.
-    /// 344 bytes until cwd and model became `Shared` (16 bytes each, not 24).
+    /// 344 bytes until cwd and model became `Shared` (16 bytes each, not 24); 328 until the
+    /// rare fields moved into one box and badges became a boxed slice of `Shared`.
     #[test]
     fn the_row_does_not_grow_unnoticed() {
         let n = std::mem::size_of::<SessionSummary>();
-        assert!(n <= 328, "a row is {n} bytes inline");
+        assert!(n <= 232, "a row is {n} bytes inline");
+    }
+
+    /// The box of rare fields exists only while one of them is set, so a common row costs
+    /// no allocation for them, and two rows that say the same compare equal either way.
+    #[test]
+    fn the_rare_box_comes_and_goes_with_its_values() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "x", "/p");
+        assert!(s.rare.0.is_none());
+        s.set_error(None);
+        assert!(s.rare.0.is_none(), "setting nothing allocates nothing");
+        s.set_git_branch(Some("main".into()));
+        s.set_forked_from(Some("loop:y".into()));
+        assert_eq!(
+            (s.git_branch(), s.forked_from()),
+            (Some("main"), Some("loop:y"))
+        );
+        s.set_git_branch(None);
+        assert!(s.rare.0.is_some());
+        s.set_forked_from(None);
+        assert!(s.rare.0.is_none(), "the last value gone drops the box");
+        let mut t = s.clone();
+        t.rare = RareBox(Some(Box::default()));
+        assert_eq!(s, t);
+    }
+
+    /// The serde form (the catalog's row) is the one rows had before the box: the same
+    /// fields in the same order, so old catalogs still read and the fingerprint holds.
+    #[test]
+    fn the_serde_form_keeps_every_field_in_its_place() {
+        let mut s = SessionSummary::new(StoreKind::Codex, "c1", "/p/c1.jsonl");
+        s.set_child_of(Some("codex:p".into()));
+        s.set_error(Some("cut".into()));
+        s.set_badges(["1 subagent", "cwd missing"]);
+        s.add_badge("late".into());
+        s.insert_badge(0, "first".into());
+        let v = serde_json::to_value(&s).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "store",
+                "id",
+                "title",
+                "summary",
+                "cwd",
+                "created_at",
+                "updated_at",
+                "messages",
+                "pinned_at",
+                "pinned_flag",
+                "unread",
+                "archived",
+                "forked_from",
+                "child_of",
+                "path",
+                "error",
+                "first_prompt",
+                "has_user_message",
+                "model",
+                "badges",
+                "read_only",
+                "ended",
+                "git_branch"
+            ]
+        );
+        assert_eq!(
+            v["badges"],
+            serde_json::json!(["first", "1 subagent", "cwd missing", "late"])
+        );
+        let bytes = postcard::to_allocvec(&s).unwrap();
+        let back: SessionSummary = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.child_of(), Some("codex:p"));
+        let plain: SessionSummary = postcard::from_bytes(
+            &postcard::to_allocvec(&SessionSummary::new(StoreKind::Loop, "a", "/a")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            plain.rare.0.is_none(),
+            "a row without rare fields decodes without a box"
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub const CODEX_ARCHIVED: &str = "archived in Codex";
 
 /// Whether resuming `s` first needs the agent to unarchive it (asked before, never silently).
 pub fn needs_unarchive(s: &SessionSummary) -> bool {
-    s.store == StoreKind::Codex && s.badges.iter().any(|b| b == CODEX_ARCHIVED)
+    s.store == StoreKind::Codex && s.badges().iter().any(|b| b == CODEX_ARCHIVED)
 }
 
 /// Check that `s` can be resumed and build the command. Every refusal is one sentence that
@@ -62,7 +62,7 @@ pub fn plan_confirmed(
     cmds: &ResumeCommands,
     unarchive_ok: bool,
 ) -> Result<ResumePlan> {
-    if let Some(e) = &s.error {
+    if let Some(e) = &s.error() {
         return Err(Error::Refused(format!(
             "{} cannot be resumed: {e}",
             s.reference()

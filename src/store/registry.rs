@@ -92,7 +92,7 @@ impl Filter {
             return false;
         }
         // Subagent threads are shown under their parent, never as rows of their own.
-        if s.child_of.is_some() {
+        if s.child_of().is_some() {
             return false;
         }
         if let Some(cwd) = &self.cwd
@@ -100,7 +100,7 @@ impl Filter {
         {
             return false;
         }
-        if s.error.is_some() || self.all {
+        if s.error().is_some() || self.all {
             return true;
         }
         if self.archived != s.archived {

@@ -137,7 +137,7 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
     if let Some(m) = &s.model {
         l1.push(Span::styled(format!(" · {}", one_line(m)), theme.dim));
     }
-    if let Some(f) = &s.forked_from {
+    if let Some(f) = &s.forked_from() {
         l1.push(Span::styled(
             format!(" · forked from {}", one_line(f)),
             theme.dim,
@@ -171,7 +171,7 @@ fn draw_header(frame: &mut Frame, app: &App, theme: &Theme, area: Rect) {
             plural(win.len() as u64, "message", "messages")
         );
     }
-    let l3 = match &s.error {
+    let l3 = match &s.error() {
         Some(e) => Line::styled(fit(&format!("error: {}", one_line(e)), w), theme.error),
         None => Line::styled(fit(&l3, w), theme.dim),
     };

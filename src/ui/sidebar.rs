@@ -103,7 +103,7 @@ pub fn draw_list(frame: &mut Frame, app: &mut App, theme: &Theme, area: Rect) {
         let (row_area, bg, bar) = row_marks(app, theme, area, i, selected);
         let l1 = title_line(app, theme, &s, bar.clone(), w);
         let mut l2 = vec![bar, Span::raw("   ")];
-        if let (true, Some(err)) = (selected, &s.error) {
+        if let (true, Some(err)) = (selected, &s.error()) {
             l2.push(Span::styled(
                 fit(&one_line(err), w.saturating_sub(GUTTER)),
                 theme.error,
@@ -142,7 +142,7 @@ fn title_line<'a>(
 ) -> Vec<Span<'a>> {
     let title = one_line(&s.display_title());
     let age = age(app.now, s.last_activity());
-    let mark = if s.error.is_some() {
+    let mark = if s.error().is_some() {
         Span::styled("✗", theme.error)
     } else if s.unread {
         Span::styled("●", theme.unread)
@@ -162,7 +162,7 @@ fn title_line<'a>(
         .into_iter()
         .filter(|&c| c < cut)
         .collect();
-    let title_style = if s.error.is_some() {
+    let title_style = if s.error().is_some() {
         theme.error
     } else {
         theme.title
@@ -185,13 +185,13 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
         .map(|e| (e, one_line(&format!("{} {}", e.glyph(), e.as_str()))));
     let mark_w = mark.as_ref().map_or(0, |(_, m)| m.width() + 1);
     let mut extra: Vec<String> = Vec::new();
-    if s.error.is_some() {
+    if s.error().is_some() {
         extra.push("error".into());
     }
     if s.archived {
         extra.push("archived".into());
     }
-    extra.extend(s.badges.iter().map(|b| one_line(b)));
+    extra.extend(s.badges().iter().map(|b| one_line(b)));
     // What stays when the row is narrow, most telling first: the store, the ending, the
     // badges (a subagent count, unreadable lines), then the project, then the summary
     // (ten columns of it, or two beside an ending, which already says how it stands). The
@@ -233,7 +233,7 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     let used: usize = spans.iter().map(|sp| sp.width()).sum();
     spans.push(Span::raw(" ".repeat(w.saturating_sub(used + right_w))));
     if !extra.is_empty() {
-        let st = if s.error.is_some() {
+        let st = if s.error().is_some() {
             theme.error
         } else {
             theme.warn
@@ -268,7 +268,7 @@ fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'st
     if w < 4 {
         return Vec::new();
     }
-    if let Some(parent) = &s.forked_from {
+    if let Some(parent) = &s.forked_from() {
         let name = s
             .parent_key()
             .and_then(|k| app.list.get(&k))

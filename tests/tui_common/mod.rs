@@ -68,7 +68,7 @@ pub fn sample() -> Vec<SessionSummary> {
     ];
     v[1].pinned_at = hours_ago(1);
     v[0].unread = true;
-    v[2].badges = vec!["cwd missing".into()];
+    v[2].set_badges(["cwd missing"]);
     v.push(SessionSummary::error_row(
         StoreKind::Loom,
         "20260302-000000",

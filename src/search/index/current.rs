@@ -24,7 +24,7 @@ pub fn is_current<R: Borrow<SessionSummary>>(dir: &Path, rows: &[R], stores: &St
     let Some(mut prints) = table::prints(&dir.join(SESSIONS_FILE)) else {
         return false;
     };
-    for r in rows.iter().map(R::borrow).filter(|r| r.error.is_none()) {
+    for r in rows.iter().map(R::borrow).filter(|r| r.error().is_none()) {
         let sid = session_number(r.store, &r.id);
         // Removed as it is matched, so a session listed twice is a doubt, and what is left
         // at the end is what `update` would drop.

@@ -88,7 +88,7 @@ impl TextIndex {
         let mut changed = Vec::new();
         let known = &self.sessions.get().map;
         for r in
-            (rows.iter().map(<R as Borrow<SessionSummary>>::borrow)).filter(|r| r.error.is_none())
+            (rows.iter().map(<R as Borrow<SessionSummary>>::borrow)).filter(|r| r.error().is_none())
         {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
@@ -252,7 +252,7 @@ impl TextIndex {
         let changed: Vec<Changed<'_>> = gather_parallel(todo.chunks(chunk), |part| {
             part.iter()
                 .filter_map(|(sid, fp, store, c)| {
-                    let s = store.summarize(c).filter(|s| s.error.is_none())?;
+                    let s = store.summarize(c).filter(|s| s.error().is_none())?;
                     Some((*sid, *fp, Row::Owned(Box::new(s))))
                 })
                 .collect()

@@ -177,7 +177,7 @@ fn a_writer_lock_busy_for_a_moment_is_waited_for() {
     ix.update(&rows, &stores, &|_, _| {}).unwrap();
     let one = rows
         .iter()
-        .find(|r| r.error.is_none() && r.path.is_file())
+        .find(|r| r.error().is_none() && r.path.is_file())
         .unwrap()
         .clone();
     std::io::Write::write_all(

@@ -321,11 +321,11 @@ pub fn summary(
         .or_else(|| f.first_slash.clone())
         .unwrap_or_default();
     s.model = f.model.as_deref().map(Into::into);
-    s.forked_from = f.forked_from.as_ref().map(|p| format!("claude:{p}"));
+    s.set_forked_from(f.forked_from.as_ref().map(|p| format!("claude:{p}")));
     s.read_only = true;
-    s.badges = badges(p, f, cx, s.cwd.as_deref());
+    s.set_badges(badges(p, f, cx, s.cwd.as_deref()));
     s.ended = f.tail.ended(live(p, f, cx), p.truncated);
-    s.git_branch = f.branch.clone();
+    s.set_git_branch(f.branch.clone());
     s
 }
 

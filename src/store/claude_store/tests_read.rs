@@ -79,11 +79,11 @@ fn example_a_listing_fields() {
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
     assert_eq!(s.model.as_deref(), Some("claude-sonnet-4-6"));
     assert!(
-        s.badges.contains(&"branch main".to_string()),
+        s.badges().iter().any(|b| b == "branch main"),
         "{:?}",
-        s.badges
+        s.badges()
     );
-    assert!(s.read_only && s.error.is_none() && !s.unread && !s.pinned());
+    assert!(s.read_only && s.error().is_none() && !s.unread && !s.pinned());
     assert_eq!(
         project_name(s.cwd.as_deref().unwrap()),
         "-home-user-projects-tinyhttp"
@@ -147,7 +147,7 @@ fn example_b_listing_fields() {
         "1 unreadable line",
         "truncated",
     ] {
-        assert!(s.badges.contains(&b.to_string()), "{b}: {:?}", s.badges);
+        assert!(s.badges().iter().any(|x| x == b), "{b}: {:?}", s.badges());
     }
 }
 
@@ -403,10 +403,10 @@ fn fork_parent_and_launch_dir_and_internal_id() {
     u2["cwd"] = json!("/repo");
     let (_d, store, _) = one("s1", "-repo", &[u, u2]);
     let s = row(&store, "s1");
-    assert_eq!(s.forked_from.as_deref(), Some("claude:parent-1"));
+    assert_eq!(s.forked_from(), Some("claude:parent-1"));
     // The first cwd that owns the project dir, not the first cwd.
     assert_eq!(s.cwd.as_deref(), Some("/repo"));
-    assert!(!s.badges.iter().any(|b| b == "internal id s1"));
+    assert!(!s.badges().iter().any(|b| b == "internal id s1"));
     let (_d, store, _) = one(
         "other",
         "-w",
@@ -414,7 +414,7 @@ fn fork_parent_and_launch_dir_and_internal_id() {
     );
     assert!(
         row(&store, "other")
-            .badges
+            .badges()
             .iter()
             .any(|b| b == "internal id s1")
     );

@@ -415,7 +415,7 @@ impl Store for CodexStore {
                 s.id
             )));
         }
-        let target = match (&l.summary.child_of, &l.facts.parent_thread) {
+        let target = match (&l.summary.child_of(), &l.facts.parent_thread) {
             (Some(_), Some(parent)) => self.load_id(parent, read::Mode::List)?,
             _ => l,
         };

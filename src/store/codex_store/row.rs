@@ -49,8 +49,8 @@ pub fn summary(
         .or_else(|| f.legacy_prompt.clone())
         .unwrap_or_default();
     s.model = f.model.as_deref().map(Into::into);
-    s.forked_from = f.forked_from.as_ref().map(|p| format!("codex:{p}"));
-    s.child_of = match f.kind {
+    s.set_forked_from(f.forked_from.as_ref().map(|p| format!("codex:{p}")));
+    s.set_child_of(match f.kind {
         Kind::Subagent | Kind::Internal => Some(
             f.parent_thread
                 .as_ref()
@@ -58,10 +58,10 @@ pub fn summary(
                 .map_or_else(|| "codex:internal".to_string(), |p| format!("codex:{p}")),
         ),
         _ => None,
-    };
+    });
     s.archived = cx.archived;
     s.read_only = true;
-    s.badges = badges(p, f, cx);
+    s.set_badges(badges(p, f, cx));
     s.ended = ended(p, f, cx);
     s
 }

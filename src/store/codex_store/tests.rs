@@ -78,17 +78,17 @@ fn example_a_derived_values() {
         Some("2026-03-14T09:16:41.022Z")
     );
     assert!(
-        a.badges.contains(&"branch main".to_string()),
+        a.badges().iter().any(|b| b == "branch main"),
         "{:?}",
-        a.badges
+        a.badges()
     );
     assert!(
-        a.badges.contains(&"9240 tokens".to_string()),
+        a.badges().iter().any(|b| b == "9240 tokens"),
         "{:?}",
-        a.badges
+        a.badges()
     );
     assert!(
-        !a.badges
+        !a.badges()
             .iter()
             .any(|b| b == "mid-turn" || b == "interrupted")
     );
@@ -125,7 +125,7 @@ fn example_b_derived_values() {
     let b = row(&s, B);
     assert_eq!(b.title, "why does router_test.go fail? (fork)");
     assert!(b.archived);
-    assert_eq!(b.forked_from.as_deref(), Some(&*format!("codex:{A}")));
+    assert_eq!(b.forked_from(), Some(&*format!("codex:{A}")));
     assert!(b.summary.starts_with("Goal: make trailing-slash handling"));
     assert_eq!(b.messages, 4);
     for badge in [
@@ -136,13 +136,13 @@ fn example_b_derived_values() {
         "mid-turn",
     ] {
         assert!(
-            b.badges.iter().any(|x| x == badge),
+            b.badges().iter().any(|x| x == badge),
             "{badge}: {:?}",
-            b.badges
+            b.badges()
         );
     }
     assert_eq!(b.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
-    assert!(b.badges.contains(&"effort high".to_string()));
+    assert!(b.badges().iter().any(|b| b == "effort high"));
     let launch = s.launch(&b).unwrap();
     assert_eq!(
         launch.cwd.as_deref(),
@@ -177,11 +177,11 @@ fn a_missing_parent_copies_nothing_and_says_so() {
     .unwrap();
     let b = row(&s, B);
     assert!(
-        b.badges.iter().any(|x| x == "parent missing"),
+        b.badges().iter().any(|x| x == "parent missing"),
         "{:?}",
-        b.badges
+        b.badges()
     );
-    assert!(!b.badges.iter().any(|x| x.ends_with("copied")));
+    assert!(!b.badges().iter().any(|x| x.ends_with("copied")));
 }
 
 #[test]
@@ -205,10 +205,10 @@ fn subagents_are_children_counted_on_the_parent() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let rows = s.list();
     let parent = rows.iter().find(|r| r.id == A).unwrap();
-    assert!(parent.badges.contains(&"1 subagent".to_string()));
+    assert!(parent.badges().iter().any(|b| b == "1 subagent"));
     let child = rows.iter().find(|r| r.id == C).unwrap();
-    assert_eq!(child.child_of.as_deref(), Some(&*format!("codex:{A}")));
-    assert!(child.badges.contains(&"subagent scout".to_string()));
+    assert_eq!(child.child_of(), Some(&*format!("codex:{A}")));
+    assert!(child.badges().iter().any(|b| b == "subagent scout"));
     let f = crate::store::registry::Filter {
         all: true,
         ..Default::default()
@@ -242,10 +242,10 @@ fn exec_and_legacy_rollouts() {
     ];
     write(&root, &rel(C), &legacy);
     let s = CodexStore::new(&root, &d.path().join("state"));
-    assert!(row(&s, A).badges.contains(&"exec".to_string()));
+    assert!(row(&s, A).badges().iter().any(|b| b == "exec"));
     let l = row(&s, C);
     assert_eq!((l.title.as_str(), l.messages), ("legacy prompt", 2));
-    assert!(l.badges.contains(&"branch dev".to_string()));
+    assert!(l.badges().iter().any(|b| b == "branch dev"));
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn compressed_rollouts_read_like_plain_ones_and_plain_wins() {
     std::fs::remove_file(dir.join(&name)).unwrap();
     let z = row(&s, A);
     assert_eq!((z.title.clone(), z.messages), (plain.title, plain.messages));
-    assert!(z.badges.contains(&"compressed".to_string()));
+    assert!(z.badges().iter().any(|b| b == "compressed"));
     // The last round: "ok, fix it", the patch call, its output and the answer.
     let last = s.transcript(A, Span::LastRounds(1)).unwrap();
     assert_eq!(last.messages().count(), 4);
@@ -281,7 +281,7 @@ fn empty_and_header_only_rollouts_are_empty_sessions() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     for id in [A, C] {
         let r = row(&s, id);
-        assert!(r.is_empty() && r.error.is_none(), "{id}");
+        assert!(r.is_empty() && r.error().is_none(), "{id}");
         assert_eq!(r.title, "(no message yet)");
         assert_eq!(r.display_title(), "(empty)");
     }
@@ -366,7 +366,7 @@ fn duplicate_in_archive_is_one_active_row_with_a_badge() {
     let rows: Vec<_> = s.list().into_iter().filter(|r| r.id == A).collect();
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].archived);
-    assert!(rows[0].badges.contains(&"duplicate in archive".to_string()));
+    assert!(rows[0].badges().iter().any(|b| b == "duplicate in archive"));
 }
 
 #[test]
@@ -392,8 +392,8 @@ fn broken_session_index_lines_are_skipped_and_the_last_good_entry_wins() {
 fn two_session_metas_are_a_copy_not_an_error() {
     let (_d, s) = home();
     let b = row(&s, B);
-    assert!(b.error.is_none());
-    assert!(!b.badges.iter().any(|x| x.starts_with("meta id mismatch")));
+    assert!(b.error().is_none());
+    assert!(!b.badges().iter().any(|x| x.starts_with("meta id mismatch")));
 }
 
 #[test]
@@ -422,9 +422,9 @@ fn bad_lines_are_skipped_and_counted_and_interleaved_writes_salvaged() {
     let r = row(&s, A);
     assert_eq!(r.title, "salvaged prompt");
     assert!(
-        r.badges.contains(&"2 bad lines".to_string()),
+        r.badges().iter().any(|b| b == "2 bad lines"),
         "{:?}",
-        r.badges
+        r.badges()
     );
     let t = s.transcript(A, Span::All).unwrap();
     assert!(t.warnings.iter().any(|w| w.contains("salvaged")));
@@ -448,18 +448,18 @@ fn a_torn_tail_is_pending_while_growing_and_truncated_once_settled() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert!(
-        !r.badges
+        !r.badges()
             .iter()
             .any(|b| b == "truncated" || b.ends_with("bad line")),
         "{:?}",
-        r.badges
+        r.badges()
     );
     crate::store::test_fixtures::settle(&p);
     let r = row(&s, A);
     assert!(
-        r.badges.contains(&"truncated".to_string()),
+        r.badges().iter().any(|b| b == "truncated"),
         "{:?}",
-        r.badges
+        r.badges()
     );
 }
 
@@ -470,7 +470,7 @@ fn no_leading_session_meta_is_listed_with_resume_disabled() {
     write(&root, &rel(A), &[prompt("orphan"), meta(A, json!({}))]);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
-    assert!(r.badges.iter().any(|b| b.contains("resume disabled")));
+    assert!(r.badges().iter().any(|b| b.contains("resume disabled")));
     assert!(s.launch(&r).is_err());
 }
 
@@ -489,7 +489,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert_eq!(r.title, "caf\u{fffd}");
-    assert!(r.badges.contains(&"1 line with invalid UTF-8".to_string()));
+    assert!(r.badges().iter().any(|b| b == "1 line with invalid UTF-8"));
 }
 
 #[test]
@@ -503,7 +503,11 @@ fn unsupported_layouts_are_warning_rows() {
     )
     .unwrap();
     let s = CodexStore::new(&d.path().join("codex"), &d.path().join("state"));
-    let mut errors: Vec<String> = s.list().into_iter().filter_map(|r| r.error).collect();
+    let mut errors: Vec<String> = s
+        .list()
+        .into_iter()
+        .filter_map(|r| r.error().map(String::from))
+        .collect();
     errors.sort();
     assert_eq!(
         errors,

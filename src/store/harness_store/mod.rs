@@ -162,7 +162,7 @@ impl HarnessStore {
     /// Warnings shown with the transcript and the window.
     fn warnings(&self, id: &str, s: &SessionSummary, p: &json::Parsed) -> Vec<String> {
         let mut w = Vec::new();
-        if let Some(e) = &s.error {
+        if let Some(e) = &s.error() {
             w.push(format!("{e}: read-only"));
         }
         if p.non_finite {
@@ -179,7 +179,7 @@ impl HarnessStore {
         if s.archived {
             warnings.push("archived: the harness refuses to resume it until unarchived".into());
         }
-        if s.badges.iter().any(|b| b == "running") {
+        if s.badges().iter().any(|b| b == "running") {
             warnings.push("running: another harness process holds the session".into());
         }
         warnings

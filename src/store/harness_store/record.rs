@@ -208,7 +208,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     let parsed = match &loaded.parsed {
         Ok(p) => p,
         Err(why) => {
-            s.error = Some(format!("unreadable record: {why}"));
+            s.set_error(Some(format!("unreadable record: {why}")));
             s.read_only = true;
             return s;
         }
@@ -221,10 +221,10 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     };
     let hist = parsed.hist.as_ref().or(whole.as_ref());
     if let Some(why) = problem(map, stem) {
-        s.error = Some(why);
+        s.set_error(Some(why));
         s.read_only = true;
         if let Some(inner) = str_field(map, "id").filter(|i| *i != stem) {
-            s.badges.push(format!("record id {inner}"));
+            s.add_badge(format!("record id {inner}").into());
         }
     }
     s.title = title(map, hist, stem);
@@ -236,7 +236,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
             s.created_at = str_field(map, "created_at").and_then(parse_time);
         }
         // Unparseable: sort last (no time at all, created_at included) and show it raw.
-        Some((raw, None)) => s.badges.push(format!("updated_at {raw:?}")),
+        Some((raw, None)) => s.add_badge(format!("updated_at {raw:?}").into()),
         None => {}
     }
     if let Some(h) = hist {
@@ -245,22 +245,24 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     }
     s.first_prompt = first_user_text(hist).unwrap_or_default();
     s.archived = map.get("archived").is_some_and(json::truthy);
-    s.forked_from = str_field(map, "branched_from")
-        .filter(|b| !b.is_empty())
-        .map(|b| format!("harness:{b}"));
+    s.set_forked_from(
+        str_field(map, "branched_from")
+            .filter(|b| !b.is_empty())
+            .map(|b| format!("harness:{b}")),
+    );
     s.model = str_field(map, "model").map(Into::into);
     if let Some(b) = status_badge(sessions, stem, map) {
-        s.badges.push(b);
+        s.add_badge(b.into());
     }
-    if s.error.is_none() {
+    if s.error().is_none() {
         s.ended = super::ended::ended(sessions, stem, map, hist.and_then(|h| h.last.as_ref()));
     }
     if parsed.non_finite {
-        s.badges.push("non-finite numbers".into());
+        s.add_badge("non-finite numbers".into());
     }
     let side = sidecar::read(sessions, stem);
     if let Some(w) = side.warning() {
-        s.badges.push(w);
+        s.add_badge(w.into());
     }
     if let Some(m) = side.map()
         && let Some(p) = m.get("pinned_at").filter(|p| !p.is_null())

@@ -22,7 +22,7 @@ fn error_of(bytes: &[u8]) -> (Option<String>, bool) {
     let (_d, store) = with_files(&[("abc.json", bytes)]);
     let rows = store.list();
     assert_eq!(rows.len(), 1, "an error row, never a missing session");
-    (rows[0].error.clone(), rows[0].read_only)
+    (rows[0].error().map(String::from), rows[0].read_only)
 }
 
 #[test]
@@ -83,11 +83,11 @@ fn missing_required_keys_are_error_rows() {
 fn id_file_mismatch_is_a_read_only_error_row() {
     let (_d, store) = with_files(&[("abc.json", &rec("other", SYS_USER, ""))]);
     let s = row(&store, "abc");
-    assert_eq!(s.error.as_deref(), Some("id/file mismatch"));
+    assert_eq!(s.error(), Some("id/file mismatch"));
     assert!(s.read_only);
     assert_eq!(s.id, "abc");
     assert_eq!(s.title, "hi", "other fields hold what could be read");
-    assert_eq!(s.badges, ["record id other"]);
+    assert_eq!(s.badges(), ["record id other"]);
     // Readable for display, never written.
     let tr = store.transcript("abc", Span::All).unwrap();
     assert_eq!(tr.warnings, ["id/file mismatch: read-only"]);
@@ -111,12 +111,9 @@ fn non_array_history_is_an_error_row_with_raw_view() {
             &rec("xyz", SYS_USER, ", \"transcript\": \"gone\""),
         ),
     ]);
+    assert_eq!(row(&store, "abc").error(), Some("messages is not an array"));
     assert_eq!(
-        row(&store, "abc").error.as_deref(),
-        Some("messages is not an array")
-    );
-    assert_eq!(
-        row(&store, "xyz").error.as_deref(),
+        row(&store, "xyz").error(),
         Some("transcript is not an array")
     );
     assert!(matches!(
@@ -147,7 +144,7 @@ fn odd_entries_render_leniently_and_keep_positions() {
     ]"#;
     let (_d, store) = with_files(&[("abc.json", &rec("abc", messages, ""))]);
     let s = row(&store, "abc");
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert_eq!(s.messages, 6, "non-system entries, odd ones included");
     assert_eq!(s.title, "look [image]");
     let tr = store.transcript("abc", Span::All).unwrap();
@@ -173,8 +170,8 @@ fn non_finite_numbers_read_but_never_rewritten() {
     let bytes = rec("abc", SYS_USER, extra);
     let (_d, store) = with_files(&[("abc.json", &bytes)]);
     let s = row(&store, "abc");
-    assert_eq!(s.error, None);
-    assert_eq!(s.badges, ["non-finite numbers"]);
+    assert_eq!(s.error(), None);
+    assert_eq!(s.badges(), ["non-finite numbers"]);
     assert!(store.window("abc").unwrap().warnings[0].contains("NaN/Infinity"));
     assert_eq!(store.raw("abc").unwrap().as_bytes(), &bytes[..]);
     for r in [
@@ -223,9 +220,9 @@ fn unparseable_updated_at_sorts_last_and_is_shown_raw() {
     let bytes = br#"{"id": "abc", "created_at": "2026-03-01T10:00:00+00:00", "updated_at": "last tuesday", "messages": []}"#;
     let (_d, store) = with_files(&[("abc.json", bytes)]);
     let s = row(&store, "abc");
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert_eq!((s.updated_at, s.last_activity()), (None, None));
-    assert_eq!(s.badges, ["updated_at \"last tuesday\""]);
+    assert_eq!(s.badges(), ["updated_at \"last tuesday\""]);
     assert!(!s.has_user_message);
 }
 
@@ -241,18 +238,18 @@ fn status_badges_and_lease_probe() {
             &rec("odd", SYS_USER, ", \"status\": \"paused\""),
         ),
     ]);
-    assert_eq!(row(&store, "act").badges, ["interrupted"]);
+    assert_eq!(row(&store, "act").badges(), ["interrupted"]);
     assert!(
         !path(&store, "act.lock").exists(),
         "the probe never creates the lock"
     );
     let held = lease::take_lease(&path(&store, "act.lock"), "act").unwrap();
-    assert_eq!(row(&store, "act").badges, ["running"]);
+    assert_eq!(row(&store, "act").badges(), ["running"]);
     assert!(store.in_use("act"));
     assert!(store.window("act").unwrap().warnings[0].starts_with("running"));
     drop(held);
     assert!(!store.in_use("act"));
-    assert_eq!(row(&store, "odd").badges, ["paused"]);
+    assert_eq!(row(&store, "odd").badges(), ["paused"]);
 }
 
 #[test]
@@ -260,7 +257,7 @@ fn branched_from_and_model_are_listed() {
     let extra = ", \"branched_from\": \"Qm3xT8vLk2pR9aZc\", \"model\": \"local/qwen\"";
     let (_d, store) = with_files(&[("abc.json", &rec("abc", SYS_USER, extra))]);
     let s = row(&store, "abc");
-    assert_eq!(s.forked_from.as_deref(), Some("harness:Qm3xT8vLk2pR9aZc"));
+    assert_eq!(s.forked_from(), Some("harness:Qm3xT8vLk2pR9aZc"));
     assert_eq!(s.model.as_deref(), Some("local/qwen"));
     assert_eq!(
         s.created_at.map(rfc3339).as_deref(),
@@ -298,8 +295,8 @@ fn invalid_or_stale_sidecar_never_breaks_the_row() {
     std::fs::write(&side, "{broken").unwrap();
     let s = row(&store, "r7-PqLs_04VmYe2K");
     assert!(!s.unread);
-    assert_eq!(s.badges.len(), 2);
-    assert!(s.badges[1].starts_with("spool state unreadable"));
+    assert_eq!(s.badges().len(), 2);
+    assert!(s.badges()[1].starts_with("spool state unreadable"));
     std::fs::write(&side, r#"{"version":1,"read_transcript_len":99}"#).unwrap();
     assert!(!row(&store, "r7-PqLs_04VmYe2K").unread, "stale marker");
     std::fs::write(&side, r#"{"version":1,"read_transcript_len":6}"#).unwrap();

@@ -98,10 +98,10 @@ fn example_a_listing_fields() {
     );
     assert!(!s.archived && !s.unread && !s.pinned() && !s.read_only);
     assert!(s.has_user_message);
-    assert_eq!(s.forked_from, None);
-    assert_eq!(s.error, None);
+    assert_eq!(s.forked_from(), None);
+    assert_eq!(s.error(), None);
     assert_eq!(s.model, None);
-    assert!(s.badges.is_empty(), "{:?}", s.badges);
+    assert!(s.badges().is_empty(), "{:?}", s.badges());
     assert_eq!(s.to_json()["ref"], "harness:Qm3xT8vLk2pR9aZc");
 }
 
@@ -176,9 +176,9 @@ fn example_b_defaults_and_nothing_written() {
     assert_eq!(s.cwd, None);
     assert!(!s.archived && !s.unread && s.has_user_message);
     assert!(
-        s.badges.is_empty(),
+        s.badges().is_empty(),
         "status defaults to saved: {:?}",
-        s.badges
+        s.badges()
     );
     let tr = store.transcript(B, Span::All).unwrap();
     assert_eq!(tr.entries.len(), 3, "transcript = a copy of messages");
@@ -217,7 +217,7 @@ fn example_c_listing_fields_and_sidecar_unread() {
         "transcript[3:] holds an assistant and a tool entry"
     );
     assert!(!s.pinned());
-    assert_eq!(s.badges, ["aborted"]);
+    assert_eq!(s.badges(), ["aborted"]);
     assert_eq!(s.first_prompt, "Migrate settings.py to pydantic-settings.");
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/settings-demo"));
     assert_eq!(s.updated_at, t("2026-03-12T09:58:31+00:00"));
@@ -314,7 +314,7 @@ fn discovery_skips_debris_and_orders_by_mtime() {
     assert_eq!(ids, [A, C, B]);
     let list = store.list();
     assert_eq!(list.len(), 3);
-    assert!(list.iter().all(|r| r.error.is_none()));
+    assert!(list.iter().all(|r| r.error().is_none()));
     assert_eq!(walk(&s), before, "listing creates nothing");
 }
 

@@ -266,8 +266,8 @@ fn fork_whole_copies_values_and_sets_branch_fields() {
     assert!(!store.in_use(&new), "lease released");
     assert_eq!(read(&store, &format!("{C}.json")), orig);
     let s = row(&store, &new);
-    assert_eq!(s.forked_from, Some(format!("harness:{C}")));
-    assert!(!s.archived && s.error.is_none());
+    assert_eq!(s.forked_from(), Some(&*format!("harness:{C}")));
+    assert!(!s.archived && s.error().is_none());
     no_temps(&store);
     // Untitled source: empty title, missing keys appended.
     let nb = store.fork(B, None).unwrap();

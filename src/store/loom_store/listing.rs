@@ -97,7 +97,7 @@ pub fn summary(
     s.created_at = parse_time(&meta.time).or_else(|| id_time(id));
     s.cwd = non_empty(&meta.cwd).map(Into::into);
     s.model = non_empty(&meta.model).map(Into::into);
-    s.forked_from = non_empty(&meta.forked_from).map(|p| format!("loom:{p}"));
+    s.set_forked_from(non_empty(&meta.forked_from).map(|p| format!("loom:{p}")));
     s.messages = f.messages;
     s.updated_at = f
         .last_time
@@ -112,10 +112,12 @@ pub fn summary(
     // The contract's "empty session" is message count == 0 (section 3).
     s.has_user_message = f.messages > 0;
     s.title = title(side, &s.first_prompt);
-    s.badges = badges(id, f, side);
+    s.set_badges(badges(id, f, side));
     s.read_only = !is_standard_id(id);
     if f.long_lines > 0 {
-        s.error = Some("a line is longer than 16 MiB; loom cannot resume this session".into());
+        s.set_error(Some(
+            "a line is longer than 16 MiB; loom cannot resume this session".into(),
+        ));
     }
     apply_sidecar(&mut s, f, side);
     // Probing /proc per session would cost more than the listing; only a log written in the

@@ -170,7 +170,7 @@ impl Store for LoomStore {
                     format!("cannot read {}: {e}", c.path.display()),
                 );
                 if !is_standard_id(&c.id) {
-                    s.badges.push("non-standard id".to_string());
+                    s.add_badge("non-standard id".into());
                 }
                 s
             }

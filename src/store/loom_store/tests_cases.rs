@@ -35,7 +35,7 @@ fn garbage_and_truncated_lines_are_counted() {
     let (_d, s) = one(&log);
     let r = row(&s, ID);
     assert_eq!(r.messages, 1);
-    assert_eq!(r.badges, ["4 unreadable lines"]);
+    assert_eq!(r.badges(), ["4 unreadable lines"]);
     let tr = s.transcript(ID, Span::All).unwrap();
     let notices: Vec<_> = tr
         .entries
@@ -79,8 +79,8 @@ fn over_long_line_is_skipped_with_resync() {
         r.messages, 2,
         "records on both sides of the long line are read"
     );
-    assert!(r.error.as_deref().unwrap().contains("16 MiB"));
-    assert!(r.badges.iter().any(|b| b.contains("16 MiB")));
+    assert!(r.error().unwrap().contains("16 MiB"));
+    assert!(r.badges().iter().any(|b| b.contains("16 MiB")));
     let tr = s.transcript(ID, Span::All).unwrap();
     let kinds: Vec<String> = tr
         .entries
@@ -131,7 +131,7 @@ fn more_than_one_meta_uses_the_first_and_warns() {
         r.updated_at.map(rfc3339).as_deref(),
         Some("2026-03-15T09:00:00Z")
     );
-    assert_eq!(r.badges, ["2 meta records (first used)"]);
+    assert_eq!(r.badges(), ["2 meta records (first used)"]);
 }
 
 #[test]
@@ -208,8 +208,8 @@ fn non_object_arguments_make_the_line_bad() {
     let (_d, s) = one(&[META, &msg("user", "u"), bad].join("\n"));
     let r = row(&s, ID);
     assert_eq!(
-        (r.messages, r.badges.clone()),
-        (1, vec!["1 unreadable line".to_string()])
+        (r.messages, r.badges().to_vec()),
+        (1, vec![crate::model::Shared::new("1 unreadable line")])
     );
 }
 
@@ -238,14 +238,14 @@ fn unreadable_file_is_an_error_row() {
         stat: None,
     };
     let r = s.summarize(&c).unwrap();
-    assert!(r.error.is_some() && r.read_only);
+    assert!(r.error().is_some() && r.read_only);
     // Without root, a 0000 file is unreadable too.
     let p = sessions(&d).join("20260314-091503.jsonl");
     std::fs::write(&p, A).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
     if std::fs::File::open(&p).is_err() {
-        assert!(row(&s, "20260314-091503").error.is_some());
+        assert!(row(&s, "20260314-091503").error().is_some());
     }
 }
 
@@ -258,7 +258,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
     let (_d, s) = home(&[(&format!("{ID}.jsonl"), &log)]);
     let r = row(&s, ID);
     assert_eq!(r.title, "caf\u{fffd}");
-    assert_eq!(r.badges, ["1 line with invalid UTF-8"]);
+    assert_eq!(r.badges(), ["1 line with invalid UTF-8"]);
 }
 
 #[test]
@@ -313,7 +313,7 @@ fn discovery_filters_and_sorts_by_the_decided_key() {
         ]
     );
     let r = row(&s, "notes");
-    assert!(r.read_only && r.badges.contains(&"non-standard id".to_string()));
+    assert!(r.read_only && r.badges().iter().any(|b| b == "non-standard id"));
     assert_eq!(r.created_at, None);
     assert!(matches!(
         s.transcript("20260317-000000", Span::All),

@@ -224,7 +224,7 @@ fn fork_of_a_reproduces_example_b() {
     }
     assert_eq!(w.messages.last().unwrap().text, reopened_notice(&new));
     let r = row(&s, &new);
-    assert_eq!(r.forked_from.as_deref(), Some("loom:20260314-091502"));
+    assert_eq!(r.forked_from(), Some("loom:20260314-091502"));
     assert_eq!(
         (r.messages, r.title.as_str()),
         (7, "why does router_test.go fail?")

@@ -138,7 +138,9 @@ pub(crate) fn fork(loc: &Loc, at: Option<usize>) -> Result<String> {
         return Err(Error::Refused(format!(
             "session {} is read-only ({}); it cannot be forked",
             loc.id,
-            row.error.clone().unwrap_or_else(|| row.badges.join(", "))
+            row.error()
+                .map(String::from)
+                .unwrap_or_else(|| row.badge_text())
         )));
     }
     if !h.warnings.is_empty() {
@@ -148,7 +150,7 @@ pub(crate) fn fork(loc: &Loc, at: Option<usize>) -> Result<String> {
             h.warnings.join("; ")
         )));
     }
-    if row.badges.iter().any(|b| b == "cwd missing") {
+    if row.badges().iter().any(|b| b == "cwd missing") {
         return Err(Error::Refused(format!(
             "the working directory of session {} no longer exists; not forking into it",
             loc.id

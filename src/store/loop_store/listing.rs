@@ -53,20 +53,25 @@ pub(crate) fn summary_from_head(loc: &Loc, head: &Head) -> SessionSummary {
             s.title = display_title(&head.header, head.check.title_ok, found.fallback.as_deref());
             s.ended = found.ended;
         }
-        Err(why) => s.error = Some(why),
+        Err(why) => s.set_error(Some(why)),
     }
     let header_id = head.header.get("id").and_then(Value::as_str);
     if header_id.is_some_and(|h| h != loc.id) {
-        s.error = Some(format!(
+        s.set_error(Some(format!(
             "header id {} does not match the session name",
             header_id.unwrap_or_default()
-        ));
+        )));
     }
-    if !head.check.fatal.is_empty() && s.error.is_none() {
-        s.error = Some(format!("invalid header: {}", head.check.fatal.join(", ")));
+    if !head.check.fatal.is_empty() && s.error().is_none() {
+        s.set_error(Some(format!(
+            "invalid header: {}",
+            head.check.fatal.join(", ")
+        )));
     }
-    s.badges.extend(head.check.soft.iter().cloned());
-    s.read_only = s.error.is_some() || !head.check.writable();
+    for b in &head.check.soft {
+        s.add_badge(b.into());
+    }
+    s.read_only = s.error().is_some() || !head.check.writable();
     apply_archive(&mut s, loc);
     s
 }
@@ -77,7 +82,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
     if let Some(cwd) = text("cwd") {
         s.cwd = Some(cwd.into());
         if !Path::new(cwd).is_dir() {
-            s.badges.push("cwd missing".into());
+            s.add_badge("cwd missing".into());
         }
     }
     s.created_at = text("createdAt").and_then(parse_time);
@@ -85,7 +90,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
     s.unread = h.get("unread") == Some(&Value::Bool(true));
     s.pinned_at = check.pinned_at;
     s.pinned_flag = check.pinned_flag;
-    if s.error.is_none() || check.title_ok {
+    if s.error().is_none() || check.title_ok {
         s.title = display_title(h, check.title_ok, None);
     }
     if check.compactions_ok
@@ -104,17 +109,18 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
             s.model = Some(format!("{p}/{i}").into());
         }
     }
-    s.forked_from = h
-        .get("forkedFrom")
-        .and_then(|f| f.get("id"))
-        .and_then(Value::as_str)
-        .map(|id| format!("loop:{id}"));
+    s.set_forked_from(
+        h.get("forkedFrom")
+            .and_then(|f| f.get("id"))
+            .and_then(Value::as_str)
+            .map(|id| format!("loop:{id}")),
+    );
 }
 
 fn apply_archive(s: &mut SessionSummary, loc: &Loc) {
     match is_archived(&loc.archive_path(), &loc.id) {
         Some(archived) => s.archived = archived,
-        None => s.badges.push("archive state unreadable".into()),
+        None => s.add_badge("archive state unreadable".into()),
     }
 }
 

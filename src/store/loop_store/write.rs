@@ -22,9 +22,9 @@ pub(crate) fn ensure_writable(loc: &Loc, head: &Head) -> Result<()> {
         return Ok(());
     }
     let why = row
-        .error
-        .clone()
-        .or_else(|| (!row.badges.is_empty()).then(|| row.badges.join(", ")))
+        .error()
+        .map(String::from)
+        .or_else(|| (!row.badges().is_empty()).then(|| row.badge_text()))
         .unwrap_or_else(|| "invalid metadata".into());
     Err(Error::Refused(format!(
         "session {} is read-only ({why}); not changing it",

@@ -302,7 +302,7 @@ pub fn summary(
     .map(Into::into);
     if let Some(pp) = &parent_path {
         let (pid, ptitle) = parent.unwrap_or_else(|| (stem_id(Path::new(pp)), String::new()));
-        s.forked_from = Some(format!("pi:{pid}"));
+        s.set_forked_from(Some(format!("pi:{pid}")));
         if !ptitle.is_empty() && ptitle == s.title {
             s.title.push_str(" (fork)");
         }
@@ -349,7 +349,7 @@ pub fn summary(
     if recent && f.leaf_waiting {
         b.push("live".into());
     }
-    s.badges = b;
+    s.set_badges(b);
     s.ended = ended(p, f, recent);
     s
 }

@@ -125,20 +125,20 @@ impl PiStore {
         match &parsed.header {
             Header::Valid { .. } => {}
             Header::Invalid if !parsed.ents.is_empty() => {
-                summary.error = Some(INVALID_HEADER.into());
+                summary.set_error(Some(INVALID_HEADER.into()));
             }
             // Not pi's: shown only with the empty sessions, never resumed (no cwd).
             _ => {
                 summary.cwd = None;
                 summary.has_user_message = false;
-                summary.badges.insert(0, "not a pi session".into());
+                summary.insert_badge(0, "not a pi session".into());
             }
         }
         if valid_id(&summary.id) {
             let st = self.state.read(&summary.id);
             state::apply(&mut summary, &st, facts.newest_assistant);
         } else {
-            summary.badges.push("id spool cannot keep state for".into());
+            summary.add_badge("id spool cannot keep state for".into());
         }
         Ok(Loaded {
             parsed,
@@ -306,9 +306,11 @@ impl Store for PiStore {
         let mut seen = HashSet::new();
         for r in &mut rows {
             if !seen.insert(r.id.clone()) {
-                r.badges.insert(0, "duplicate id".into());
-                r.error
-                    .get_or_insert_with(|| format!("duplicate id: a newer file holds pi:{}", r.id));
+                r.insert_badge(0, "duplicate id".into());
+                if r.error().is_none() {
+                    let why = format!("duplicate id: a newer file holds pi:{}", r.id);
+                    r.set_error(Some(why));
+                }
                 r.read_only = true;
             }
         }

@@ -97,9 +97,9 @@ fn migrated_versions_link_v1_entries_in_memory_and_hook_messages_are_custom() {
     let s = row(&store, "v1s");
     assert_eq!(s.messages, 2);
     assert!(
-        s.badges.iter().any(|b| b.contains("old format")),
+        s.badges().iter().any(|b| b.contains("old format")),
         "{:?}",
-        s.badges
+        s.badges()
     );
     let t = store.transcript("v1s", Span::All).unwrap();
     assert_eq!(text(&t), ["old one", "hook says", "old two"]);
@@ -119,7 +119,7 @@ fn branched_from_and_converted_shapes_never_fail_the_file() {
         json!({"type":"message","id":"a1","parentId":"w3","timestamp":"2026-03-14T09:02:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"fine"}]}}),
     ]);
     let s = row(&store, "s1");
-    assert!(s.error.is_none());
+    assert!(s.error().is_none());
     let t = store.transcript("s1", Span::All).unwrap();
     assert_eq!(text(&t).first().map(String::as_str), Some("converted"));
     assert_eq!(text(&t).last().map(String::as_str), Some("fine"));
@@ -140,9 +140,9 @@ fn bad_lines_skipped_and_counted_orphans_and_duplicates() {
     let (_d, store, _) = raw_one("2026-03-14T09-00-00-000Z_s1.jsonl", body.as_bytes());
     let s = row(&store, "s1");
     assert!(
-        s.badges.iter().any(|b| b == "1 unreadable line"),
+        s.badges().iter().any(|b| b == "1 unreadable line"),
         "{:?}",
-        s.badges
+        s.badges()
     );
     // The leaf is the orphan (last line): its path is itself, the rest is unlinked.
     let t = store.transcript("s1", Span::All).unwrap();
@@ -168,16 +168,13 @@ fn invalid_header_is_an_error_row_still_viewable_and_not_pi_is_hidden() {
     );
     let (_d, store, _) = raw_one("2026-03-14T09-00-00-000Z_bad.jsonl", body.as_bytes());
     let s = row(&store, "bad");
-    assert_eq!(
-        s.error.as_deref(),
-        Some("invalid header (pi would reset this file)")
-    );
+    assert_eq!(s.error(), Some("invalid header (pi would reset this file)"));
     let t = store.transcript("bad", Span::All).unwrap();
     assert_eq!(text(&t), ["no header here", "ok"]);
     let (_d, store, _) = raw_one("notes.jsonl", b"{\"hello\":1}\n");
     let s = row(&store, "notes");
-    assert!(s.error.is_none() && s.is_empty() && s.cwd.is_none());
-    assert_eq!(s.badges[0], "not a pi session");
+    assert!(s.error().is_none() && s.is_empty() && s.cwd.is_none());
+    assert_eq!(s.badges()[0], "not a pi session");
     let f = crate::store::registry::Filter::default();
     assert!(!f.accepts(&s), "hidden by default");
 }
@@ -191,7 +188,7 @@ fn torn_tail_is_pending_while_growing_and_truncated_once_settled() {
     );
     let (_d, store, p) = raw_one("2026-03-14T09-00-00-000Z_s1.jsonl", body.as_bytes());
     let s = row(&store, "s1");
-    assert!(s.badges.iter().any(|b| b == "truncated"));
+    assert!(s.badges().iter().any(|b| b == "truncated"));
     std::fs::File::options()
         .write(true)
         .open(&p)
@@ -200,13 +197,13 @@ fn torn_tail_is_pending_while_growing_and_truncated_once_settled() {
         .unwrap();
     let s = row(&store, "s1");
     assert!(
-        s.badges.iter().any(|b| b == "still being written"),
+        s.badges().iter().any(|b| b == "still being written"),
         "{:?}",
-        s.badges
+        s.badges()
     );
-    assert!(!s.badges.iter().any(|b| b.contains("unreadable")));
+    assert!(!s.badges().iter().any(|b| b.contains("unreadable")));
     // A leaf user message in a file changed just now: live.
-    assert!(s.badges.iter().any(|b| b == "live"), "{:?}", s.badges);
+    assert!(s.badges().iter().any(|b| b == "live"), "{:?}", s.badges());
 }
 
 #[test]
@@ -232,9 +229,9 @@ fn errors_and_aborts_show_their_message_and_mark_the_leaf() {
     ]);
     let s = row(&store, "s1");
     assert!(
-        s.badges.iter().any(|b| b == "ended with error"),
+        s.badges().iter().any(|b| b == "ended with error"),
         "{:?}",
-        s.badges
+        s.badges()
     );
     let t = store.transcript("s1", Span::All).unwrap();
     let m = t.messages().last().unwrap();

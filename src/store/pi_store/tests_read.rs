@@ -116,14 +116,18 @@ fn example_a_listing_fields() {
     assert_eq!(rfc3339(s.updated_at.unwrap()), "2026-03-14T09:16:40.552Z");
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
     assert_eq!(s.model.as_deref(), Some("anthropic/claude-sonnet-4-6"));
-    assert_eq!(s.forked_from, None);
-    assert!(s.error.is_none() && s.read_only);
-    assert!(s.badges.iter().any(|b| b == "named"), "{:?}", s.badges);
-    assert!(s.badges.iter().any(|b| b == "1 label"), "{:?}", s.badges);
+    assert_eq!(s.forked_from(), None);
+    assert!(s.error().is_none() && s.read_only);
+    assert!(s.badges().iter().any(|b| b == "named"), "{:?}", s.badges());
     assert!(
-        !s.badges.iter().any(|b| b.contains("branch")),
+        s.badges().iter().any(|b| b == "1 label"),
         "{:?}",
-        s.badges
+        s.badges()
+    );
+    assert!(
+        !s.badges().iter().any(|b| b.contains("branch")),
+        "{:?}",
+        s.badges()
     );
     let (_, l) = store.load_id(A, read::Mode::List).unwrap();
     assert_eq!(
@@ -181,7 +185,7 @@ fn example_b_listing_fields() {
     let (_d, store) = fixture_root();
     let s = row(&store, B);
     assert_eq!(s.title, "why does router_test.go fail?");
-    assert_eq!(s.forked_from.as_deref(), Some(&*format!("pi:{A}")));
+    assert_eq!(s.forked_from(), Some(&*format!("pi:{A}")));
     assert_eq!(s.messages, 10);
     assert_eq!(
         s.summary,
@@ -189,13 +193,17 @@ fn example_b_listing_fields() {
          true (set in NewRouter). A package-level variable was tried and dropped."
     );
     assert_eq!(rfc3339(s.updated_at.unwrap()), "2026-03-14T11:10:00Z");
-    assert!(s.badges.iter().any(|b| b == "truncated"), "{:?}", s.badges);
     assert!(
-        s.badges.iter().any(|b| b == "1 unreadable line"),
+        s.badges().iter().any(|b| b == "truncated"),
         "{:?}",
-        s.badges
+        s.badges()
     );
-    assert!(!s.badges.iter().any(|b| b == "live"));
+    assert!(
+        s.badges().iter().any(|b| b == "1 unreadable line"),
+        "{:?}",
+        s.badges()
+    );
+    assert!(!s.badges().iter().any(|b| b == "live"));
     let (_, l) = store.load_id(B, read::Mode::List).unwrap();
     assert_eq!(l.facts.entries, 11);
     assert_eq!(l.parsed.ents.len(), 15, "15 good entries");
@@ -273,7 +281,7 @@ fn fork_title_gets_the_suffix_only_when_equal_to_the_parent() {
     std::fs::write(&p, format!("{h}\n{n}\n{}\n", user("u1", Some("x1"), "hi"))).unwrap();
     let s = row(&store, "c1");
     assert_eq!(s.title, "router trailing slash (fork)");
-    assert_eq!(s.forked_from.as_deref(), Some(&*format!("pi:{A}")));
+    assert_eq!(s.forked_from(), Some(&*format!("pi:{A}")));
     // Legacy `branchedFrom` means the same; a missing parent falls back to the stem's id.
     let h2 = json!({"type":"session","version":3,"id":"c2","timestamp":"2026-03-15T00:00:00.000Z",
                     "cwd":"/w","branchedFrom":"/gone/2026-01-01T00-00-00-000Z_p9.jsonl"});
@@ -283,7 +291,7 @@ fn fork_title_gets_the_suffix_only_when_equal_to_the_parent() {
         .join(PROJ)
         .join("2026-03-15T00-00-00-000Z_c2.jsonl");
     std::fs::write(&p2, format!("{h2}\n{}\n", user("u1", None, "hi"))).unwrap();
-    assert_eq!(row(&store, "c2").forked_from.as_deref(), Some("pi:p9"));
+    assert_eq!(row(&store, "c2").forked_from(), Some("pi:p9"));
     let t = store.transcript("c2", Span::All).unwrap();
     assert!(notices(&t).iter().any(|n| n.starts_with("parent missing")));
 }

@@ -366,18 +366,14 @@ fn the_index_reads_the_listed_file_and_the_transcripts_messages() {
     std::fs::create_dir_all(deep.parent().unwrap()).unwrap();
     std::fs::rename(&p, &deep).unwrap();
     assert!(s.transcript("g1", Span::All).is_err(), "not found by id");
-    let moved = SessionSummary {
-        path: deep.clone(),
-        ..row.clone()
-    };
+    let mut moved = row.clone();
+    moved.path = deep.clone();
     assert_eq!(indexed(&moved), want);
     // Back in place, and the row names another session's file: g1 is read, found by id.
     std::fs::rename(&deep, &p).unwrap();
     let other = p.with_file_name("2026-03-14T09-00-00-000Z_g2.jsonl");
     std::fs::write(&other, serde_json::to_string(&header("g2")).unwrap() + "\n").unwrap();
-    let elsewhere = SessionSummary {
-        path: other,
-        ..row.clone()
-    };
+    let mut elsewhere = row.clone();
+    elsewhere.path = other;
     assert_eq!(indexed(&elsewhere), want);
 }

@@ -49,14 +49,14 @@ fn titles_normalise_and_fall_back() {
 fn example_1_listing() {
     let (_d, store) = fixture();
     let s = row(&store, E1);
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert_eq!(s.title, "CI-only test failures from timezone");
     assert_eq!(s.pinned_at, parse_time("2026-03-14T10:02:11.482Z"));
     assert!(s.unread && !s.archived && !s.read_only);
     assert_eq!(s.messages, 6);
     assert_eq!(s.model.as_deref(), Some("openai/gpt-5.5"));
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/acme-api"));
-    assert_eq!(s.badges, vec!["cwd missing"]);
+    assert_eq!(s.badges(), vec!["cwd missing"]);
     assert_eq!(s.created_at, parse_time("2026-03-14T09:35:01.870Z"));
     assert_eq!(s.updated_at, parse_time("2026-03-14T09:36:54.102Z"));
     assert!(s.has_user_message);
@@ -65,14 +65,14 @@ fn example_1_listing() {
         "Why does npm test fail on CI but pass locally?"
     );
     assert_eq!(s.summary, "");
-    assert_eq!(s.forked_from, None);
+    assert_eq!(s.forked_from(), None);
 }
 
 #[test]
 fn example_2_listing_uses_fallback_of_committed_generation() {
     let (_d, store) = fixture();
     let s = row(&store, E2);
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert_eq!(s.title, "Rename the config loader to readSettings instead.");
     assert_eq!(s.messages, 4);
     assert!(!s.unread && !s.pinned() && !s.archived);
@@ -83,7 +83,7 @@ fn example_2_listing_uses_fallback_of_committed_generation() {
 fn example_3_legacy_archived() {
     let (_d, store) = fixture();
     let s = row(&store, E3);
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert!(s.archived && !s.pinned() && !s.unread);
     assert_eq!(s.messages, 4);
     assert_eq!(s.title, "What does this error mean?");
@@ -217,10 +217,10 @@ fn discovery_skips_debris_symlinks_and_backups() {
         [N1, "22222222-2222-4333-8444-555555555555", E1, E2, E3]
     );
     let bad = row(&store, N1);
-    assert!(bad.error.unwrap().contains("meta.json missing"));
+    assert!(bad.error().unwrap().contains("meta.json missing"));
     assert!(bad.read_only);
     assert!(
-        row(&store, E1).error.is_none(),
+        row(&store, E1).error().is_none(),
         "the backup never replaces the directory"
     );
 }
@@ -247,13 +247,13 @@ fn broken_metadata_gives_read_only_error_rows() {
     let dir = make_v3(&c, N1, header(N1, "/tmp"), &[user("hi")]);
     fs::write(dir.join("meta.json"), "{not json").unwrap();
     let s = row(&store, N1);
-    assert!(s.error.unwrap().contains("not valid JSON") && s.read_only);
+    assert!(s.error().unwrap().contains("not valid JSON") && s.read_only);
     // Invalid header: error row, but what parsed is shown.
     let mut h = header(N1, "/tmp");
     h["permissionPreset"] = json!("anything-goes");
     make_v3(&c, N1, h, &[user("hi")]);
     let s = row(&store, N1);
-    assert!(s.error.unwrap().contains("permissionPreset"));
+    assert!(s.error().unwrap().contains("permissionPreset"));
     assert_eq!((s.cwd.as_deref(), s.read_only), (Some("/tmp"), true));
     // Header id differs from the directory name.
     make_v3(
@@ -263,7 +263,7 @@ fn broken_metadata_gives_read_only_error_rows() {
         &[user("hi")],
     );
     let s = row(&store, N1);
-    assert!(s.error.unwrap().contains("does not match") && s.read_only);
+    assert!(s.error().unwrap().contains("does not match") && s.read_only);
 }
 
 #[test]
@@ -275,7 +275,11 @@ fn committed_bytes_rules() {
     fs::remove_file(dir.join("messages.jsonl")).unwrap();
     let s = row(&store, N1);
     assert_eq!(
-        (s.error.clone(), s.has_user_message, s.title.as_str()),
+        (
+            s.error().map(String::from),
+            s.has_user_message,
+            s.title.as_str()
+        ),
         (None, false, "New session")
     );
     assert_eq!(store.transcript(N1, Span::All).unwrap().entries.len(), 0);
@@ -284,7 +288,7 @@ fn committed_bytes_rules() {
     fs::write(dir.join("messages.jsonl"), b"{\"role\"").unwrap();
     assert!(
         row(&store, N1)
-            .error
+            .error()
             .unwrap()
             .starts_with("committed bytes missing")
     );
@@ -295,7 +299,7 @@ fn committed_bytes_rules() {
     fs::remove_file(dir.join("messages.jsonl")).unwrap();
     assert!(
         row(&store, N1)
-            .error
+            .error()
             .unwrap()
             .starts_with("committed bytes missing")
     );
@@ -304,7 +308,7 @@ fn committed_bytes_rules() {
     let mut b = fs::read(dir.join("messages.jsonl")).unwrap();
     b[30] = b'X';
     fs::write(dir.join("messages.jsonl"), &b).unwrap();
-    assert_eq!(row(&store, N1).error, None);
+    assert_eq!(row(&store, N1).error(), None);
     let e = store.transcript(N1, Span::All).unwrap_err().to_string();
     assert!(e.contains("generation"), "{e}");
 }
@@ -386,11 +390,11 @@ fn invalid_sub_objects_make_read_only_rows_and_are_ignored() {
         h.insert("compactions".into(), json!([{"id": "bad"}]));
     });
     let s = row(&store, E1);
-    assert_eq!(s.error, None);
+    assert_eq!(s.error(), None);
     assert!(s.read_only);
     assert_eq!(s.title, "Why does npm test fail on CI but");
     assert_eq!(s.summary, "");
-    assert!(s.badges.contains(&"invalid title".to_string()));
+    assert!(s.badges().iter().any(|b| b == "invalid title"));
     assert!(store.set_pinned(E1, false).is_err());
 }
 
@@ -402,7 +406,7 @@ fn non_canonical_pin_is_shown_pinned_and_read_only() {
     });
     let s = row(&store, E1);
     assert!(s.pinned() && s.pinned_flag && s.pinned_at.is_none() && s.read_only);
-    assert!(s.badges.contains(&"non-canonical pinnedAt".to_string()));
+    assert!(s.badges().iter().any(|b| b == "non-canonical pinnedAt"));
 }
 
 #[test]
@@ -427,7 +431,7 @@ fn archive_json_states() {
     assert_eq!(rows.len(), 3);
     assert!(
         rows.iter()
-            .all(|s| !s.archived && s.badges.contains(&"archive state unreadable".to_string()))
+            .all(|s| !s.archived && s.badges().iter().any(|b| b == "archive state unreadable"))
     );
 }
 
@@ -438,13 +442,13 @@ fn legacy_blank_or_broken_lines_are_error_rows() {
     let orig = fs::read_to_string(&p).unwrap();
     let blank = orig.replacen('\n', "\n\n", 2);
     fs::write(&p, &blank).unwrap();
-    assert!(row(&store, E3).error.is_some());
+    assert!(row(&store, E3).error().is_some());
     assert!(store.transcript(E3, Span::All).is_err());
     fs::write(&p, orig.clone() + "{oops\n").unwrap();
-    assert!(row(&store, E3).error.unwrap().contains("line 6"));
+    assert!(row(&store, E3).error().unwrap().contains("line 6"));
     let bad_header = orig.replacen("\"read-only\"", "\"root\"", 1);
     fs::write(&p, bad_header).unwrap();
-    assert!(row(&store, E3).error.is_some());
+    assert!(row(&store, E3).error().is_some());
 }
 
 #[test]

@@ -306,7 +306,7 @@ fn fork_v3_whole_and_at_a_round() {
     assert_eq!(mode(&nd), 0o700);
     let r = row(&store, &whole);
     assert_eq!(
-        (r.forked_from.clone(), r.archived, r.pinned()),
+        (r.forked_from().map(String::from), r.archived, r.pinned()),
         (Some(format!("loop:{E1}")), false, false)
     );
 
@@ -360,7 +360,7 @@ fn fork_legacy_makes_a_legacy_file() {
     assert_eq!(h["forkedFrom"], json!({"id": E3, "messageCount": 4}));
     assert!(!c.join(&id).exists());
     let r = row(&store, &id);
-    assert!(!r.archived && r.error.is_none());
+    assert!(!r.archived && r.error().is_none());
     no_debris(&c);
 }
 

@@ -1,0 +1,139 @@
+//! A row's serde form (the catalog's row, and the schema fingerprint's field names): every
+//! field in its own slot, in the order rows had before the rare fields moved into a box, so
+//! the catalog's bytes did not change with the row's memory layout.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::session::{Rare, RareBox};
+use super::{Ended, SessionSummary, Shared, StoreKind};
+
+/// What is written, borrowed from the row (encoding copies nothing).
+#[derive(Serialize)]
+struct Out<'a> {
+    store: StoreKind,
+    id: &'a str,
+    title: &'a str,
+    summary: &'a str,
+    cwd: &'a Option<Shared>,
+    #[serde(with = "super::wire::time_opt")]
+    created_at: &'a Option<DateTime<Utc>>,
+    #[serde(with = "super::wire::time_opt")]
+    updated_at: &'a Option<DateTime<Utc>>,
+    messages: u64,
+    #[serde(with = "super::wire::time_opt")]
+    pinned_at: &'a Option<DateTime<Utc>>,
+    pinned_flag: bool,
+    unread: bool,
+    archived: bool,
+    forked_from: Option<&'a str>,
+    child_of: Option<&'a str>,
+    #[serde(with = "super::wire::path_bytes")]
+    path: &'a std::path::Path,
+    error: Option<&'a str>,
+    first_prompt: &'a str,
+    has_user_message: bool,
+    model: &'a Option<Shared>,
+    badges: &'a [Shared],
+    read_only: bool,
+    ended: Option<Ended>,
+    git_branch: Option<&'a str>,
+}
+
+/// What is read: the same fields, owned.
+#[derive(Deserialize)]
+pub(super) struct Wire {
+    store: StoreKind,
+    id: String,
+    title: String,
+    summary: String,
+    cwd: Option<Shared>,
+    #[serde(with = "super::wire::time_opt")]
+    created_at: Option<DateTime<Utc>>,
+    #[serde(with = "super::wire::time_opt")]
+    updated_at: Option<DateTime<Utc>>,
+    messages: u64,
+    #[serde(with = "super::wire::time_opt")]
+    pinned_at: Option<DateTime<Utc>>,
+    pinned_flag: bool,
+    unread: bool,
+    archived: bool,
+    forked_from: Option<String>,
+    child_of: Option<String>,
+    #[serde(with = "super::wire::path_bytes")]
+    path: PathBuf,
+    error: Option<String>,
+    first_prompt: String,
+    has_user_message: bool,
+    model: Option<Shared>,
+    badges: Vec<Shared>,
+    read_only: bool,
+    ended: Option<Ended>,
+    git_branch: Option<String>,
+}
+
+impl Serialize for SessionSummary {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Out {
+            store: self.store,
+            id: &self.id,
+            title: &self.title,
+            summary: &self.summary,
+            cwd: &self.cwd,
+            created_at: &self.created_at,
+            updated_at: &self.updated_at,
+            messages: self.messages,
+            pinned_at: &self.pinned_at,
+            pinned_flag: self.pinned_flag,
+            unread: self.unread,
+            archived: self.archived,
+            forked_from: self.forked_from(),
+            child_of: self.child_of(),
+            path: &self.path,
+            error: self.error(),
+            first_prompt: &self.first_prompt,
+            has_user_message: self.has_user_message,
+            model: &self.model,
+            badges: &self.badges,
+            read_only: self.read_only,
+            ended: self.ended,
+            git_branch: self.git_branch(),
+        }
+        .serialize(s)
+    }
+}
+
+impl From<Wire> for SessionSummary {
+    fn from(w: Wire) -> SessionSummary {
+        let rare = Rare {
+            forked_from: w.forked_from,
+            child_of: w.child_of,
+            error: w.error,
+            git_branch: w.git_branch,
+        };
+        SessionSummary {
+            store: w.store,
+            id: w.id,
+            title: w.title,
+            summary: w.summary,
+            cwd: w.cwd,
+            created_at: w.created_at,
+            updated_at: w.updated_at,
+            messages: w.messages,
+            pinned_at: w.pinned_at,
+            pinned_flag: w.pinned_flag,
+            unread: w.unread,
+            archived: w.archived,
+            path: w.path,
+            first_prompt: w.first_prompt,
+            has_user_message: w.has_user_message,
+            model: w.model,
+            badges: w.badges.into_boxed_slice(),
+            read_only: w.read_only,
+            ended: w.ended,
+            rare: RareBox((rare != Rare::default()).then(|| Box::new(rare))),
+        }
+    }
+}
