@@ -198,7 +198,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         (cache.as_deref()).and_then(|c| crate::catalog::warm::head(c, &stores, &app.list.filter));
     let head_keys: std::collections::HashSet<(StoreKind, String)> = match head {
         Some(h) => {
-            let keys = h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+            let keys = h.rows.iter().map(|r| (r.store, r.id.to_string())).collect();
             first_fx = app.update(Action::Rows(h.rows));
             app.list.expect(h.total as usize);
             keys

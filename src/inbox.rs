@@ -64,7 +64,7 @@ mod tests {
             row("g", Some(Ended::Running), 12, false),
             row("h", None, 12, false),
         ];
-        let ids: Vec<&str> = rows(&all).iter().map(|s| s.id.as_str()).collect();
+        let ids: Vec<&str> = rows(&all).iter().map(|s| s.id.as_ref()).collect();
         assert_eq!(ids, ["c", "b", "f", "a"]);
         assert_eq!(
             counts(&all),

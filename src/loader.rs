@@ -216,14 +216,14 @@ impl Loader {
             .spawn(move || {
                 let since = Instant::now();
                 let c = Candidate {
-                    id: s.id.clone(),
-                    path: s.path.clone(),
+                    id: s.id.to_string(),
+                    path: s.path.to_path_buf(),
                     mtime: None,
                     stat: None,
                 };
                 let store = stores.store_for(&s);
                 let row = store.summarize(&c);
-                let key = (s.store, s.id.clone());
+                let key = (s.store, s.id.to_string());
                 let msg = match row {
                     Some(r) => Action::Reread {
                         rows: vec![Arc::new(r)],
@@ -363,7 +363,7 @@ fn list_and_watch(
     if !hinted.is_empty() {
         let rows: Vec<Arc<SessionSummary>> = hinted.iter().filter_map(&mut summarize).collect();
         for r in &rows {
-            early.insert(r.id.clone(), r.path.clone());
+            early.insert(r.id.to_string(), r.path.to_path_buf());
             remember_top(&mut top, r);
         }
         if tx.send(Event::Action(Action::Cached(rows))).is_err() {
@@ -438,7 +438,7 @@ fn list_and_watch(
     crate::priority::background();
     // Hinted sessions that discovery no longer finds are gone.
     if !early.is_empty() {
-        top.retain(|r| !early.contains_key(&r.id));
+        top.retain(|r| !early.contains_key(&*r.id));
         let gone = early.into_keys().map(|id| (kind, id)).collect();
         if tx.send(Event::Action(Action::Removed(gone))).is_err() {
             return;

@@ -40,9 +40,9 @@ fn a_warm_rescan_with_a_watcher_rereads_only_what_an_event_names() {
             _ => None,
         })
         .flatten()
-        .map(|r| r.id.clone())
+        .map(|r| r.id.to_string())
         .collect();
-    assert_eq!(reread, vec![candidates[0].id.clone()]);
+    assert_eq!(reread, vec![candidates[0].id.to_string()]);
 }
 
 /// Without a watcher the keys are compared, and a session whose files did not change is

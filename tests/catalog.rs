@@ -64,7 +64,7 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
     let loop_row = stores
         .list_of(Some(spool::model::StoreKind::Loop))
         .into_iter()
-        .find(|s| s.id == "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c")
+        .find(|s| s.id == "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c".into())
         .expect("the v3 Loop fixture");
     let msgs = loop_row.path.join("messages.jsonl");
     let before = std::fs::read_to_string(&msgs).unwrap();
@@ -113,10 +113,10 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
     let new = loom_file(&h, "20260314-235959");
     std::fs::copy(loom_file(&h, "20260314-091502"), &new).unwrap();
     let with_new = agree(&h, &stores, "a new file");
-    assert!(with_new.iter().any(|s| s.id == "20260314-235959"));
+    assert!(with_new.iter().any(|s| s.id == "20260314-235959".into()));
     std::fs::remove_file(&new).unwrap();
     let without = agree(&h, &stores, "a deleted file");
-    assert!(!without.iter().any(|s| s.id == "20260314-235959"));
+    assert!(!without.iter().any(|s| s.id == "20260314-235959".into()));
 
     // A whole store's directory gone.
     std::fs::remove_dir_all(h.harness_dir()).unwrap();

@@ -248,7 +248,7 @@ fn check_whole(h: &Home, targets: &[Whole], kill: u32) {
                     .strip_prefix('t')
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
                 assert!(
-                    row.title == w.title || set_by_script,
+                    *row.title == *w.title || set_by_script,
                     "kill {kill}: {r} has a torn title {:?}",
                     row.title
                 );

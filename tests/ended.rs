@@ -47,7 +47,10 @@ fn endings(rows: Vec<SessionSummary>) -> BTreeMap<String, String> {
     rows.into_iter()
         .map(|s| {
             assert!(s.error().is_none(), "{}: {:?}", s.id, s.error());
-            (s.id, s.ended.map_or("none".into(), |e| e.to_string()))
+            (
+                s.id.into(),
+                s.ended.map_or("none".into(), |e| e.to_string()),
+            )
         })
         .collect()
 }
@@ -149,12 +152,12 @@ fn a_claude_log_written_just_now_without_an_end_of_turn_is_running() {
     let file = std::fs::File::options().write(true).open(&f).unwrap();
     file.set_modified(SystemTime::now()).unwrap();
     let rows = ClaudeStore::new(d.path(), state.path()).list();
-    let row = rows.iter().find(|s| s.id == id).unwrap();
+    let row = rows.iter().find(|s| s.id == id.into()).unwrap();
     assert_eq!(row.ended, Some(Ended::Running));
     // A finished turn written just now is not running.
     let done = rows
         .iter()
-        .find(|s| s.id == "0e000000-0000-4000-8000-000000000002")
+        .find(|s| s.id == "0e000000-0000-4000-8000-000000000002".into())
         .unwrap();
     assert_eq!(done.ended, Some(Ended::Done));
 }

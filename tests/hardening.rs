@@ -51,7 +51,10 @@ fn a_sidecar_linked_to_dev_zero_is_a_badge_not_a_memory_blowup() {
     let _ = std::fs::remove_file(&side);
     std::os::unix::fs::symlink("/dev/zero", &side).unwrap();
     let rows = h.stores().list_all();
-    let r = rows.iter().find(|r| r.id == LOOM).expect("row listed");
+    let r = rows
+        .iter()
+        .find(|r| r.id == LOOM.into())
+        .expect("row listed");
     assert!(
         r.badges()
             .iter()

@@ -15,7 +15,7 @@ fn all_rows(stores: &Stores) -> Vec<SessionSummary> {
 
 fn says(s: &SessionSummary, word: &str) -> bool {
     let w = word.to_lowercase();
-    [s.title.as_str(), &s.summary, &s.first_prompt, s.project()]
+    [s.title.as_ref(), &s.summary, &s.first_prompt, s.project()]
         .iter()
         .any(|f| f.to_lowercase().contains(&w))
 }
@@ -82,6 +82,6 @@ fn list_query_uses_the_same_rules() {
     let listed = json_lines(&h.ok(&["list", "--json", "--all", "--query", &word]));
     let ranked = rank_rows(rows, &word);
     let ids: Vec<&str> = listed.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    let want: Vec<&str> = ranked.iter().map(|r| r.id.as_str()).collect();
+    let want: Vec<&str> = ranked.iter().map(|r| r.id.as_ref()).collect();
     assert_eq!(ids, want);
 }

@@ -84,7 +84,7 @@ fn a_removed_session_leaves_the_index_at_once_even_mid_pass() {
     let victim = &rows[0];
     let sid = session_number(victim.store, &victim.id);
     let is_hit = |ix: &TextIndex| {
-        let key = (victim.store, victim.id.clone());
+        let key = (victim.store, victim.id.to_string());
         ix.search(&q("the"), &|k| *k == key, 10).unwrap().len()
     };
     assert_eq!(is_hit(&ix), 1);

@@ -41,7 +41,7 @@ fn session_fx(fx: &[Effect]) -> (SessionOp, String, OpInput) {
         .iter()
         .filter_map(|f| match f {
             Effect::Session { op, summary, input } => {
-                Some((*op, summary.id.clone(), input.clone()))
+                Some((*op, summary.id.to_string(), input.clone()))
             }
             _ => None,
         })
@@ -180,7 +180,7 @@ fn rename_ctrl_u_clears_esc_cancels_empty_is_refused() {
     assert!(a.dialog.is_none());
     assert_eq!(
         a.list.selected_summary().unwrap().title,
-        "Refactor session loader"
+        "Refactor session loader".into()
     );
     // An unchanged title writes nothing.
     press(&mut a, KeyCode::Char('R'));

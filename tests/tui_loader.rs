@@ -171,7 +171,7 @@ fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
         match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
             Event::Action(Action::Cached(r) | Action::Reread { rows: r, .. }) => {
                 assert_eq!(r.len(), 1);
-                assert_eq!(r[0].id, "s9999");
+                assert_eq!(r[0].id, "s9999".into());
                 break;
             }
             _ => continue,

@@ -38,7 +38,7 @@ fn rich() -> Vec<SessionSummary> {
     ] {
         let mut s = row(kind, id, title, 6);
         s.has_user_message = false;
-        s.first_prompt.clear();
+        s.first_prompt = Box::default();
         v.push(s);
     }
     v

@@ -39,7 +39,7 @@ fn mark_reads(fx: &[Effect]) -> Vec<String> {
                 op: SessionOp::MarkRead,
                 summary,
                 ..
-            } => Some(summary.id.clone()),
+            } => Some(summary.id.to_string()),
             _ => None,
         })
         .collect()

@@ -33,7 +33,7 @@ fn metadata_writes_return_the_re_read_row() {
     )
     .unwrap();
     assert_eq!(o.message, "renamed loom:20260314-162041");
-    assert_eq!(o.rows[0].title, "Benchmarks, again");
+    assert_eq!(o.rows[0].title, "Benchmarks, again".into());
     let o = perform(SessionOp::ToggleArchive, &o.rows[0], OpInput::None, &st).unwrap();
     assert!(o.rows[0].archived);
 }
@@ -130,14 +130,14 @@ fn loom_delete_is_undoable_and_undo_reselects() {
     );
     assert_eq!(o.removed, vec![(StoreKind::Loom, "20260314-162041".into())]);
     assert_eq!(
-        o.undoable.as_ref().map(|u| u.id.as_str()),
+        o.undoable.as_ref().map(|u| u.id.as_ref()),
         Some("20260314-162041")
     );
     assert!(st.resolve("loom:20260314-162041").is_err());
     let o = perform(SessionOp::UndoDelete, &s, OpInput::None, &st).unwrap();
     assert_eq!(o.message, "restored loom:20260314-162041");
     assert_eq!(o.select, Some((StoreKind::Loom, "20260314-162041".into())));
-    assert_eq!(o.rows[0].id, "20260314-162041");
+    assert_eq!(o.rows[0].id, "20260314-162041".into());
 }
 
 #[test]

@@ -225,7 +225,7 @@ fn session_keys_become_effects_for_the_handler() {
     match &fx[..] {
         [Effect::Session { op, summary, .. }] => {
             assert_eq!(*op, SessionOp::TogglePin);
-            assert_eq!(summary.id, "20260314-091502");
+            assert_eq!(summary.id, "20260314-091502".into());
         }
         other => panic!("{other:?}"),
     }
@@ -293,7 +293,7 @@ fn removed_rows_leave_and_the_selection_moves_on() {
 fn loads_of(fx: &[Effect]) -> Vec<String> {
     fx.iter()
         .filter_map(|f| match f {
-            Effect::Load { summary, .. } => Some(summary.id.clone()),
+            Effect::Load { summary, .. } => Some(summary.id.to_string()),
             _ => None,
         })
         .collect()

@@ -114,7 +114,7 @@ fn opened_at_hit(w: u16, h: u16) -> spool::app::App {
         hits: results(),
     });
     assert!(
-        matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "3f6b2c1e"),
+        matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "3f6b2c1e".into()),
         "{fx:?}"
     );
     answer(&mut a, &fx);
@@ -286,7 +286,7 @@ fn the_result_under_the_cursor_is_previewed_at_its_hit() {
     answer(&mut a, &fx);
     let fx = a.update(Action::Down);
     assert!(
-        matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "20260314-091502"),
+        matches!(&fx[..], [Effect::Load { rounds: None, summary, .. }] if summary.id == "20260314-091502".into()),
         "{fx:?}"
     );
     answer(&mut a, &fx);

@@ -187,7 +187,7 @@ impl List {
             let end = (start + n).min(self.sorted.len());
             self.sorted[start.min(end)..end]
                 .iter()
-                .map(|s| (s.store, s.id.clone()))
+                .map(|s| (s.store, s.id.to_string()))
                 .collect()
         }
     }
@@ -198,7 +198,7 @@ impl List {
         } else {
             self.sorted
                 .iter()
-                .position(|s| s.store == key.0 && s.id == key.1)
+                .position(|s| s.store == key.0 && *s.id == *key.1)
         }
     }
 
@@ -262,7 +262,7 @@ impl List {
             let passes = self.passes(&s);
             match self.rows.insert(s.clone()) {
                 Some(old) => {
-                    updated.push((s.store, s.id.clone()));
+                    updated.push((s.store, s.id.to_string()));
                     let was = self.passes(&old);
                     if place {
                         place = !was || self.unplace(&old);

@@ -385,7 +385,7 @@ impl App {
             Action::Reread { mut rows, since } => {
                 rows.retain(|r| {
                     self.written
-                        .get(&(r.store, r.id.clone()))
+                        .get(&(r.store, r.id.to_string()))
                         .is_none_or(|w| *w <= since)
                 });
                 self.take_rows(rows, &mut fx);

@@ -121,7 +121,7 @@ impl App {
                 if title.is_empty() {
                     self.status = Some("a title cannot be empty".into());
                     self.dialog = Some(Dialog::Rename { summary, input });
-                } else if title == summary.title {
+                } else if *title == *summary.title {
                     self.status = Some("title unchanged".into());
                 } else {
                     push(fx, SessionOp::Rename, *summary, OpInput::Title(title));
@@ -161,7 +161,7 @@ impl App {
         self.written
             .retain(|_, w| at.duration_since(*w) < std::time::Duration::from_secs(60));
         for r in &o.rows {
-            self.written.insert((r.store, r.id.clone()), at);
+            self.written.insert((r.store, r.id.to_string()), at);
         }
     }
 

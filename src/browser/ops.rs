@@ -47,11 +47,11 @@ pub fn perform(
 ) -> crate::error::Result<Outcome> {
     let store = stores.store_for(s);
     let r = s.reference();
-    let key = (s.store, s.id.clone());
+    let key = (s.store, s.id.to_string());
     let reread = |message: String| {
         let c = Candidate {
-            id: s.id.clone(),
-            path: s.path.clone(),
+            id: s.id.to_string(),
+            path: s.path.to_path_buf(),
             mtime: None,
             stat: None,
         };

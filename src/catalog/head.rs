@@ -75,7 +75,7 @@ pub fn cut(cat: &Catalog) -> Option<(Head, Vec<u64>)> {
     let mut rows: Vec<&SessionSummary> = Vec::new();
     for s in &cat.sections {
         for r in s.entries.iter().filter_map(|e| e.row.as_deref()) {
-            if !seen.insert((r.store, r.id.as_str())) {
+            if !seen.insert((r.store, r.id.as_ref())) {
                 return None;
             }
             if shown.accepts(r) {

@@ -58,7 +58,7 @@ pub(super) fn replay(head: &mut Head, shown: &[u8], records: Vec<Record>) -> Opt
         .flatten();
     let stores: HashSet<(StoreKind, Vec<u8>)> = head.stores.iter().cloned().collect();
     let mut rows: FxHashMap<Key, SessionSummary> = (head.rows.drain(..))
-        .map(|r| ((r.store, r.id.clone()), r))
+        .map(|r| ((r.store, r.id.to_string()), r))
         .collect();
     // Whether each session the log touched is counted now (the digests answer the rest).
     let mut counted: FxHashMap<Key, bool> = FxHashMap::default();
@@ -83,7 +83,7 @@ pub(super) fn replay(head: &mut Head, shown: &[u8], records: Vec<Record>) -> Opt
             if !filter.accepts(row) {
                 continue;
             }
-            let k = (row.store, row.id.clone());
+            let k = (row.store, row.id.to_string());
             match counted.get(&k) {
                 Some(true) => {}
                 Some(false) => total += 1,

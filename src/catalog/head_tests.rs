@@ -32,8 +32,8 @@ fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
                         r.set_child_of(Some("loom:parent".into()));
                     }
                     let meta = Meta {
-                        id: r.id.clone(),
-                        path: r.path.clone(),
+                        id: r.id.to_string(),
+                        path: r.path.to_path_buf(),
                         key: i as u64,
                         cwd: None,
                         cwd_dir: false,
@@ -98,7 +98,7 @@ fn the_heads_rows_are_the_final_lists_first_rows_and_hold_still_when_the_rest_ar
         .collect();
     let mut whole = list();
     whole.upsert(all.clone());
-    let head_keys: Vec<_> = h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+    let head_keys: Vec<_> = h.rows.iter().map(|r| (r.store, r.id.to_string())).collect();
     assert_eq!(whole.keys(0, ROWS), head_keys);
     assert_eq!(h.total as usize, whole.len());
     assert!(
@@ -116,7 +116,7 @@ fn the_heads_rows_are_the_final_lists_first_rows_and_hold_still_when_the_rest_ar
     start.shown();
     let selected = start.selected.clone();
     let rest: Vec<_> = (all.into_iter())
-        .filter(|r| !head_keys.contains(&(r.store, r.id.clone())))
+        .filter(|r| !head_keys.contains(&(r.store, r.id.to_string())))
         .collect();
     start.upsert(rest);
     assert_eq!(start.keys(0, ROWS), head_keys);
@@ -251,7 +251,7 @@ fn a_head_beside_a_patch_log_shows_the_patched_lists_first_rows_and_count() {
             .rows
             .iter()
             .filter(|r| r.store == kind)
-            .map(|r| r.id.clone())
+            .map(|r| r.id.to_string())
             .collect();
         let mut fresh = Vec::new();
         let mut gone = Vec::new();
@@ -273,7 +273,7 @@ fn a_head_beside_a_patch_log_shows_the_patched_lists_first_rows_and_count() {
                     let mut n = changed(e, 3, 1_800_000_000 + round);
                     let id = format!("new{round}-{}", fresh.len());
                     let row = Arc::make_mut(n.row.as_mut().unwrap());
-                    row.id = id.clone();
+                    row.id = id.clone().into();
                     n.meta.id = id;
                     fresh.push(n);
                 }
@@ -293,7 +293,7 @@ fn a_head_beside_a_patch_log_shows_the_patched_lists_first_rows_and_count() {
             got.rows.len()
         );
         let keys = |rows: &[SessionSummary]| -> Vec<(StoreKind, String)> {
-            rows.iter().map(|r| (r.store, r.id.clone())).collect()
+            rows.iter().map(|r| (r.store, r.id.to_string())).collect()
         };
         assert_eq!(
             keys(&got.rows),
@@ -322,7 +322,7 @@ fn a_log_beside_the_head_of_two_stores_of_one_kind_leaves_no_head() {
     let mut other = catalog(&[stores[1]], 300).sections.remove(0);
     for e in &mut other.entries {
         let id = format!("b{}", e.meta.id);
-        Arc::make_mut(e.row.as_mut().unwrap()).id = id.clone();
+        Arc::make_mut(e.row.as_mut().unwrap()).id = id.clone().into();
         e.meta.id = id;
     }
     cat.sections.push(other);
@@ -356,7 +356,7 @@ fn the_cached_actions_insert_all_but_the_heads_rows_and_remove_what_the_catalog_
     save(&cache, &catalog(&[(StoreKind::Loom, loom.as_path())], 500)).unwrap();
     let h = warm::head(&cache, &stores, &Filter::default()).expect("the head is used");
     let mut keys: std::collections::HashSet<_> =
-        h.rows.iter().map(|r| (r.store, r.id.clone())).collect();
+        h.rows.iter().map(|r| (r.store, r.id.to_string())).collect();
     let lost = (StoreKind::Loom, "not-in-the-catalog".to_string());
     keys.insert(lost.clone());
     let (actions, warm) = warm::cached(&cache, &stores, keys);

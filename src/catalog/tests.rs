@@ -9,8 +9,8 @@ fn sample() -> Catalog {
     row.updated_at = chrono::DateTime::from_timestamp(1_773_480_000, 870_000_000);
     row.set_badges(["cwd missing"]);
     let meta = Meta {
-        id: row.id.clone(),
-        path: row.path.clone(),
+        id: row.id.to_string(),
+        path: row.path.to_path_buf(),
         key: 42,
         cwd: row.cwd.clone(),
         cwd_dir: false,
@@ -148,7 +148,7 @@ fn entry(id: &str) -> Entry {
     let path = PathBuf::from(format!("/s/{id}.jsonl"));
     if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
         r.id = id.into();
-        r.path = path.clone();
+        r.path = path.clone().into();
     }
     e.meta.id = id.into();
     e.meta.path = path;
@@ -218,7 +218,7 @@ fn a_long_log_is_folded_into_the_base_and_threads_lose_no_patch() {
                     // Long titles, so the log passes `COMPACT_AT` a few times.
                     let mut e = entry(&format!("t{t}-{i}"));
                     if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
-                        r.title = "x".repeat(2000);
+                        r.title = "x".repeat(2000).into();
                     }
                     log::append(&cache, StoreKind::Loom, &dir, &[e], &[]);
                 }

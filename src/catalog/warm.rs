@@ -56,7 +56,7 @@ pub fn cached(
     mut head_keys: std::collections::HashSet<(crate::model::StoreKind, String)>,
 ) -> (Vec<crate::app::Action>, Warm) {
     let (mut rows, warm) = open(cache, stores);
-    rows.retain(|r| !head_keys.remove(&(r.store, r.id.clone())));
+    rows.retain(|r| !head_keys.remove(&(r.store, r.id.to_string())));
     let mut actions = Vec::new();
     if !head_keys.is_empty() {
         actions.push(crate::app::Action::Removed(head_keys.into_iter().collect()));

@@ -44,7 +44,7 @@ impl Serialize for Entry {
             cwd_dir: m.cwd_dir,
             expires: m.expires,
             row: r,
-            id: (r.map(|r| r.id.as_str()) != Some(m.id.as_str())).then_some(m.id.as_str()),
+            id: (r.map(|r| r.id.as_ref()) != Some(m.id.as_ref())).then_some(m.id.as_ref()),
             path: (r.map(|r| r.path.as_os_str().as_bytes()) != Some(path)).then_some(path),
             cwd: (r.is_none_or(|r| r.cwd.as_deref() != m.cwd.as_deref()))
                 .then_some(m.cwd.as_deref()),
@@ -61,11 +61,11 @@ impl<'de> Deserialize<'de> for Entry {
         let missing = || serde::de::Error::custom("an entry without a row names no session");
         let id = match w.id {
             Some(id) => id,
-            None => r.ok_or_else(missing)?.id.clone(),
+            None => r.ok_or_else(missing)?.id.to_string(),
         };
         let path = match w.path {
             Some(p) => std::ffi::OsString::from_vec(p).into(),
-            None => r.ok_or_else(missing)?.path.clone(),
+            None => r.ok_or_else(missing)?.path.to_path_buf(),
         };
         let cwd = match w.cwd {
             Some(c) => c,

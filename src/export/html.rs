@@ -56,7 +56,7 @@ pub fn html(t: &Transcript) -> String {
             "forked from",
             s.forked_from().map(String::from).unwrap_or_default(),
         ),
-        ("summary", s.summary.clone()),
+        ("summary", s.summary.to_string()),
     ];
     for (k, v) in rows.iter().filter(|(_, v)| !v.is_empty()) {
         let _ = writeln!(

@@ -218,7 +218,7 @@ pub(super) fn rescan(
             fresh.push(e);
             if let Some(s) = row {
                 if differs {
-                    changed.push((s.store, s.id.clone()));
+                    changed.push((s.store, s.id.to_string()));
                 }
                 rows.push(s);
             }

@@ -115,9 +115,9 @@ impl From<Wire> for SessionSummary {
         };
         SessionSummary {
             store: w.store,
-            id: w.id,
-            title: w.title,
-            summary: w.summary,
+            id: w.id.into_boxed_str(),
+            title: w.title.into_boxed_str(),
+            summary: w.summary.into_boxed_str(),
             cwd: w.cwd,
             created_at: w.created_at,
             updated_at: w.updated_at,
@@ -126,8 +126,8 @@ impl From<Wire> for SessionSummary {
             pinned_flag: w.pinned_flag,
             unread: w.unread,
             archived: w.archived,
-            path: w.path,
-            first_prompt: w.first_prompt,
+            path: w.path.into_boxed_path(),
+            first_prompt: w.first_prompt.into_boxed_str(),
             has_user_message: w.has_user_message,
             model: w.model,
             badges: w.badges.into_boxed_slice(),

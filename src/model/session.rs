@@ -1,7 +1,7 @@
 //! The format-neutral session summary: one row of the list, one object of `list --json`.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -76,9 +76,9 @@ impl fmt::Display for StoreKind {
 #[serde(from = "super::row_wire::Wire")]
 pub struct SessionSummary {
     pub store: StoreKind,
-    pub id: String,
-    pub title: String,
-    pub summary: String,
+    pub id: Box<str>,
+    pub title: Box<str>,
+    pub summary: Box<str>,
     /// Interned: a few cwds are shared by many sessions (`Shared`).
     pub cwd: Option<Shared>,
     pub created_at: Option<DateTime<Utc>>,
@@ -91,9 +91,9 @@ pub struct SessionSummary {
     pub pinned_flag: bool,
     pub unread: bool,
     pub archived: bool,
-    pub path: PathBuf,
+    pub path: Box<Path>,
     /// Text of the first real user message (search input), empty when unknown.
-    pub first_prompt: String,
+    pub first_prompt: Box<str>,
     /// False when the session has no user message (hidden by default as "empty").
     pub has_user_message: bool,
     /// Model label (`provider/id`, loom's tag), when the store records one.
@@ -170,12 +170,12 @@ impl PartialEq for RareBox {
 impl SessionSummary {
     /// A blank summary for `id` at `path`; stores fill in what they read.
     pub fn new(store: StoreKind, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
-        let id = id.into();
+        let id: Box<str> = id.into().into_boxed_str();
         SessionSummary {
             store,
             title: id.clone(),
             id,
-            summary: String::new(),
+            summary: Box::default(),
             cwd: None,
             created_at: None,
             updated_at: None,
@@ -184,8 +184,8 @@ impl SessionSummary {
             pinned_flag: false,
             unread: false,
             archived: false,
-            path: path.into(),
-            first_prompt: String::new(),
+            path: path.into().into_boxed_path(),
+            first_prompt: Box::default(),
             has_user_message: false,
             model: None,
             badges: Box::default(),
@@ -295,17 +295,17 @@ impl SessionSummary {
             return format!("{} — {e}", self.id);
         }
         let placeholder = match self.store {
-            StoreKind::Loop => self.title == "New session",
-            StoreKind::Loom => self.title == "(empty session)",
+            StoreKind::Loop => &*self.title == "New session",
+            StoreKind::Loom => &*self.title == "(empty session)",
             StoreKind::Harness => self.title == self.id,
-            StoreKind::Claude => self.title == "(no prompt)",
-            StoreKind::Codex => self.title == "(no message yet)",
-            StoreKind::Pi => self.title == "(no messages)",
+            StoreKind::Claude => &*self.title == "(no prompt)",
+            StoreKind::Codex => &*self.title == "(no message yet)",
+            StoreKind::Pi => &*self.title == "(no messages)",
         };
         if placeholder && !self.has_user_message {
             return "(empty)".into();
         }
-        self.title.clone()
+        self.title.to_string()
     }
 
     /// The parent of a fork, as a list key (`forked_from` is `FORMAT:ID`).
@@ -337,9 +337,9 @@ impl SessionSummary {
         let mut m = serde_json::Map::new();
         m.insert("ref".into(), self.reference().into());
         m.insert("format".into(), self.store.as_str().into());
-        m.insert("id".into(), self.id.clone().into());
-        m.insert("title".into(), self.title.clone().into());
-        m.insert("summary".into(), self.summary.clone().into());
+        m.insert("id".into(), self.id.to_string().into());
+        m.insert("title".into(), self.title.to_string().into());
+        m.insert("summary".into(), self.summary.to_string().into());
         m.insert("cwd".into(), opt(self.cwd.clone().map(String::from)));
         m.insert("created_at".into(), opt(self.created_at.map(rfc3339)));
         m.insert("updated_at".into(), opt(self.updated_at.map(rfc3339)));
@@ -456,14 +456,15 @@ mod tests {
         );
     }
 
-    /// One row is held for every session (100k in issue 10's benchmark, 23 MB inline): a
+    /// One row is held for every session (100k in issue 10's benchmark, 19 MB inline): a
     /// field added here costs that many times its size, so growth must be a decision.
     /// 344 bytes until cwd and model became `Shared` (16 bytes each, not 24); 328 until the
-    /// rare fields moved into one box and badges became a boxed slice of `Shared`.
+    /// rare fields moved into one box and badges became a boxed slice of `Shared`; 232 until
+    /// id, title, summary, first_prompt and path became boxed (no capacity word).
     #[test]
     fn the_row_does_not_grow_unnoticed() {
         let n = std::mem::size_of::<SessionSummary>();
-        assert!(n <= 232, "a row is {n} bytes inline");
+        assert!(n <= 192, "a row is {n} bytes inline");
     }
 
     /// The box of rare fields exists only while one of them is set, so a common row costs

@@ -455,7 +455,7 @@ impl Search {
             .iter()
             .map(|m| {
                 let s = &self.rows[m.1 as usize];
-                (s.store, s.id.clone())
+                (s.store, s.id.to_string())
             })
             .collect()
     }
@@ -465,7 +465,7 @@ impl Search {
         self.order(usize::MAX);
         self.matches.borrow().iter().position(|m| {
             let s = &self.rows[m.1 as usize];
-            s.store == key.0 && s.id == key.1
+            s.store == key.0 && *s.id == *key.1
         })
     }
 

@@ -298,7 +298,7 @@ pub trait Store: Send + Sync {
     /// says so here.
     fn launch(&self, s: &SessionSummary) -> Result<Launch> {
         Ok(Launch {
-            id: s.id.clone(),
+            id: s.id.to_string(),
             cwd: s.cwd.clone().map(String::from),
             unarchive_first: false,
         })

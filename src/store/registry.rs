@@ -245,7 +245,7 @@ pub fn resolve_in(sessions: &[SessionSummary], reference: &str) -> Result<Sessio
     }
     let exact: Vec<&SessionSummary> = sessions
         .iter()
-        .filter(|s| s.reference() == reference || s.id == reference)
+        .filter(|s| s.reference() == reference || s.id == reference.into())
         .collect();
     let found = if exact.is_empty() {
         sessions
@@ -312,7 +312,7 @@ mod tests {
         c.pinned_at = b.updated_at;
         let mut v = [a, b, c];
         v.sort_by(list_order);
-        let ids: Vec<_> = v.iter().map(|s| s.id.as_str()).collect();
+        let ids: Vec<_> = v.iter().map(|s| s.id.as_ref()).collect();
         assert_eq!(ids, ["c", "a", "b"]);
     }
 
@@ -341,9 +341,9 @@ mod tests {
             row(StoreKind::Loop, "abc1", 1),
             row(StoreKind::Loom, "abc2", 1),
         ];
-        assert_eq!(resolve_in(&v, "loom:abc2").unwrap().id, "abc2");
-        assert_eq!(resolve_in(&v, "abc1").unwrap().id, "abc1");
-        assert_eq!(resolve_in(&v, "loop:a").unwrap().id, "abc1");
+        assert_eq!(resolve_in(&v, "loom:abc2").unwrap().id, "abc2".into());
+        assert_eq!(resolve_in(&v, "abc1").unwrap().id, "abc1".into());
+        assert_eq!(resolve_in(&v, "loop:a").unwrap().id, "abc1".into());
         let e = resolve_in(&v, "abc").unwrap_err();
         assert!(matches!(e, Error::Ambiguous { .. }));
         let mut evil = row(StoreKind::Loop, "abc3", 1);

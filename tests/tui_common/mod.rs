@@ -27,7 +27,7 @@ pub fn row(kind: StoreKind, id: &str, title: &str, hours: i64) -> SessionSummary
     s.updated_at = hours_ago(hours);
     s.messages = 4;
     s.has_user_message = true;
-    s.first_prompt = format!("prompt for {title}");
+    s.first_prompt = format!("prompt for {title}").into();
     s
 }
 
@@ -101,7 +101,7 @@ pub fn titles(a: &App) -> Vec<String> {
     a.list
         .keys(0, a.list.len())
         .iter()
-        .map(|k| a.list.get(k).unwrap().title.clone())
+        .map(|k| a.list.get(k).unwrap().title.to_string())
         .collect()
 }
 

@@ -115,7 +115,7 @@ impl Seed {
         let mut updated = Vec::new();
         for s in &batch {
             if rows.insert(s.clone()).is_some() {
-                updated.push((s.store, s.id.clone()));
+                updated.push((s.store, s.id.to_string()));
             }
         }
         let (sorted, groups) = order(rows.values(), &self.filter, self.inbox);
@@ -179,9 +179,9 @@ mod tests {
         let row = |id: String, i: usize| {
             let mut s = SessionSummary::new(StoreKind::Loom, id, "/a");
             s.title = if i % 97 == 5 {
-                format!("okapi {i}")
+                format!("okapi {i}").into()
             } else {
-                format!("title {i}")
+                format!("title {i}").into()
             };
             s.has_user_message = true;
             s.updated_at = chrono::DateTime::from_timestamp(1_000 + (i as i64 * 7919) % 5_000, 0);

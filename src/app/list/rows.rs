@@ -112,7 +112,7 @@ mod tests {
         assert!(Arc::ptr_eq(&old, &a));
         assert_eq!(rows.len(), 2);
         let k = (StoreKind::Loom, "a".to_string());
-        assert_eq!(rows.get(&k).map(|r| r.title.as_str()), Some("new"));
+        assert_eq!(rows.get(&k).map(|r| r.title.as_ref()), Some("new"));
         assert!(Arc::ptr_eq(
             rows.get(&(StoreKind::Loop, "a".into())).unwrap(),
             &b

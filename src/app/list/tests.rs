@@ -18,7 +18,7 @@ fn rows(n: usize) -> Vec<SessionSummary> {
     (0..n)
         .map(|i| {
             let mut s = SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/a");
-            s.title = format!("title {i}");
+            s.title = format!("title {i}").into();
             s.has_user_message = true;
             s
         })
@@ -67,11 +67,11 @@ fn placed_rows_give_the_list_a_fresh_one_gives() {
             s.updated_at = chrono::DateTime::from_timestamp(2_000 + step, 0);
             s.archived = step % 11 == 0;
             s.pinned_flag = step % 13 == 0;
-            s.title = format!("title {i} step {step}");
+            s.title = format!("title {i} step {step}").into();
             s.clone()
         } else {
             let mut s = rows(1).pop().unwrap();
-            s.id = format!("new{step}");
+            s.id = format!("new{step}").into();
             all.push(s.clone());
             s
         };
@@ -157,7 +157,7 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     let bulk: Vec<SessionSummary> = (0..40)
         .map(|i| {
             let mut s = SessionSummary::new(StoreKind::Loom, format!("bulk{i}"), "/a");
-            s.title = format!("bison {i}");
+            s.title = format!("bison {i}").into();
             s.has_user_message = true;
             // Distinct recency: equal ranks are ordered by when an item came, which differs
             // between a patched list and a fresh one.
@@ -231,7 +231,7 @@ fn head_then_long_batch(notify: Arc<dyn Fn() + Sync + Send>) -> List {
             s.title = if i == 7 {
                 "okapi later".into()
             } else {
-                format!("bulk {i}")
+                format!("bulk {i}").into()
             };
             s.has_user_message = true;
             s.cwd = Some("/b".into());

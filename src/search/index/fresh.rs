@@ -276,8 +276,8 @@ impl TextIndex {
             let full = fingerprint(&r.path, &store.state_file(&r.id));
             if full != k.full {
                 let c = Candidate {
-                    id: r.id.clone(),
-                    path: r.path.clone(),
+                    id: r.id.to_string(),
+                    path: r.path.to_path_buf(),
                     mtime,
                     stat: None,
                 };

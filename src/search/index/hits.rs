@@ -294,7 +294,7 @@ impl TextIndex {
         accept: &dyn Fn(&Key) -> bool,
         limit: usize,
     ) -> Result<Vec<Hit>> {
-        let hits = self.search_rows(q, &|r| accept(&(r.store, r.id.clone())), limit, None)?;
+        let hits = self.search_rows(q, &|r| accept(&(r.store, r.id.to_string())), limit, None)?;
         Ok(hits.into_iter().map(|(h, _)| h).collect())
     }
 
@@ -410,7 +410,7 @@ impl TextIndex {
                 (snip.fragment().to_string(), snip.highlighted().to_vec())
             };
             let hit = Hit {
-                key: (r.store, r.id.clone()),
+                key: (r.store, r.id.to_string()),
                 score: a.score,
                 hits: a.hits,
                 message,

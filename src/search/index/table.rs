@@ -78,7 +78,7 @@ impl Known {
         };
         let store = StoreKind::parse(store)?;
         let mut row = SessionSummary::new(store, *id, PathBuf::from(file));
-        row.title = title.to_string();
+        row.title = title.to_string().into();
         row.updated_at = updated.parse().ok().and_then(from_millis);
         row.archived = flags.contains('a');
         row.has_user_message = flags.contains('u');
@@ -257,7 +257,7 @@ mod tests {
                 format!("20260314-{i:06}"),
                 format!("/home/someone/.loom/sessions/20260314-{i:06}.jsonl"),
             );
-            s.title = format!("a fairly long title of a session about module {i} and tests");
+            s.title = format!("a fairly long title of a session about module {i} and tests").into();
             s.cwd = Some("/home/someone/projects/a-project-with-a-long-name".into());
             let fp = Print { full: i, quick: i };
             map.insert(i, Known::new(fp, &s).unwrap());
@@ -267,6 +267,6 @@ mod tests {
         assert_eq!(back.len(), 1700);
         // 1,700 lines fit 2,048 buckets; the guess (about 2,000 from 400 KB) took 4,096.
         assert!(back.capacity() < 2 * 1700, "capacity {}", back.capacity());
-        assert_eq!(back[&7].row().unwrap().id, "20260314-000007");
+        assert_eq!(&*back[&7].row().unwrap().id, "20260314-000007");
     }
 }

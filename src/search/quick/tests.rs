@@ -15,7 +15,7 @@ fn row(id: &str, title: &str, summary: &str, prompt: &str, day: u32) -> SessionS
 fn ids(rows: &[SessionSummary], q: &str) -> Vec<String> {
     rank_rows(rows.to_vec(), q)
         .into_iter()
-        .map(|s| s.id)
+        .map(|s| s.id.into())
         .collect()
 }
 
@@ -348,7 +348,7 @@ fn a_replaced_session_ranks_by_its_new_recency() {
     // Replaced again and again with long titles, so the titles are packed again on the way.
     for day in 3..28 {
         let mut new = row("old", &"Fix the router ".repeat(40), "", "", day);
-        new.title.push_str(&day.to_string());
+        new.title = format!("{}{day}", new.title).into();
         let new = Arc::new(new);
         assert!(s.replace(&last, new.clone()));
         last = new;

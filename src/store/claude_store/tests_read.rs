@@ -70,9 +70,9 @@ fn messages(t: &Transcript) -> Vec<(String, String)> {
 fn example_a_listing_fields() {
     let (_d, store) = fixture_root();
     let s = row(&store, A);
-    assert_eq!(s.title, "router trailing slash");
-    assert_eq!(s.first_prompt, "why does router_test.go fail?");
-    assert_eq!(s.summary, "");
+    assert_eq!(&*s.title, "router trailing slash");
+    assert_eq!(&*s.first_prompt, "why does router_test.go fail?");
+    assert_eq!(&*s.summary, "");
     assert_eq!(s.messages, 6);
     assert_eq!(rfc3339(s.created_at.unwrap()), "2026-03-14T09:15:20.101Z");
     assert_eq!(rfc3339(s.updated_at.unwrap()), "2026-03-14T09:16:40.552Z");
@@ -124,10 +124,10 @@ fn example_b_listing_fields() {
     let all = store.list();
     assert_eq!(all.len(), 2, "the subagent is not a top-level row");
     let s = row(&store, B);
-    assert_eq!(s.title, "Token-bucket rate limiter for the public API");
+    assert_eq!(&*s.title, "Token-bucket rate limiter for the public API");
     assert_eq!(
         s.first_prompt,
-        "add a token-bucket rate limiter to the public endpoints"
+        "add a token-bucket rate limiter to the public endpoints".into()
     );
     assert!(
         s.summary
@@ -257,30 +257,30 @@ fn title_precedence_and_foreign_ids() {
         let (_d, store, _) = one("s1", "-w", &l);
         row(&store, "s1").title
     };
-    assert_eq!(with(vec![]), "first prompt here");
+    assert_eq!(with(vec![]), "first prompt here".into());
     assert_eq!(
         with(vec![
             json!({"type":"summary","summary":"Old summary","leafUuid":"elsewhere"})
         ]),
-        "Old summary"
+        "Old summary".into()
     );
     assert_eq!(
         with(vec![json!({"type":"agent-name","agentName":"agent n"})]),
-        "agent n"
+        "agent n".into()
     );
     assert_eq!(
         with(vec![
             json!({"type":"custom-title","customTitle":"mine","sessionId":"s1"}),
             json!({"type":"ai-title","aiTitle":"generated later","sessionId":"s1"}),
         ]),
-        "mine"
+        "mine".into()
     );
     assert_eq!(
         with(vec![
             json!({"type":"custom-title","customTitle":"other session's","sessionId":"zzz"}),
             json!({"type":"ai-title","aiTitle":"generated","sessionId":"s1"}),
         ]),
-        "generated"
+        "generated".into()
     );
     let long = "word ".repeat(40);
     let t = with(vec![
@@ -301,14 +301,14 @@ fn title_precedence_and_foreign_ids() {
             "2026-03-14T09:00:00Z",
         )],
     );
-    assert_eq!(row(&store, "s2").title, "/usage");
+    assert_eq!(row(&store, "s2").title, "/usage".into());
     let (_d, store, _) = one(
         "s3",
         "-w",
         &[json!({"type":"file-history-snapshot","snapshot":{}})],
     );
     let s = row(&store, "s3");
-    assert_eq!(s.title, "(no prompt)");
+    assert_eq!(&*s.title, "(no prompt)");
     assert!(s.is_empty());
 }
 
@@ -325,9 +325,9 @@ fn sessions_index_is_a_title_fallback_only() {
         r#"{"version":1,"entries":[{"sessionId":"s1","summary":"From the index"}]}"#,
     )
     .unwrap();
-    assert_eq!(row(&store, "s1").title, "From the index");
+    assert_eq!(row(&store, "s1").title, "From the index".into());
     std::fs::write(&idx, "{broken").unwrap();
-    assert_eq!(row(&store, "s1").title, "(no prompt)");
+    assert_eq!(row(&store, "s1").title, "(no prompt)".into());
 }
 
 #[test]
@@ -511,7 +511,7 @@ fn state_lives_outside_the_store_and_delete_is_refused() {
     store.set_unread(A, true).unwrap();
     let s = row(&store, A);
     assert!(s.pinned() && s.archived && s.unread);
-    assert_eq!(s.title, "renamed in spool");
+    assert_eq!(&*s.title, "renamed in spool");
     store.set_unread(A, false).unwrap();
     assert!(!row(&store, A).unread);
     // The file the search index stats to notice a rename is the one written.

@@ -421,7 +421,7 @@ impl Store for CodexStore {
         };
         let e = self.entry(&target.summary.id)?;
         Ok(Launch {
-            id: target.summary.id.clone(),
+            id: target.summary.id.to_string(),
             cwd: launch_dir(&target.facts),
             unarchive_first: e.archived,
         })

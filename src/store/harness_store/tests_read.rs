@@ -72,19 +72,20 @@ fn t(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 fn example_a_listing_fields() {
     let (_d, store) = setup();
     let s = row(&store, A);
-    assert_eq!(s.id, A);
+    assert_eq!(s.id, A.into());
     assert_eq!(
         s.title,
-        "Why is test_upload flaky? Don't change anything yet."
+        "Why is test_upload flaky? Don't change anything yet.".into()
     );
     assert_eq!(
         s.summary,
         "Investigated flaky test_upload. Cause: tests share /tmp/uploads. No files changed. \
          Next: use the tmp_path fixture."
+            .into()
     );
     assert_eq!(
         s.first_prompt,
-        "Why is test_upload flaky? Don't change anything yet."
+        "Why is test_upload flaky? Don't change anything yet.".into()
     );
     assert_eq!(s.messages, 4);
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/uploader"));
@@ -170,8 +171,8 @@ fn example_b_defaults_and_nothing_written() {
     let (_d, store) = setup();
     let before = std::fs::read(path(&store, &format!("{B}.json"))).unwrap();
     let s = row(&store, B);
-    assert_eq!(s.title, "List the TODO comments in src/");
-    assert_eq!(s.summary, "");
+    assert_eq!(&*s.title, "List the TODO comments in src/");
+    assert_eq!(&*s.summary, "");
     assert_eq!(s.messages, 2);
     assert_eq!(s.cwd, None);
     assert!(!s.archived && !s.unread && s.has_user_message);
@@ -205,7 +206,7 @@ fn example_b_defaults_and_nothing_written() {
 fn example_c_listing_fields_and_sidecar_unread() {
     let (_d, store) = setup();
     let s = row(&store, C);
-    assert_eq!(s.title, "pydantic-settings migration");
+    assert_eq!(&*s.title, "pydantic-settings migration");
     assert!(
         s.summary
             .starts_with("user: Summary of the earlier conversation:\nGoal:")
@@ -218,7 +219,10 @@ fn example_c_listing_fields_and_sidecar_unread() {
     );
     assert!(!s.pinned());
     assert_eq!(s.badges(), ["aborted"]);
-    assert_eq!(s.first_prompt, "Migrate settings.py to pydantic-settings.");
+    assert_eq!(
+        &*s.first_prompt,
+        "Migrate settings.py to pydantic-settings."
+    );
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/settings-demo"));
     assert_eq!(s.updated_at, t("2026-03-12T09:58:31+00:00"));
 }

@@ -89,7 +89,7 @@ fn rename_sets_title_in_place_or_appends_it() {
             "\"title\": \"Flaky \\\"upload\\\" é\\u0001\""
         )
     );
-    assert_eq!(row(&store, A).title, "Flaky \"upload\" é\u{1}");
+    assert_eq!(row(&store, A).title, "Flaky \"upload\" é\u{1}".into());
     // B has no title key: appended last, nothing else touched (no defaults written back).
     let b = read(&store, &format!("{B}.json"));
     store.rename(B, "todos").unwrap();
@@ -273,7 +273,10 @@ fn fork_whole_copies_values_and_sets_branch_fields() {
     let nb = store.fork(B, None).unwrap();
     let vb = value(&store, &nb);
     assert_eq!(vb["title"], "");
-    assert_eq!(row(&store, &nb).title, "List the TODO comments in src/");
+    assert_eq!(
+        row(&store, &nb).title,
+        "List the TODO comments in src/".into()
+    );
     assert!(vb.get("transcript").is_none(), "defaults are not written");
 }
 
@@ -338,7 +341,7 @@ fn delete_removes_record_and_sidecar_keeps_lock() {
         path(&store, &format!("{C}.lock")).exists(),
         "lock file is never deleted"
     );
-    let ids: Vec<String> = store.list().into_iter().map(|s| s.id).collect();
+    let ids: Vec<String> = store.list().into_iter().map(|s| s.id.into()).collect();
     assert_eq!(ids.len(), 2);
     assert!(!ids.contains(&C.to_string()));
     assert!(matches!(store.delete(C), Err(Error::NotFound(_))));

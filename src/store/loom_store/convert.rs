@@ -72,7 +72,7 @@ impl Pairing {
             return;
         }
         self.pending = if m.role == Role::Assistant {
-            m.tool_calls.iter().map(|c| c.id.clone()).collect()
+            m.tool_calls.iter().map(|c| c.id.to_string()).collect()
         } else {
             Vec::new()
         };

@@ -103,15 +103,16 @@ pub fn summary(
         .last_time
         .or_else(|| mtime.map(DateTime::<Utc>::from))
         .or(s.created_at);
-    s.summary = f.last_summary.clone().unwrap_or_default();
+    s.summary = f.last_summary.clone().unwrap_or_default().into();
     s.first_prompt = f
         .first_real_user
         .clone()
         .or_else(|| f.first_user.clone())
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .into();
     // The contract's "empty session" is message count == 0 (section 3).
     s.has_user_message = f.messages > 0;
-    s.title = title(side, &s.first_prompt);
+    s.title = title(side, &s.first_prompt).into();
     s.set_badges(badges(id, f, side));
     s.read_only = !is_standard_id(id);
     if f.long_lines > 0 {

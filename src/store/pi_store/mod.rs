@@ -92,9 +92,9 @@ impl PiStore {
         let p = &row.path;
         let named = valid_id(&row.id)
             && p.starts_with(&self.root)
-            && (listing::stem_id(p) == row.id || header_id(p).as_deref() == Some(&row.id));
+            && (*listing::stem_id(p) == *row.id || header_id(p).as_deref() == Some(&*row.id));
         if named {
-            Ok(p.clone())
+            Ok(p.clone().to_path_buf())
         } else {
             self.locate(&row.id)
         }

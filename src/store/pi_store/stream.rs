@@ -82,7 +82,7 @@ fn changed_notice(changed: u64) -> Option<Entry> {
 pub fn copied(ents: &[Ent], parent_ids: &HashMap<String, String>) -> HashSet<String> {
     ents.iter()
         .filter(|e| parent_ids.get(&e.id) == Some(&e.kind))
-        .map(|e| e.id.clone())
+        .map(|e| e.id.to_string())
         .collect()
 }
 

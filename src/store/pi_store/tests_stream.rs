@@ -107,7 +107,7 @@ fn same(s: &PiStore, id: &str) {
 
 /// Every session file of a store (by the id it is listed under).
 fn every(s: &PiStore) -> usize {
-    let ids: Vec<String> = s.list().into_iter().map(|r| r.id).collect();
+    let ids: Vec<String> = s.list().into_iter().map(|r| r.id.into()).collect();
     for id in &ids {
         same(s, id);
     }
@@ -336,7 +336,7 @@ fn the_index_reads_the_listed_file_and_the_transcripts_messages() {
     use crate::model::SessionSummary;
     use crate::store::sink::gathered;
     let (_d, s, p) = raw_one("2026-03-14T09-00-00-000Z_g1.jsonl", &generated());
-    let row = s.list().into_iter().find(|r| r.id == "g1").unwrap();
+    let row = s.list().into_iter().find(|r| &*r.id == "g1").unwrap();
     let kept = |t: Option<crate::model::Transcript>| -> Vec<Entry> {
         let t = t.unwrap();
         // Labels (a note on their target) are left out: the index holds no notes.
@@ -367,13 +367,13 @@ fn the_index_reads_the_listed_file_and_the_transcripts_messages() {
     std::fs::rename(&p, &deep).unwrap();
     assert!(s.transcript("g1", Span::All).is_err(), "not found by id");
     let mut moved = row.clone();
-    moved.path = deep.clone();
+    moved.path = deep.clone().into();
     assert_eq!(indexed(&moved), want);
     // Back in place, and the row names another session's file: g1 is read, found by id.
     std::fs::rename(&deep, &p).unwrap();
     let other = p.with_file_name("2026-03-14T09-00-00-000Z_g2.jsonl");
     std::fs::write(&other, serde_json::to_string(&header("g2")).unwrap() + "\n").unwrap();
     let mut elsewhere = row.clone();
-    elsewhere.path = other;
+    elsewhere.path = other.into();
     assert_eq!(indexed(&elsewhere), want);
 }

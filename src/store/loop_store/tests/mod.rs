@@ -63,7 +63,7 @@ pub fn row(store: &LoopStore, id: &str) -> SessionSummary {
     store
         .list()
         .into_iter()
-        .find(|s| s.id == id)
+        .find(|s| s.id == id.into())
         .unwrap_or_else(|| panic!("{id} not listed"))
 }
 

@@ -50,7 +50,7 @@ fn example_1_listing() {
     let (_d, store) = fixture();
     let s = row(&store, E1);
     assert_eq!(s.error(), None);
-    assert_eq!(s.title, "CI-only test failures from timezone");
+    assert_eq!(&*s.title, "CI-only test failures from timezone");
     assert_eq!(s.pinned_at, parse_time("2026-03-14T10:02:11.482Z"));
     assert!(s.unread && !s.archived && !s.read_only);
     assert_eq!(s.messages, 6);
@@ -62,9 +62,9 @@ fn example_1_listing() {
     assert!(s.has_user_message);
     assert_eq!(
         s.first_prompt,
-        "Why does npm test fail on CI but pass locally?"
+        "Why does npm test fail on CI but pass locally?".into()
     );
-    assert_eq!(s.summary, "");
+    assert_eq!(&*s.summary, "");
     assert_eq!(s.forked_from(), None);
 }
 
@@ -73,7 +73,10 @@ fn example_2_listing_uses_fallback_of_committed_generation() {
     let (_d, store) = fixture();
     let s = row(&store, E2);
     assert_eq!(s.error(), None);
-    assert_eq!(s.title, "Rename the config loader to readSettings instead.");
+    assert_eq!(
+        &*s.title,
+        "Rename the config loader to readSettings instead."
+    );
     assert_eq!(s.messages, 4);
     assert!(!s.unread && !s.pinned() && !s.archived);
     assert_eq!(s.model.as_deref(), Some("local/qwen3-coder"));
@@ -86,9 +89,9 @@ fn example_3_legacy_archived() {
     assert_eq!(s.error(), None);
     assert!(s.archived && !s.pinned() && !s.unread);
     assert_eq!(s.messages, 4);
-    assert_eq!(s.title, "What does this error mean?");
-    assert_eq!(s.first_prompt, "What does this   error\nmean?");
-    assert_eq!(s.path, col(&_d).join(format!("{E3}.jsonl")));
+    assert_eq!(&*s.title, "What does this error mean?");
+    assert_eq!(&*s.first_prompt, "What does this   error\nmean?");
+    assert_eq!(s.path, col(&_d).join(format!("{E3}.jsonl")).into());
     let t = store.transcript(E3, Span::All).unwrap();
     let msgs: Vec<_> = t.messages().collect();
     assert_eq!(msgs.len(), 4);
@@ -210,7 +213,7 @@ fn discovery_skips_debris_symlinks_and_backups() {
         header("22222222-2222-4333-8444-555555555555", "/tmp"),
         &[user("hi")],
     );
-    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id).collect();
+    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id.into()).collect();
     ids.sort();
     assert_eq!(
         ids,
@@ -233,11 +236,11 @@ fn unsupported_versions_are_skipped_silently() {
     let mut meta = read_json(&dir.join("meta.json"));
     meta["version"] = json!(4);
     fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
-    assert!(store.list().iter().all(|s| s.id != N1));
+    assert!(store.list().iter().all(|s| s.id != N1.into()));
     meta["version"] = json!(3);
     meta["header"]["version"] = json!(3);
     fs::write(dir.join("meta.json"), meta.to_string()).unwrap();
-    assert!(store.list().iter().all(|s| s.id != N1));
+    assert!(store.list().iter().all(|s| s.id != N1.into()));
 }
 
 #[test]
@@ -278,7 +281,7 @@ fn committed_bytes_rules() {
         (
             s.error().map(String::from),
             s.has_user_message,
-            s.title.as_str()
+            s.title.as_ref()
         ),
         (None, false, "New session")
     );
@@ -392,8 +395,8 @@ fn invalid_sub_objects_make_read_only_rows_and_are_ignored() {
     let s = row(&store, E1);
     assert_eq!(s.error(), None);
     assert!(s.read_only);
-    assert_eq!(s.title, "Why does npm test fail on CI but");
-    assert_eq!(s.summary, "");
+    assert_eq!(&*s.title, "Why does npm test fail on CI but");
+    assert_eq!(&*s.summary, "");
     assert!(s.badges().iter().any(|b| b == "invalid title"));
     assert!(store.set_pinned(E1, false).is_err());
 }
