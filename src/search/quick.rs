@@ -485,4 +485,6 @@ impl Search {
 }
 
 #[cfg(test)]
+mod caps_tests;
+#[cfg(test)]
 mod tests;

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::SessionSummary;
-use crate::text::{one_line, truncate_chars};
+use crate::text::{one_line, terminal_unsafe, truncate_chars};
 
 use super::FIELD_CAP;
 use super::tight::Letters;
@@ -23,8 +23,33 @@ pub(super) struct Item {
     /// Summary, first prompt and project (cwd basename), one line each, capped,
     /// lower-cased, `\n` apart.
     bytes: Box<[u8]>,
-    /// Where summary and first prompt end in `bytes`.
-    ends: [u32; 2],
+    /// Where summary and first prompt end in `bytes` (each is capped at `FIELD_CAP` chars,
+    /// a few thousand bytes at most).
+    ends: [u16; 2],
+    /// `caps_of` the title and text as searched, and `TITLE_NOT_ASCII`: in the room the
+    /// narrower `ends` left, so no byte more a row.
+    caps: u32,
+}
+
+/// In `Item::caps`: the title as searched is not ASCII, so its lower-cased letters and
+/// pairs (`Titles`) are no sure sign of what it says as written (`İ` lower-cases to two
+/// chars, `ſ` folds to `s`).
+const TITLE_NOT_ASCII: u32 = 1 << 31;
+
+/// The ASCII capitals of `bytes`, one bit each (`A` is bit 0). With `fold`, also the chars
+/// that a title match folds to an ASCII capital (`Ŕ` says `R` to nucleo's normalization).
+/// A term with capitals matches a row only where it is written with them, so a row without
+/// every capital of the term is not read: a key with a capital read every row's title and
+/// text as written, 50-100 ms at 100k sessions, where lower-case keys take a few.
+pub(super) fn caps_of(text: &str, fold: bool) -> u32 {
+    let bit = |c: char| c.is_ascii_uppercase().then(|| 1u32 << (c as u8 - b'A'));
+    if !fold || text.is_ascii() {
+        return (text.bytes()).fold(0, |m, b| m | bit(b as char).unwrap_or(0));
+    }
+    text.chars().fold(0, |m, c| {
+        let n = nucleo::chars::normalize(c);
+        m | bit(c).unwrap_or(0) | bit(n).unwrap_or(0)
+    })
 }
 
 /// Seconds of last activity of `s`, what ranks equal matches (the more recent first). Kept
@@ -49,9 +74,12 @@ fn text_fields(s: &SessionSummary) -> [String; 3] {
 /// be whole, is read where it is: a term with capitals reads the written text of every row
 /// that says it lower-cased (all of them, for one letter), and making each one line cost
 /// allocations a row.
-fn says_written(f: &str, capped: bool, wfinder: &memchr::memmem::Finder<'_>) -> bool {
+pub(super) fn says_written(f: &str, capped: bool, wfinder: &memchr::memmem::Finder<'_>) -> bool {
     if one_line_already(f) && (!capped || f.len() <= FIELD_CAP) {
         return wfinder.find(f.as_bytes()).is_some();
+    }
+    if let Some(said) = said_in_runs(f, capped, wfinder) {
+        return said;
     }
     let line = one_line(f);
     let line = if capped {
@@ -60,6 +88,46 @@ fn says_written(f: &str, capped: bool, wfinder: &memchr::memmem::Finder<'_>) -> 
         line
     };
     wfinder.find(line.as_bytes()).is_some()
+}
+
+/// `says_written` without making `f` one line, when that is sure: a needle without
+/// whitespace is said in a run of other chars, and `one_line` keeps every such run of a
+/// field that has nothing to sanitize (it only joins them with single spaces); capped, the
+/// first place the field says it must end inside the cap. `None` when unsure. Summaries
+/// and prompts are seldom one line already, and made one line (a few allocations, the
+/// whole prompt copied) they cost microseconds a row to a key with capitals.
+pub(super) fn said_in_runs(
+    f: &str,
+    capped: bool,
+    wfinder: &memchr::memmem::Finder<'_>,
+) -> Option<bool> {
+    let needle = std::str::from_utf8(wfinder.needle()).ok()?;
+    if needle.is_empty() || needle.chars().any(char::is_whitespace) {
+        return None;
+    }
+    let plain = |t: &str| (t.chars()).all(|c| c == '\n' || c == '\t' || !terminal_unsafe(c));
+    if !plain(f) {
+        return None;
+    }
+    let Some(p) = wfinder.find(f.as_bytes()) else {
+        return Some(false);
+    };
+    if !capped {
+        return Some(true);
+    }
+    // Chars of the one-line field up to the match's end: the runs' chars and one space
+    // between each two. Truncated, a field keeps `FIELD_CAP - 1` chars and an ellipsis.
+    let mut chars = 0;
+    let mut gap = false;
+    for c in f[..p + needle.len()].chars() {
+        if c.is_whitespace() {
+            gap = chars > 0;
+        } else {
+            chars += 1 + usize::from(gap);
+            gap = false;
+        }
+    }
+    (chars < FIELD_CAP).then_some(true)
 }
 
 /// Whether `one_line` leaves `t` as it is: printable ASCII, single spaces inside. Most
@@ -76,21 +144,53 @@ impl Item {
     pub(super) fn new(s: &Arc<SessionSummary>) -> Item {
         let fields = text_fields(s);
         let mut lower = Vec::with_capacity(fields.iter().map(|f| f.len() + 1).sum());
-        let mut ends = [0u32; 2];
+        let mut ends = [0u16; 2];
+        let mut caps = 0;
         for (i, f) in fields.iter().enumerate() {
             if i > 0 {
                 lower.push(b'\n');
             }
             lower.extend_from_slice(f.to_lowercase().as_bytes());
+            caps |= caps_of(f, false);
             if i < 2 {
-                ends[i] = lower.len() as u32;
+                ends[i] = u16::try_from(lower.len()).unwrap_or(u16::MAX);
             }
+        }
+        let title = match one_line_already(&s.title) {
+            true => Cow::Borrowed(&s.title[..]),
+            false => Cow::Owned(one_line(&s.title)),
+        };
+        caps |= caps_of(&title, true);
+        if !title.is_ascii() {
+            caps |= TITLE_NOT_ASCII;
         }
         Item {
             row: s.clone(),
             bytes: lower.into_boxed_slice(),
             ends,
+            caps,
         }
+    }
+
+    /// Whether the title or text as searched may say a term whose ASCII capitals are `need`
+    /// (`caps_of` the term): false when one of them is written nowhere in the row.
+    pub(super) fn may_have_caps(&self, need: u32) -> bool {
+        self.caps & need == need
+    }
+
+    /// The item with no sign of what it holds, as if every row had every capital and a title
+    /// that is not ASCII: matched so, it takes the path that reads the row for everything.
+    #[cfg(test)]
+    pub(super) fn without_hints(mut self) -> Item {
+        self.caps = u32::MAX;
+        self
+    }
+
+    /// Whether the title as searched is ASCII: then it is its lower-cased copy in `Titles`
+    /// but for the capitals, and a title that does not say a term lower-cased does not say
+    /// it as written.
+    pub(super) fn title_is_ascii(&self) -> bool {
+        self.caps & TITLE_NOT_ASCII == 0
     }
 
     /// The session this item matches.
