@@ -7,8 +7,8 @@
 //! letters scattered over a long text: that is what made almost every session match before.
 //! Sessions whose title holds more terms rank first; ties go to the more recent session.
 //!
-//! Matching runs synchronously in `tick` over compact items (`item`: every field lower-cased
-//! once into bytes, capitals as bits), with memchr/memmem and the title rule written out
+//! Matching runs synchronously in `tick` over compact items (`item`: the text lower-cased
+//! once into bytes, which capitals the row has as bits), with memchr/memmem and the title rule written out
 //! (`tight`) instead of nucleo's scorer, refining the previous matches when the query only
 //! grew. Only the top rows are put in order at once; the rest when a row below them or a
 //! position is asked for. See `benches/browser.rs` and `examples/quick_keys.rs`.
