@@ -7,8 +7,8 @@
 //! letters scattered over a long text: that is what made almost every session match before.
 //! Sessions whose title holds more terms rank first; ties go to the more recent session.
 //!
-//! Matching runs synchronously in `tick` over compact items (`item`: every field lower-cased
-//! once into bytes, capitals as bits), with memchr/memmem and the title rule written out
+//! Matching runs synchronously in `tick` over compact items (`item`: the text lower-cased
+//! once into bytes, which capitals the row has as bits), with memchr/memmem and the title rule written out
 //! (`tight`) instead of nucleo's scorer, refining the previous matches when the query only
 //! grew. Only the top rows are put in order at once; the rest when a row below them or a
 //! position is asked for. See `benches/browser.rs` and `examples/quick_keys.rs`.
@@ -56,17 +56,15 @@ pub fn haystack(s: &SessionSummary) -> String {
 pub struct Built {
     items: Vec<Item>,
     titles: Titles,
-    rows: Vec<Arc<SessionSummary>>,
 }
 
 impl Built {
     pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
-        let items: Vec<Item> = rows.iter().map(|s| Item::new(s)).collect();
+        let items: Vec<Item> = rows.iter().map(Item::new).collect();
         let recency = rows.iter().map(|s| item::recency_of(s)).collect();
         Built {
             titles: Titles::of(&items, recency),
             items,
-            rows,
         }
     }
 }
@@ -114,11 +112,18 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
         .into_iter()
         .enumerate()
         .filter_map(|(i, s)| {
-            let item = Item::new(&s);
-            let pairs = Pairs::of(item.text_lower());
-            let title = item::folded(item.title_lower());
-            let row = Row::of(&title, &pairs, item::recency_of(&s));
-            Some((query.rank(&item, row, None)?.0, i, s))
+            let s = Arc::new(s);
+            let rank = {
+                let item = Item::new(&s);
+                let pairs = Pairs::of(item.text_lower());
+                let lower = item.title_lower();
+                let title = item::folded(lower.as_bytes());
+                let row = Row::of(&title, &pairs, item::recency_of(&s));
+                query.rank(&item, row, None)?.0
+            };
+            // The item is gone: the row is this `Arc`'s alone again.
+            let s = Arc::try_unwrap(s).unwrap_or_else(|s| (*s).clone());
+            Some((rank, i, s))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -234,10 +239,9 @@ const TOP: usize = 256;
 
 /// The quick search: items in, ranked matches and highlight indices out.
 pub struct Search {
+    /// Each item holds its row (`Item::row`), shared with the list.
     items: Vec<Item>,
     titles: Titles,
-    /// The row of each item (same index), shared with the list.
-    rows: Vec<Arc<SessionSummary>>,
     query: Query,
     text: String,
     /// Matching items (index into `items`) with their rank: `..ordered` best first, the
@@ -263,7 +267,6 @@ impl Search {
         Search {
             items: Vec::new(),
             titles: Titles::default(),
-            rows: Vec::new(),
             query: Query::parse(""),
             text: String::new(),
             matches: RefCell::new(Vec::new()),
@@ -278,7 +281,6 @@ impl Search {
     pub fn install(&mut self, built: Built) {
         self.items = built.items;
         self.titles = built.titles;
-        self.rows = built.rows;
         self.scanned = 0;
         self.dirty = true;
     }
@@ -288,7 +290,6 @@ impl Search {
         let item = Item::new(&s);
         self.titles.push(&item, item::recency_of(&s));
         self.items.push(item);
-        self.rows.push(s);
     }
 
     /// Room for `n` more sessions: a rebuild of 100k items grew the vector by doubling,
@@ -296,19 +297,17 @@ impl Search {
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve_exact(n);
         self.titles.reserve(n);
-        self.rows.reserve_exact(n);
     }
 
     /// Replace `old`'s item with `new`'s (the same session re-read), to be matched again at
     /// the next tick; false when `old` is not an item (the caller rebuilds them all).
     pub fn replace(&mut self, old: &Arc<SessionSummary>, new: Arc<SessionSummary>) -> bool {
-        let Some(i) = self.rows.iter().position(|r| Arc::ptr_eq(r, old)) else {
+        let Some(i) = (self.items.iter()).position(|it| Arc::ptr_eq(it.row(), old)) else {
             return false;
         };
         self.items[i] = Item::new(&new);
         let recency = item::recency_of(&new);
         self.titles.set(i, &self.items[i], recency, &self.items);
-        self.rows[i] = new;
         // Its rank may have changed either way: the matches are taken again (milliseconds,
         // the items themselves are kept).
         self.dirty = true;
@@ -321,7 +320,6 @@ impl Search {
     pub fn clear(&mut self) {
         self.items.clear();
         self.titles.clear();
-        self.rows.clear();
         self.scanned = 0;
         self.dirty = true;
     }
@@ -454,7 +452,7 @@ impl Search {
         m[start..end]
             .iter()
             .map(|m| {
-                let s = &self.rows[m.1 as usize];
+                let s = self.items[m.1 as usize].row();
                 (s.store, s.id.to_string())
             })
             .collect()
@@ -464,7 +462,7 @@ impl Search {
     pub fn position(&self, key: &Key) -> Option<usize> {
         self.order(usize::MAX);
         self.matches.borrow().iter().position(|m| {
-            let s = &self.rows[m.1 as usize];
+            let s = self.items[m.1 as usize].row();
             s.store == key.0 && *s.id == *key.1
         })
     }
@@ -486,5 +484,7 @@ impl Search {
     }
 }
 
+#[cfg(test)]
+mod caps_tests;
 #[cfg(test)]
 mod tests;

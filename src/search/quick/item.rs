@@ -1,34 +1,55 @@
-//! One session as the quick search holds it: title, summary, first prompt and project
-//! lower-cased once into one byte string, with the capitals kept as one bit a byte.
+//! One session as the quick search holds it: summary, first prompt and project lower-cased
+//! once into one byte string, beside a pointer to the session's row.
 //!
 //! Terms without capitals (nearly every query) are matched on those bytes with memchr and
-//! memmem, never through a UTF-32 copy. A term with capitals is looked for in the lower-cased
-//! bytes too, and each hit checked against the text as written, rebuilt from the bits: one
-//! copy of the text plus an eighth, where keeping the text as written beside its lower-cased
-//! copy held two (issue 10: the browser's 245 MB at 100k sessions against a 100 MB target).
-//! Only a row whose lower-casing changes more than ASCII letters (`É`, `Σ`) keeps its text as
-//! written beside, as before.
+//! memmem, never through a UTF-32 copy; the title is matched on `Titles`' packed copy. The
+//! text as written is not kept at all: the rare term with capitals rebuilds it from the row,
+//! which the list holds anyway (issue 10: the title lower-cased a second time, a bit a byte
+//! for the capitals and a slot for a second copy were ~90 of a row's ~450 bytes of matcher
+//! items at 100k sessions, for a path few queries take).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::model::SessionSummary;
-use crate::text::{one_line, truncate_chars};
+use crate::text::{one_line, terminal_unsafe, truncate_chars};
 
 use super::FIELD_CAP;
 use super::tight::Letters;
 
-/// The fields of an item, in the order they are held.
-pub(super) const TITLE: usize = 0;
-
 pub(super) struct Item {
-    /// Title, summary, first prompt and project (cwd basename), one line each, capped,
-    /// lower-cased, `\n` apart; then, when the text has ASCII capitals (and nothing else
-    /// changed case), one bit a byte of the text marking them.
+    /// The session, for its text as written (terms with capitals) and its title.
+    row: Arc<SessionSummary>,
+    /// Summary, first prompt and project (cwd basename), one line each, capped,
+    /// lower-cased, `\n` apart.
     bytes: Box<[u8]>,
-    /// Where each field ends in `bytes` (the last is the text's length).
-    ends: [u32; 4],
-    /// The text as written, `\n` apart, when lower-casing it changed more than ASCII letters.
-    written: Option<Box<str>>,
+    /// Where summary and first prompt end in `bytes` (each is capped at `FIELD_CAP` chars,
+    /// a few thousand bytes at most).
+    ends: [u16; 2],
+    /// `caps_of` the title and text as searched, and `TITLE_NOT_ASCII`: in the room the
+    /// narrower `ends` left, so no byte more a row.
+    caps: u32,
+}
+
+/// In `Item::caps`: the title as searched is not ASCII, so its lower-cased letters and
+/// pairs (`Titles`) are no sure sign of what it says as written (`İ` lower-cases to two
+/// chars, `ſ` folds to `s`).
+const TITLE_NOT_ASCII: u32 = 1 << 31;
+
+/// The ASCII capitals of `bytes`, one bit each (`A` is bit 0). With `fold`, also the chars
+/// that a title match folds to an ASCII capital (`Ŕ` says `R` to nucleo's normalization).
+/// A term with capitals matches a row only where it is written with them, so a row without
+/// every capital of the term is not read: a key with a capital read every row's title and
+/// text as written, 50-100 ms at 100k sessions, where lower-case keys take a few.
+pub(super) fn caps_of(text: &str, fold: bool) -> u32 {
+    let bit = |c: char| c.is_ascii_uppercase().then(|| 1u32 << (c as u8 - b'A'));
+    if !fold || text.is_ascii() {
+        return (text.bytes()).fold(0, |m, b| m | bit(b as char).unwrap_or(0));
+    }
+    text.chars().fold(0, |m, c| {
+        let n = nucleo::chars::normalize(c);
+        m | bit(c).unwrap_or(0) | bit(n).unwrap_or(0)
+    })
 }
 
 /// Seconds of last activity of `s`, what ranks equal matches (the more recent first). Kept
@@ -39,131 +60,174 @@ pub(super) fn recency_of(s: &SessionSummary) -> i64 {
     s.last_activity().map_or(i64::MIN, |t| t.timestamp())
 }
 
+/// Summary, first prompt and project of `s` as they are searched: one line each, capped.
+fn text_fields(s: &SessionSummary) -> [String; 3] {
+    [
+        truncate_chars(&one_line(&s.summary), FIELD_CAP),
+        truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
+        one_line(s.project()),
+    ]
+}
+
+/// Whether field `f` of a row (capped at `FIELD_CAP` chars when `capped`), made one line as
+/// the item searches it, says `wfinder`'s needle. A field `one_line` keeps, short enough to
+/// be whole, is read where it is: a term with capitals reads the written text of every row
+/// that says it lower-cased (all of them, for one letter), and making each one line cost
+/// allocations a row.
+pub(super) fn says_written(f: &str, capped: bool, wfinder: &memchr::memmem::Finder<'_>) -> bool {
+    if one_line_already(f) && (!capped || f.len() <= FIELD_CAP) {
+        return wfinder.find(f.as_bytes()).is_some();
+    }
+    if let Some(said) = said_in_runs(f, capped, wfinder) {
+        return said;
+    }
+    let line = one_line(f);
+    let line = if capped {
+        truncate_chars(&line, FIELD_CAP)
+    } else {
+        line
+    };
+    wfinder.find(line.as_bytes()).is_some()
+}
+
+/// `says_written` without making `f` one line, when that is sure: a needle without
+/// whitespace is said in a run of other chars, and `one_line` keeps every such run of a
+/// field that has nothing to sanitize (it only joins them with single spaces); capped, the
+/// first place the field says it must end inside the cap. `None` when unsure. Summaries
+/// and prompts are seldom one line already, and made one line (a few allocations, the
+/// whole prompt copied) they cost microseconds a row to a key with capitals.
+pub(super) fn said_in_runs(
+    f: &str,
+    capped: bool,
+    wfinder: &memchr::memmem::Finder<'_>,
+) -> Option<bool> {
+    let needle = std::str::from_utf8(wfinder.needle()).ok()?;
+    if needle.is_empty() || needle.chars().any(char::is_whitespace) {
+        return None;
+    }
+    let plain = |t: &str| (t.chars()).all(|c| c == '\n' || c == '\t' || !terminal_unsafe(c));
+    if !plain(f) {
+        return None;
+    }
+    let Some(p) = wfinder.find(f.as_bytes()) else {
+        return Some(false);
+    };
+    if !capped {
+        return Some(true);
+    }
+    // Chars of the one-line field up to the match's end: the runs' chars and one space
+    // between each two. Truncated, a field keeps `FIELD_CAP - 1` chars and an ellipsis.
+    let mut chars = 0;
+    let mut gap = false;
+    for c in f[..p + needle.len()].chars() {
+        if c.is_whitespace() {
+            gap = chars > 0;
+        } else {
+            chars += 1 + usize::from(gap);
+            gap = false;
+        }
+    }
+    (chars < FIELD_CAP).then_some(true)
+}
+
+/// Whether `one_line` leaves `t` as it is: printable ASCII, single spaces inside. Most
+/// titles are, and a term with capitals then reads the row's title without a copy.
+fn one_line_already(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.iter().all(|c| (b' '..=b'~').contains(c))
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w == b"  ")
+}
+
 impl Item {
-    pub(super) fn new(s: &SessionSummary) -> Item {
-        let fields = [
-            one_line(&s.title),
-            truncate_chars(&one_line(&s.summary), FIELD_CAP),
-            truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
-            one_line(s.project()),
-        ];
-        let text = fields.join("\n");
-        let mut lower = Vec::with_capacity(text.len() + text.len().div_ceil(8));
-        let mut ends = [0u32; 4];
+    pub(super) fn new(s: &Arc<SessionSummary>) -> Item {
+        let fields = text_fields(s);
+        let mut lower = Vec::with_capacity(fields.iter().map(|f| f.len() + 1).sum());
+        let mut ends = [0u16; 2];
+        let mut caps = 0;
         for (i, f) in fields.iter().enumerate() {
             if i > 0 {
                 lower.push(b'\n');
             }
             lower.extend_from_slice(f.to_lowercase().as_bytes());
-            ends[i] = lower.len() as u32;
-        }
-        let mut written = None;
-        if lower != text.as_bytes() {
-            let ascii_only = lower.len() == text.len()
-                && (text.bytes().zip(&lower)).all(|(a, &b)| a == b || a.is_ascii_uppercase());
-            if ascii_only {
-                let mut bits = vec![0u8; text.len().div_ceil(8)];
-                for (i, b) in text.bytes().enumerate() {
-                    if b.is_ascii_uppercase() {
-                        bits[i / 8] |= 1 << (i % 8);
-                    }
-                }
-                lower.extend_from_slice(&bits);
-            } else {
-                written = Some(text.into_boxed_str());
+            caps |= caps_of(f, false);
+            if i < 2 {
+                ends[i] = u16::try_from(lower.len()).unwrap_or(u16::MAX);
             }
         }
+        let title = match one_line_already(&s.title) {
+            true => Cow::Borrowed(&s.title[..]),
+            false => Cow::Owned(one_line(&s.title)),
+        };
+        caps |= caps_of(&title, true);
+        if !title.is_ascii() {
+            caps |= TITLE_NOT_ASCII;
+        }
         Item {
+            row: s.clone(),
             bytes: lower.into_boxed_slice(),
             ends,
-            written,
+            caps,
         }
     }
 
-    fn len(&self) -> usize {
-        self.ends[3] as usize
+    /// Whether the title or text as searched may say a term whose ASCII capitals are `need`
+    /// (`caps_of` the term): false when one of them is written nowhere in the row.
+    pub(super) fn may_have_caps(&self, need: u32) -> bool {
+        self.caps & need == need
     }
 
-    /// The whole text, lower-cased.
-    fn lower(&self) -> &[u8] {
-        &self.bytes[..self.len()]
+    /// The item with no sign of what it holds, as if every row had every capital and a title
+    /// that is not ASCII: matched so, it takes the path that reads the row for everything.
+    #[cfg(test)]
+    pub(super) fn without_hints(mut self) -> Item {
+        self.caps = u32::MAX;
+        self
     }
 
-    /// The title, lower-cased.
-    pub(super) fn title_lower(&self) -> &[u8] {
-        &self.bytes[..self.ends[TITLE] as usize]
+    /// Whether the title as searched is ASCII: then it is its lower-cased copy in `Titles`
+    /// but for the capitals, and a title that does not say a term lower-cased does not say
+    /// it as written.
+    pub(super) fn title_is_ascii(&self) -> bool {
+        self.caps & TITLE_NOT_ASCII == 0
+    }
+
+    /// The session this item matches.
+    pub(super) fn row(&self) -> &Arc<SessionSummary> {
+        &self.row
+    }
+
+    /// The title, one line, lower-cased (made on the spot: `Titles` keeps it packed).
+    pub(super) fn title_lower(&self) -> String {
+        one_line(&self.row.title).to_lowercase()
     }
 
     /// Summary, first prompt and project, lower-cased, `\n` apart.
     pub(super) fn text_lower(&self) -> &[u8] {
-        self.lower()
-            .get(self.ends[TITLE] as usize + 1..)
-            .unwrap_or(&[])
+        &self.bytes
     }
 
-    /// Whether the text as written has a capital at byte `i` (rows with bits only).
-    fn cap(&self, i: usize) -> bool {
-        let bits = &self.bytes[self.len()..];
-        bits.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)
+    /// Summary, first prompt and project, lower-cased.
+    fn lower_fields(&self) -> [&[u8]; 3] {
+        let l = self.text_lower();
+        let e = self.ends.map(|e| e as usize);
+        [
+            &l[..e[0]],
+            &l[(e[0] + 1).min(e[1])..e[1]],
+            &l[(e[1] + 1).min(l.len())..],
+        ]
     }
 
-    /// Whether the text as written says `needle` at byte `at` of the lower-cased text
-    /// (rows without `written`, where both have the same bytes but for ASCII capitals).
-    fn written_at(&self, at: usize, needle: &[u8]) -> bool {
-        let lower = self.lower();
-        if at + needle.len() > lower.len() {
-            return false;
-        }
-        let caps = self.bytes.len() > self.len();
-        needle.iter().enumerate().all(|(j, &n)| {
-            let b = lower[at + j];
-            n == if caps && self.cap(at + j) {
-                b.to_ascii_uppercase()
-            } else {
-                b
-            }
-        })
-    }
-
-    /// The text as written, `\n` apart (rebuilt from the bits; for the rare paths only).
-    pub(super) fn written(&self) -> Cow<'_, str> {
-        if let Some(w) = &self.written {
-            return Cow::Borrowed(w);
-        }
-        let lower = self.lower();
-        if self.bytes.len() == lower.len() {
-            return String::from_utf8_lossy(lower);
-        }
-        let bytes: Vec<u8> = (lower.iter().enumerate())
-            .map(|(i, &b)| {
-                if self.cap(i) {
-                    b.to_ascii_uppercase()
-                } else {
-                    b
-                }
-            })
-            .collect();
-        Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
-    }
-
-    /// The title as written into `buf` when it has capitals (ASCII titles only), else the
-    /// lower-cased title, which is then the same.
+    /// The title as written, one line: the row's own when `one_line` keeps it, else made
+    /// into `buf`.
     pub(super) fn title_written<'a>(&'a self, buf: &'a mut Vec<u8>) -> &'a [u8] {
-        let t = self.title_lower();
-        if self.written.is_none() && self.bytes.len() == self.len() {
-            return t;
-        }
-        if let Some(w) = &self.written {
-            return w.split('\n').next().unwrap_or("").as_bytes();
+        let t = &self.row.title;
+        if one_line_already(t) {
+            return t.as_bytes();
         }
         buf.clear();
-        buf.extend(t.iter().enumerate().map(|(i, &b)| {
-            if self.cap(i) {
-                b.to_ascii_uppercase()
-            } else {
-                b
-            }
-        }));
+        buf.extend_from_slice(one_line(t).as_bytes());
         buf
     }
 
@@ -178,8 +242,8 @@ impl Item {
         Some(finder.find(text.get(from..)?)? + from)
     }
 
-    /// Whether summary, prompt or project say `needle` (`lower`: the needle lower-cased,
-    /// `finder` over it); `written_finder` over the needle as written when it has capitals.
+    /// Whether summary, prompt or project say `needle` (`finder`: over the needle
+    /// lower-cased); `written`: a finder over the needle as written when it has capitals.
     pub(super) fn text_has(
         &self,
         finder: &memchr::memmem::Finder<'_>,
@@ -189,30 +253,28 @@ impl Item {
         let Some((wfinder, needle)) = written else {
             return finder.find(text).is_some();
         };
-        if let Some(w) = &self.written {
-            let rest = w.split_once('\n').map_or("", |(_, r)| r);
-            return wfinder.find(rest.as_bytes()).is_some();
-        }
-        let from = self.len() - text.len();
-        finder
-            .find_iter(text)
-            .any(|p| self.written_at(from + p, needle))
+        // The needle has no `\n`, so it is said in one field or not at all. An ASCII needle
+        // said as written is said lower-cased at the same place (ASCII lower-cases char by
+        // char), so only fields that say it lower-cased are read as written.
+        let lower = self.lower_fields();
+        let s = &self.row;
+        let written = [
+            (&s.summary[..], true),
+            (&s.first_prompt, true),
+            (s.project(), false),
+        ];
+        (lower.iter().zip(written)).any(|(l, (w, capped))| {
+            (!needle.is_ascii() || finder.find(l).is_some()) && says_written(w, capped, wfinder)
+        })
     }
 
     /// Summary, first prompt and project, lower-cased or as written.
     pub(super) fn fields(&self, case_sensitive: bool) -> Vec<Cow<'_, [u8]>> {
         if !case_sensitive {
-            let l = self.lower();
-            let e = self.ends.map(|e| e as usize);
-            return vec![
-                Cow::Borrowed(&l[(e[0] + 1).min(e[1])..e[1]]),
-                Cow::Borrowed(&l[(e[1] + 1).min(e[2])..e[2]]),
-                Cow::Borrowed(&l[(e[2] + 1).min(e[3])..e[3]]),
-            ];
+            return self.lower_fields().map(Cow::Borrowed).to_vec();
         }
-        let w = self.written();
-        (w.split('\n').skip(1))
-            .map(|f| Cow::Owned(f.as_bytes().to_vec()))
+        (text_fields(&self.row).into_iter())
+            .map(|f| Cow::Owned(f.into_bytes()))
             .collect()
     }
 }
@@ -321,7 +383,7 @@ impl Titles {
     pub(super) fn of(items: &[Item], recency: Vec<i64>) -> Titles {
         let mut t = Titles::default();
         t.bytes
-            .reserve(items.iter().map(|i| i.title_lower().len()).sum());
+            .reserve(items.iter().map(|i| i.row.title.len()).sum());
         t.reserve(items.len());
         for i in items {
             let (at, letters) = t.add(i);
@@ -342,7 +404,8 @@ impl Titles {
     }
 
     fn add(&mut self, item: &Item) -> ((u32, u32), Letters) {
-        let t = folded(item.title_lower());
+        let lower = item.title_lower();
+        let t = folded(lower.as_bytes());
         let at = (self.bytes.len() as u32, t.len() as u32);
         self.bytes.extend_from_slice(&t);
         (at, Letters::of(&t))
@@ -436,24 +499,73 @@ mod tests {
     }
 
     #[test]
-    fn the_text_as_written_comes_back_from_its_bits() {
+    fn the_text_as_written_comes_back_from_the_row() {
         let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
         s.title = "Fix the PORT".into();
         s.summary = "Retry in CI".into();
-        let i = Item::new(&s);
-        assert!(
-            i.written.is_none(),
-            "ASCII capitals are bits, not a second copy"
-        );
-        assert_eq!(i.written().split('\n').next(), Some("Fix the PORT"));
-        assert_eq!(i.title_lower(), b"fix the port");
+        let i = Item::new(&Arc::new(s.clone()));
+        let mut buf = Vec::new();
+        assert_eq!(i.title_written(&mut buf), b"Fix the PORT");
+        assert_eq!(i.title_lower(), "fix the port");
+        assert_eq!(i.text_lower(), b"retry in ci\n\n");
         let f = memchr::memmem::Finder::new(b"ci");
         let w = memchr::memmem::Finder::new(b"CI");
         assert!(i.text_has(&f, Some((&w, b"CI"))));
         let w = memchr::memmem::Finder::new(b"Ci");
         assert!(!i.text_has(&f, Some((&w, b"Ci"))));
-        s.title = "Été".into();
-        let i = Item::new(&s);
-        assert_eq!(i.written().split('\n').next(), Some("Été"));
+        s.title = "Été\n  à   l'été".into();
+        s.summary = "ÉTÉ".into();
+        let i = Item::new(&Arc::new(s));
+        assert_eq!(i.title_written(&mut buf), "Été à l'été".as_bytes());
+        let f = memchr::memmem::Finder::new("été".as_bytes());
+        let w = memchr::memmem::Finder::new("ÉTÉ".as_bytes());
+        assert!(i.text_has(&f, Some((&w, "ÉTÉ".as_bytes()))));
+        let w = memchr::memmem::Finder::new("Été".as_bytes());
+        assert!(!i.text_has(&f, Some((&w, "Été".as_bytes()))));
+    }
+
+    /// A term with capitals is looked for in the text as the item searches it: one line,
+    /// sanitized, capped; not in the row's raw fields.
+    #[test]
+    fn capitals_are_looked_for_in_the_text_as_searched() {
+        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
+        s.summary = "* Goal: \u{1b}[1mBo\u{1b}[0mld\n\n* Cause:  Tabs".into();
+        s.first_prompt = format!("{} Tail", "a".repeat(FIELD_CAP)).into();
+        s.cwd = Some("/src/My Project".into());
+        let i = Item::new(&Arc::new(s));
+        let has = |w: &str| {
+            let l = w.to_lowercase();
+            let f = memchr::memmem::Finder::new(l.as_bytes());
+            let wf = memchr::memmem::Finder::new(w.as_bytes());
+            i.text_has(&f, Some((&wf, w.as_bytes())))
+        };
+        assert!(has("Bold"), "escapes are gone from the searched text");
+        assert!(has("Goal: Bold * Cause: Tabs"), "one line, single spaces");
+        assert!(!has("Tail"), "past the cap");
+        assert!(has("My Project") && !has("My project"));
+    }
+
+    /// The shortcut `title_written` takes must agree with `one_line` on every title it takes.
+    #[test]
+    fn a_title_one_line_keeps_is_read_as_it_is() {
+        for t in [
+            "Fix it",
+            "a",
+            "",
+            " x",
+            "x ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            "é",
+            "\u{1b}[2J",
+            "~!",
+        ] {
+            if one_line_already(t) {
+                assert_eq!(one_line(t), t, "{t:?}");
+            }
+        }
+        assert!(one_line_already("Fix the parser (v2)"));
+        assert!(!one_line_already("a  b") && !one_line_already("x ") && !one_line_already("é"));
     }
 }

@@ -6,7 +6,7 @@ use nucleo::pattern::{Atom, AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo::{Config, Matcher, Utf32Str, Utf32String, chars};
 
 use super::FUZZY_MIN_LEN;
-use super::item::{Item, Pairs, Row};
+use super::item::{Item, Pairs, Row, caps_of};
 use super::tight::{Letters, TitleHit, tight};
 
 /// One parsed term of the query.
@@ -37,6 +37,9 @@ pub(super) struct Term {
     /// The pairs alone say whether the text has the term (one or two letters, substring,
     /// no capitals): the text is not read.
     by_pairs: bool,
+    /// The needle's ASCII capitals (`item::caps_of`): a row without them all written
+    /// somewhere does not say the term, and its title and text are not read.
+    caps: u32,
 }
 
 impl Term {
@@ -72,6 +75,7 @@ impl Term {
             letters: Letters::needs(lower.as_bytes()),
             title_pairs: Letters::needs_pairs(lower.as_bytes()),
             fuzzy: needle.chars().count() >= FUZZY_MIN_LEN,
+            caps: caps_of(&needle, false),
             atom,
             chars: needle.chars().collect(),
             needle,
@@ -290,6 +294,19 @@ impl Query {
             self.chars.extend(title.chars());
             return tight(&self.chars, &term.chars, None);
         }
+        // A term with capitals: the row must have them (the title as searched or the text),
+        // and an ASCII title must say the term lower-cased, which its packed letters and pairs
+        // tell without reading it; only then is the title as written read from the row.
+        if !term.atom.negative && !item.may_have_caps(term.caps) {
+            return None;
+        }
+        if term.fast
+            && item.title_is_ascii()
+            && !(row.letters.has_all(term.letters)
+                && row.letters.may_say(term.title_pairs, term.fuzzy))
+        {
+            return None;
+        }
         let mut buf = std::mem::take(&mut self.buf);
         let title = item.title_written(&mut buf);
         let hit = if title.is_ascii() {
@@ -378,7 +395,7 @@ fn text_seen(term: &Term, item: &Item, pairs: &Pairs, from: Option<u32>) -> Opti
 
 /// Whether `term` occurs in the item's summary, first prompt or project, as its kind says.
 fn text_match(term: &Term, item: &Item, pairs: &Pairs) -> bool {
-    if !pairs.has_all(&term.pairs) {
+    if !pairs.has_all(&term.pairs) || !item.may_have_caps(term.caps) {
         return false;
     }
     if term.by_pairs {
