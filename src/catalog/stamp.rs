@@ -110,7 +110,7 @@ impl Memo {
                 if self.absent(p) {
                     mix(h, 0)
                 } else {
-                    stamp(h, p)
+                    self.in_state(h, p)
                 }
             } else if within(p, path) {
                 self.near(h, p, path)
@@ -132,6 +132,22 @@ impl Memo {
     /// `first` (any failure there falls back to the path's own `lstat`).
     fn near(&mut self, h: u64, p: &Path, first: &Path) -> u64 {
         match super::at::split(p, first).and_then(|(dir, rel)| self.dirs.lstat(dir, rel)) {
+            Some(s) => with(h, &s),
+            None => stamp(h, p),
+        }
+    }
+
+    /// `stamp(h, p)` for `p` directly in the state directory, looked up by its name from an
+    /// open handle on that directory: from `/` the walk passed every directory above it
+    /// (and any symlink there) for each of the few sessions with a state file (issue 10: at
+    /// 100k, about one `statx` in twelve of a warm `spool list`). Any failure falls back to
+    /// the path's own `lstat`, so an error never reads as a different file.
+    fn in_state(&mut self, h: u64, p: &Path) -> u64 {
+        use std::os::unix::ffi::OsStrExt;
+        let (Some(dir), Some(name)) = (self.state_dir.as_deref(), p.file_name()) else {
+            return stamp(h, p);
+        };
+        match self.dirs.lstat(dir.as_os_str().as_bytes(), name.as_bytes()) {
             Some(s) => with(h, &s),
             None => stamp(h, p),
         }
@@ -216,6 +232,58 @@ mod tests {
             assert!(!m.in_state_dir(p(miss)), "{miss}");
         }
         assert!(!Memo::new(None).in_state_dir(p("/s/.spool/x.json")));
+    }
+
+    #[test]
+    fn one_memo_sees_every_change_to_a_state_file_looked_up_from_its_directory() {
+        let t = tempfile::tempdir().unwrap();
+        // The state directory is reached through a symlink, as a store given by one is.
+        let real = t.path().join("real");
+        std::fs::create_dir_all(real.join("sessions/.spool")).unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("link")).unwrap();
+        let (session, state) = (
+            t.path().join("link/sessions/s.jsonl"),
+            t.path().join("link/sessions/.spool"),
+        );
+        std::fs::write(&session, b"{}").unwrap();
+        let file = state.join("s.json");
+        std::fs::write(&file, b"{}").unwrap();
+        let inputs = [session.clone(), file.clone()];
+        // One memo for the whole test: its open state directory must never stand in for a
+        // stat, and its listing (taken once) must not hide a state file's changes.
+        let mut memo = Memo::new(Some(state.clone()));
+        let mut last = memo.key(&inputs, &session, None);
+        assert_eq!(last, key(&inputs));
+        let steps: [&dyn Fn(); 5] = [
+            &|| {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&file)
+                    .unwrap();
+                f.write_all(b"\n").unwrap();
+            },
+            &|| {
+                std::fs::write(state.join("new"), b"{}").unwrap();
+                std::fs::rename(state.join("new"), &file).unwrap();
+            },
+            &|| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+            },
+            &|| {
+                std::fs::rename(&file, state.join("old")).unwrap();
+                std::os::unix::fs::symlink("old", &file).unwrap();
+            },
+            &|| std::fs::remove_file(&file).unwrap(),
+        ];
+        for (i, step) in steps.iter().enumerate() {
+            step();
+            let now = memo.key(&inputs, &session, None);
+            assert_eq!(now, key(&inputs), "step {i}");
+            assert_ne!(now, last, "step {i}");
+            last = now;
+        }
     }
 
     #[test]
