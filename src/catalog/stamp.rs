@@ -81,8 +81,11 @@ pub struct Memo {
     state_dir: Option<PathBuf>,
     /// The state directory's names (`None`: not listed yet; `Some(None)`: cannot be listed,
     /// so every state file is stamped by `lstat`).
-    listed: Option<Option<std::collections::HashSet<std::ffi::OsString>>>,
-    shared: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+    listed: Option<Option<rustc_hash::FxHashSet<std::ffi::OsString>>>,
+    /// Inputs outside the session's own path, by their bytes (FxHash: SipHash over a
+    /// `Path` hashes it component by component, and the lookup cloned the path; both were
+    /// paid once per Loop session for its collection's `archive.json`).
+    shared: rustc_hash::FxHashMap<Box<[u8]>, Option<Stat>>,
     dirs: super::at::Dirs,
 }
 
@@ -92,7 +95,7 @@ impl Memo {
         Memo {
             state_dir,
             listed: None,
-            shared: std::collections::HashMap::new(),
+            shared: rustc_hash::FxHashMap::default(),
             dirs: super::at::Dirs::default(),
         }
     }
@@ -115,12 +118,8 @@ impl Memo {
             } else if within(p, path) {
                 self.near(h, p, path)
             } else {
-                let m = self
-                    .shared
-                    .entry(p.clone())
-                    .or_insert_with(|| std::fs::symlink_metadata(p).ok());
-                match m {
-                    Some(m) => of(h, m),
+                match self.shared_stat(p) {
+                    Some(s) => with(h, &s),
                     None => mix(h, 0),
                 }
             };
@@ -135,6 +134,18 @@ impl Memo {
             Some(s) => with(h, &s),
             None => stamp(h, p),
         }
+    }
+
+    /// The `lstat` of `p`, an input outside the session's own path, taken once per pass.
+    fn shared_stat(&mut self, p: &Path) -> Option<Stat> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = p.as_os_str().as_bytes();
+        if let Some(s) = self.shared.get(bytes) {
+            return *s;
+        }
+        let s = std::fs::symlink_metadata(p).ok().map(|m| Stat::of(&m));
+        self.shared.insert(bytes.into(), s);
+        s
     }
 
     /// `stamp(h, p)` for `p` directly in the state directory, looked up by its name from an
