@@ -81,8 +81,11 @@ pub struct Memo {
     state_dir: Option<PathBuf>,
     /// The state directory's names (`None`: not listed yet; `Some(None)`: cannot be listed,
     /// so every state file is stamped by `lstat`).
-    listed: Option<Option<std::collections::HashSet<std::ffi::OsString>>>,
-    shared: std::collections::HashMap<PathBuf, Option<std::fs::Metadata>>,
+    listed: Option<Option<rustc_hash::FxHashSet<std::ffi::OsString>>>,
+    /// Inputs outside the session's own path, by their bytes (FxHash: SipHash over a
+    /// `Path` hashes it component by component, and the lookup cloned the path; both were
+    /// paid once per Loop session for its collection's `archive.json`).
+    shared: rustc_hash::FxHashMap<Box<[u8]>, Option<Stat>>,
     dirs: super::at::Dirs,
 }
 
@@ -92,7 +95,7 @@ impl Memo {
         Memo {
             state_dir,
             listed: None,
-            shared: std::collections::HashMap::new(),
+            shared: rustc_hash::FxHashMap::default(),
             dirs: super::at::Dirs::default(),
         }
     }
@@ -110,17 +113,13 @@ impl Memo {
                 if self.absent(p) {
                     mix(h, 0)
                 } else {
-                    stamp(h, p)
+                    self.in_state(h, p)
                 }
             } else if within(p, path) {
                 self.near(h, p, path)
             } else {
-                let m = self
-                    .shared
-                    .entry(p.clone())
-                    .or_insert_with(|| std::fs::symlink_metadata(p).ok());
-                match m {
-                    Some(m) => of(h, m),
+                match self.shared_stat(p) {
+                    Some(s) => with(h, &s),
                     None => mix(h, 0),
                 }
             };
@@ -132,6 +131,34 @@ impl Memo {
     /// `first` (any failure there falls back to the path's own `lstat`).
     fn near(&mut self, h: u64, p: &Path, first: &Path) -> u64 {
         match super::at::split(p, first).and_then(|(dir, rel)| self.dirs.lstat(dir, rel)) {
+            Some(s) => with(h, &s),
+            None => stamp(h, p),
+        }
+    }
+
+    /// The `lstat` of `p`, an input outside the session's own path, taken once per pass.
+    fn shared_stat(&mut self, p: &Path) -> Option<Stat> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = p.as_os_str().as_bytes();
+        if let Some(s) = self.shared.get(bytes) {
+            return *s;
+        }
+        let s = std::fs::symlink_metadata(p).ok().map(|m| Stat::of(&m));
+        self.shared.insert(bytes.into(), s);
+        s
+    }
+
+    /// `stamp(h, p)` for `p` directly in the state directory, looked up by its name from an
+    /// open handle on that directory: from `/` the walk passed every directory above it
+    /// (and any symlink there) for each of the few sessions with a state file (issue 10: at
+    /// 100k, about one `statx` in twelve of a warm `spool list`). Any failure falls back to
+    /// the path's own `lstat`, so an error never reads as a different file.
+    fn in_state(&mut self, h: u64, p: &Path) -> u64 {
+        use std::os::unix::ffi::OsStrExt;
+        let (Some(dir), Some(name)) = (self.state_dir.as_deref(), p.file_name()) else {
+            return stamp(h, p);
+        };
+        match self.dirs.lstat(dir.as_os_str().as_bytes(), name.as_bytes()) {
             Some(s) => with(h, &s),
             None => stamp(h, p),
         }
@@ -216,6 +243,58 @@ mod tests {
             assert!(!m.in_state_dir(p(miss)), "{miss}");
         }
         assert!(!Memo::new(None).in_state_dir(p("/s/.spool/x.json")));
+    }
+
+    #[test]
+    fn one_memo_sees_every_change_to_a_state_file_looked_up_from_its_directory() {
+        let t = tempfile::tempdir().unwrap();
+        // The state directory is reached through a symlink, as a store given by one is.
+        let real = t.path().join("real");
+        std::fs::create_dir_all(real.join("sessions/.spool")).unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("link")).unwrap();
+        let (session, state) = (
+            t.path().join("link/sessions/s.jsonl"),
+            t.path().join("link/sessions/.spool"),
+        );
+        std::fs::write(&session, b"{}").unwrap();
+        let file = state.join("s.json");
+        std::fs::write(&file, b"{}").unwrap();
+        let inputs = [session.clone(), file.clone()];
+        // One memo for the whole test: its open state directory must never stand in for a
+        // stat, and its listing (taken once) must not hide a state file's changes.
+        let mut memo = Memo::new(Some(state.clone()));
+        let mut last = memo.key(&inputs, &session, None);
+        assert_eq!(last, key(&inputs));
+        let steps: [&dyn Fn(); 5] = [
+            &|| {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&file)
+                    .unwrap();
+                f.write_all(b"\n").unwrap();
+            },
+            &|| {
+                std::fs::write(state.join("new"), b"{}").unwrap();
+                std::fs::rename(state.join("new"), &file).unwrap();
+            },
+            &|| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+            },
+            &|| {
+                std::fs::rename(&file, state.join("old")).unwrap();
+                std::os::unix::fs::symlink("old", &file).unwrap();
+            },
+            &|| std::fs::remove_file(&file).unwrap(),
+        ];
+        for (i, step) in steps.iter().enumerate() {
+            step();
+            let now = memo.key(&inputs, &session, None);
+            assert_eq!(now, key(&inputs), "step {i}");
+            assert_ne!(now, last, "step {i}");
+            last = now;
+        }
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! A store's sessions as they stand, taken without the catalog: discovery's candidates and
-//! each one's key (the stat pass), before the comparison with the cached metas. Taken beside
-//! the catalog's decode, they measured no gain: in the browser the cached rows came later,
-//! and a warm `spool list` at load ~2.4 took more CPU (10k: 99 ms against 80) for the same
-//! wall time, so both survey after the decode.
+//! each one's key (the stat pass), before the comparison with the cached metas. `spool list`
+//! surveys while its main thread decodes the catalog; the browser surveys after the decode
+//! (taken beside it, the cached rows came later and the check no earlier at nice 10).
 
 use std::path::{Path, PathBuf};
 

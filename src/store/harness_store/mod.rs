@@ -282,13 +282,20 @@ impl Store for HarnessStore {
     /// Regular `sessions/*.json` files with a valid id stem, newest mtime first. Dot-files,
     /// temps, symlinks and other names are not sessions. Never creates anything.
     fn discover(&self) -> Vec<Candidate> {
+        let mut out = self.discover_unordered();
+        out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.id.cmp(&b.id)));
+        out
+    }
+
+    /// `discover` in directory order: the stat pass keys candidates in any order, so its
+    /// survey skips the sort by mtime.
+    fn discover_unordered(&self) -> Vec<Candidate> {
         let rd = match std::fs::read_dir(&self.sessions) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
             Err(_) => return vec![Candidate::unreadable_dir(&self.sessions)],
         };
-        let mut out: Vec<Candidate> = rd
-            .flatten()
+        rd.flatten()
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
                 let stem = name.strip_suffix(".json")?;
@@ -307,9 +314,7 @@ impl Store for HarnessStore {
                     stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
                 })
             })
-            .collect();
-        out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.id.cmp(&b.id)));
-        out
+            .collect()
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {

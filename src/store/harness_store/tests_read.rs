@@ -316,6 +316,10 @@ fn discovery_skips_debris_and_orders_by_mtime() {
     let before: Vec<_> = walk(&s);
     let ids: Vec<String> = store.discover().into_iter().map(|c| c.id).collect();
     assert_eq!(ids, [A, C, B]);
+    // The stat pass's survey finds the same candidates, in any order.
+    let mut found = store.discover_unordered();
+    found.sort_by_key(|c| ids.iter().position(|i| *i == c.id));
+    assert_eq!(found, store.discover());
     let list = store.list();
     assert_eq!(list.len(), 3);
     assert!(list.iter().all(|r| r.error().is_none()));

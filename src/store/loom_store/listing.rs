@@ -39,13 +39,25 @@ pub fn sort_key(id: &str) -> Option<(&str, u32)> {
 /// Regular `*.jsonl` files directly in `sessions/` (no directories, symlinks or dot-files),
 /// newest first by the DECIDED key, ties and non-standard ids by id.
 pub fn discover(sessions: &Path) -> Vec<Candidate> {
+    let mut out = discover_unordered(sessions);
+    // Standard ids first (Some > None), then newest key, then id.
+    out.sort_by_cached_key(|c| {
+        let key = sort_key(&c.id).map(|(stamp, n)| (stamp.to_string(), n));
+        std::cmp::Reverse((key, c.id.clone()))
+    });
+    out
+}
+
+/// `discover`'s candidates in directory order: what the stat pass keys (any order), without
+/// the sort's two new strings per log (issue 10: at 100k, a warm check sorted 33k logs it
+/// then looked up by id).
+pub fn discover_unordered(sessions: &Path) -> Vec<Candidate> {
     let rd = match std::fs::read_dir(sessions) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
         Err(_) => return vec![Candidate::unreadable_dir(sessions)],
     };
-    let mut out: Vec<Candidate> = rd
-        .flatten()
+    rd.flatten()
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
             let id = name.strip_suffix(".jsonl")?;
@@ -65,13 +77,7 @@ pub fn discover(sessions: &Path) -> Vec<Candidate> {
                 stat: None,
             })
         })
-        .collect();
-    // Standard ids first (Some > None), then newest key, then id.
-    out.sort_by_cached_key(|c| {
-        let key = sort_key(&c.id).map(|(stamp, n)| (stamp.to_string(), n));
-        std::cmp::Reverse((key, c.id.clone()))
-    });
-    out
+        .collect()
 }
 
 /// The id read as local time (`YYYYMMDD-hhmmss`), the fallback for `started`.

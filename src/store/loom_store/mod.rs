@@ -151,6 +151,10 @@ impl Store for LoomStore {
         listing::discover(&self.sessions)
     }
 
+    fn discover_unordered(&self) -> Vec<Candidate> {
+        listing::discover_unordered(&self.sessions)
+    }
+
     /// loom's ids are their start times: no log is `stat`ed to order them.
     fn orders_by_name(&self) -> bool {
         true

@@ -302,6 +302,10 @@ fn discovery_filters_and_sorts_by_the_decided_key() {
     )
     .unwrap();
     let ids: Vec<String> = s.discover().into_iter().map(|c| c.id).collect();
+    // The stat pass's survey finds the same candidates, in any order.
+    let mut found = s.discover_unordered();
+    found.sort_by_key(|c| ids.iter().position(|i| *i == c.id));
+    assert_eq!(found, s.discover());
     assert_eq!(
         ids,
         [
