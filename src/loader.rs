@@ -374,10 +374,19 @@ fn list_and_watch(
         setup.start();
     }
 
+    // Whether this store's first rows are the first screen's, read at the UI's priority.
+    let mut foreground = false;
     if runner.is_none() {
         first.wait(FIRST_ROWS_WAIT);
-        // Out of the race for the first screen: the rest of the listing yields to keys.
-        crate::priority::background();
+        if first.rows_shown() {
+            // Out of the race for the first screen: the rest of the listing yields to keys.
+            crate::priority::background();
+        } else {
+            // No rows on screen (the name-ordered stores are empty or slow): this store's
+            // first batch is the first screen, and at nice 10 on a busy machine it waited
+            // for a core behind everything else (issue 10's cold first paint).
+            foreground = true;
+        }
     }
     let candidates = store.discover();
     let total = candidates.len();
@@ -413,7 +422,8 @@ fn list_and_watch(
             first.shown();
             // This store's first rows are out: the rest yields to keys (and the watcher's
             // setup, started next, inherits it).
-            if runner.take().is_some() {
+            let raced = runner.take().is_some();
+            if raced || std::mem::take(&mut foreground) {
                 crate::priority::background();
             }
             setup.start();

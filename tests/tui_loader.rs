@@ -25,6 +25,8 @@ struct Fake {
     gate: Option<Arc<(Mutex<bool>, Condvar)>>,
     /// `discover` was called.
     discovered: Arc<AtomicBool>,
+    /// The listing thread's nice value at each `summarize`, in order.
+    nices: Arc<Mutex<Vec<i32>>>,
 }
 
 impl Fake {
@@ -36,6 +38,7 @@ impl Fake {
             by_name: false,
             gate: None,
             discovered: Arc::default(),
+            nices: Arc::default(),
         }
     }
 }
@@ -67,6 +70,8 @@ impl Store for Fake {
             .collect()
     }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
+        let nice = spool::priority::current_nice();
+        self.nices.lock().unwrap().push(nice);
         Some(tui_common::row(
             self.kind,
             &c.id,
@@ -231,5 +236,43 @@ fn a_cold_start_lists_the_name_ordered_store_first() {
         {
             harness += r.iter().filter(|r| r.store == StoreKind::Harness).count();
         }
+    }
+}
+
+/// A start with no catalog where no name-ordered store has rows (here there is none): the
+/// first rows of a store that stats its sessions (Claude Code, Codex) are the first screen,
+/// so they are read at the UI's priority; the rest of the listing then yields to keys. At
+/// nice 10 the first screen waited for a core behind everything else on a busy machine.
+#[test]
+fn the_first_screens_rows_are_read_at_the_uis_priority_and_the_rest_yields() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = Arc::new(Mutex::new(
+        (0..200).map(|i| format!("s{i:04}")).collect::<Vec<_>>(),
+    ));
+    let fake = Fake::new(dir.path(), ids);
+    let nices = fake.nices.clone();
+    let stores = Arc::new(Stores {
+        stores: vec![Box::new(fake)],
+        state_dir: dir.path().join("state"),
+    });
+    let ui = spool::priority::current_nice();
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores, tx);
+    loop {
+        if let Event::Action(Action::Progress { finished: true, .. }) =
+            rx.recv_timeout(Duration::from_secs(10)).unwrap()
+        {
+            break;
+        }
+    }
+    let nices = nices.lock().unwrap();
+    assert_eq!(nices.len(), 200);
+    assert_eq!(nices[0], ui, "the first screen's first row");
+    if ui < spool::priority::BACKGROUND_NICE {
+        assert_eq!(
+            nices.last(),
+            Some(&spool::priority::BACKGROUND_NICE),
+            "rows after the first batch"
+        );
     }
 }

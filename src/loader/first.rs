@@ -55,6 +55,11 @@ impl FirstRows {
         }
     }
 
+    /// Whether some store's rows are out (rather than every name-ordered store ended empty).
+    pub(super) fn rows_shown(&self) -> bool {
+        self.state.lock().is_ok_and(|s| s.shown)
+    }
+
     /// Wait (at most `limit`) until rows are out or no name-ordered store is still listing.
     /// Returns whether the wait ended for that reason rather than the limit.
     pub(super) fn wait(&self, limit: Duration) -> bool {

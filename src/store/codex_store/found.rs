@@ -67,6 +67,7 @@ impl ById {
             id: id.to_string(),
             path: s.path.to_path_buf(),
             mtime: s.mtime,
+            stat: None,
             archived: s.archived,
             found: s.found,
             duplicate_in_archive: s.duplicate_in_archive,
@@ -86,6 +87,7 @@ mod tests {
                 "/c/sessions/rollout-2026-03-14T10-15-02-{id}.jsonl"
             )),
             mtime: Some(SystemTime::UNIX_EPOCH),
+            stat: None,
             archived,
             found: Found::Rollout,
             duplicate_in_archive: archived,
