@@ -265,7 +265,7 @@ mod tests {
             .filter_map(char::from_u32)
         {
             for at in 0..17 {
-                r.title = format!("{}{c}{}", "a".repeat(at), "b".repeat(17 - at));
+                r.title = format!("{}{c}{}", "a".repeat(at), "b".repeat(17 - at)).into();
                 same(&r);
             }
         }
