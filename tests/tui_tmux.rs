@@ -68,6 +68,35 @@ fn a_session_found_by_search_is_shown_not_left_loading() {
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
 
+/// A query with capitals matches only where they are written (smart case), and the session
+/// it finds opens in the pane: the quick search skips rows without the term's capitals, so a
+/// wrong skip would show "no matches" or an empty pane here.
+#[test]
+fn a_query_with_capitals_finds_the_session_and_opens_it() {
+    let Some(t) = Tmux::new("search-caps") else {
+        return;
+    };
+    t.run("--demo");
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("PORT");
+    t.wait_for("no matches");
+    t.keys(&["Escape"]);
+    t.wait_for("/ search");
+    t.keys(&["/"]);
+    t.type_text("Port");
+    t.wait_until("the list to narrow to 'Port'", |s| {
+        s.contains("/ Port") && s.contains("Port the test suite")
+    });
+    t.keys(&["Enter"]);
+    let s = t.wait_until("the session's last message in the pane", |s| {
+        s.contains("That completes the port")
+    });
+    assert!(!s.contains("loading…"), "{s}");
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
+
 #[test]
 fn g_and_g_reach_the_first_and_last_message_of_a_long_session() {
     let Some(t) = Tmux::new("top") else { return };
