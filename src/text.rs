@@ -45,6 +45,17 @@ pub fn one_line(s: &str) -> String {
     collapse_whitespace(&clean)
 }
 
+/// Whether `one_line` leaves `s` as it is: printable ASCII, no space at either end and no
+/// two together. Most titles are, and a reader that only needs the one-line form (the quick
+/// search, reading a row's title as written) then uses `s` itself, with no copy.
+pub fn is_one_line(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().all(|c| (b' '..=b'~').contains(c))
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w == b"  ")
+}
+
 fn needs_care(c: char) -> bool {
     (c as u32) < 0x20 && c != '\n' || ('\u{7f}'..='\u{9f}').contains(&c) || invisible(c)
 }
@@ -226,6 +237,30 @@ fn title_deleted(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// `is_one_line` must agree with `one_line` on every text it says yes to.
+    #[test]
+    fn a_text_is_one_line_only_where_one_line_keeps_it() {
+        for t in [
+            "Fix it",
+            "a",
+            "",
+            " x",
+            "x ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            "é",
+            "\u{1b}[2J",
+            "~!",
+        ] {
+            if is_one_line(t) {
+                assert_eq!(one_line(t), t, "{t:?}");
+            }
+        }
+        assert!(is_one_line("Fix the parser (v2)"));
+        assert!(!is_one_line("a  b") && !is_one_line("x ") && !is_one_line("é"));
+    }
 
     #[test]
     fn plural_agrees_with_the_count() {
