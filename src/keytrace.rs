@@ -67,6 +67,16 @@ pub fn phase(name: &str, since: Instant) {
     }
 }
 
+/// A count a background step ended with, logged as "count NAME N" (the directories a
+/// store's watcher registered, which the benchmark reports beside its times).
+pub fn count(name: &str, n: usize) {
+    if let Some(t) = trace()
+        && let Ok(mut t) = t.lock()
+    {
+        let _ = t.file.write_all(format!("count {name} {n}\n").as_bytes());
+    }
+}
+
 /// The input thread read a key (or other input).
 pub fn input_read() {
     if let Some(t) = trace()

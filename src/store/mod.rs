@@ -134,11 +134,36 @@ pub struct Launch {
     pub unarchive_first: bool,
 }
 
-/// A directory the file watcher registers, and whether its subdirectories are watched too.
+/// A directory the file watcher registers, and how many levels of its subdirectories too.
+/// The watcher finds them itself (`loader::watch`): by the directory read's entry types,
+/// never through a symlink, and never into a subdirectory whose name starts with `.`
+/// (staging and trash, and spool's sidecar directory, which a store names on its own).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct WatchDir {
     pub path: PathBuf,
-    pub recursive: bool,
+    /// Levels of subdirectories registered below `path`: 0 for `path` alone.
+    pub depth: u32,
+}
+
+impl WatchDir {
+    /// Every level below.
+    pub const TREE: u32 = u32::MAX;
+
+    /// `path` alone.
+    pub fn flat(path: &Path) -> WatchDir {
+        WatchDir {
+            path: path.to_path_buf(),
+            depth: 0,
+        }
+    }
+
+    /// `path` and every subdirectory below it.
+    pub fn tree(path: &Path) -> WatchDir {
+        WatchDir {
+            path: path.to_path_buf(),
+            depth: WatchDir::TREE,
+        }
+    }
 }
 
 /// One agent's session store. Readers never write; writers follow the format contract.
@@ -148,18 +173,31 @@ pub trait Store: Send + Sync {
     /// The `sessions/` directory this store reads.
     fn sessions_dir(&self) -> &Path;
 
-    /// What the watcher registers at start: the whole sessions directory, unless the store
-    /// knows that most of its subdirectories hold nothing a row is read from.
-    fn watch_dirs(&self) -> Vec<WatchDir> {
-        vec![WatchDir {
-            path: self.sessions_dir().to_path_buf(),
-            recursive: true,
-        }]
+    /// How many levels of directories below the sessions directory hold what rows are read
+    /// from (files, or sessions that are directories): the watcher registers them all.
+    fn watch_depth(&self) -> u32 {
+        WatchDir::TREE
     }
 
-    /// Directories to register once an event names `path`, for a store whose `watch_dirs`
-    /// are not recursive: a new directory that rows will be read from. Called before the
-    /// rescan, so a file made after it raises an event and one made before is discovered.
+    /// What the watcher registers at start: the sessions directory to `watch_depth`, and
+    /// spool's sidecar directory in it (pins and read marks; absent for a store that keeps
+    /// its state elsewhere, and then skipped). A new directory that an event names within
+    /// these depths is registered by the watcher itself.
+    fn watch_dirs(&self) -> Vec<WatchDir> {
+        let sessions = self.sessions_dir();
+        vec![
+            WatchDir {
+                path: sessions.to_path_buf(),
+                depth: self.watch_depth(),
+            },
+            WatchDir::flat(&sidecar::dir(sessions)),
+        ]
+    }
+
+    /// Directories to register once an event names `path`, beyond a new directory within
+    /// the depths of `watch_dirs` (which the watcher registers on its own): one a store
+    /// reads outside them. Called before the rescan, so a file made after it raises an event
+    /// and one made before is discovered.
     fn watch_more(&self, _path: &Path) -> Vec<WatchDir> {
         Vec::new()
     }

@@ -9,17 +9,10 @@ use std::path::Path;
 use super::discover;
 use crate::store::WatchDir;
 
-fn flat(path: &Path) -> WatchDir {
-    WatchDir {
-        path: path.to_path_buf(),
-        recursive: false,
-    }
-}
-
 /// `projects/`, every project directory, and the `subagents/` tree of every session
 /// directory in them (the rows' subagent counts).
 pub fn watch_dirs(projects: &Path) -> Vec<WatchDir> {
-    let mut out = vec![flat(projects)];
+    let mut out = vec![WatchDir::flat(projects)];
     for dir in discover::project_dirs(projects) {
         out.extend(project(&dir));
     }
@@ -28,7 +21,7 @@ pub fn watch_dirs(projects: &Path) -> Vec<WatchDir> {
 
 /// One project directory and the subagent trees of its session directories.
 fn project(dir: &Path) -> Vec<WatchDir> {
-    let mut out = vec![flat(dir)];
+    let mut out = vec![WatchDir::flat(dir)];
     let Ok(rd) = std::fs::read_dir(dir) else {
         return out;
     };
@@ -45,10 +38,7 @@ fn subagents(session_dir: &Path) -> Option<WatchDir> {
     let path = session_dir.join("subagents");
     std::fs::symlink_metadata(&path)
         .is_ok_and(|m| m.is_dir())
-        .then_some(WatchDir {
-            path,
-            recursive: true,
-        })
+        .then(|| WatchDir::tree(&path))
 }
 
 /// What an event naming `path` adds: a new project directory (with what it already holds),
@@ -88,7 +78,11 @@ mod tests {
     use std::path::PathBuf;
 
     fn dir(p: PathBuf, recursive: bool) -> WatchDir {
-        WatchDir { path: p, recursive }
+        if recursive {
+            WatchDir::tree(&p)
+        } else {
+            WatchDir::flat(&p)
+        }
     }
 
     /// Two projects; one session with subagents and tool results, one with tool results only.

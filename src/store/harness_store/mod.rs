@@ -279,6 +279,12 @@ impl Store for HarnessStore {
         &self.sessions
     }
 
+    /// Records sit in `sessions/` itself (a non-recursive glob, harness.md section 1): no
+    /// subdirectory holds a row's input but the sidecar directory, registered on its own.
+    fn watch_depth(&self) -> u32 {
+        0
+    }
+
     /// Regular `sessions/*.json` files with a valid id stem, newest mtime first. Dot-files,
     /// temps, symlinks and other names are not sessions. Never creates anything.
     fn discover(&self) -> Vec<Candidate> {

@@ -147,6 +147,12 @@ impl Store for LoomStore {
         &self.sessions
     }
 
+    /// Logs sit in `sessions/` itself (a non-recursive glob, loom.md section 1): no
+    /// subdirectory holds a row's input but the sidecar directory, registered on its own.
+    fn watch_depth(&self) -> u32 {
+        0
+    }
+
     fn discover(&self) -> Vec<Candidate> {
         listing::discover(&self.sessions)
     }

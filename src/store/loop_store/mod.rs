@@ -223,6 +223,14 @@ impl Store for LoopStore {
     fn sessions_dir(&self) -> &Path {
         &self.sessions
     }
+    /// Collections, and the v3 session directories in them: `meta.json` and `messages.jsonl`
+    /// change inside a session's directory, which its collection's watch does not see
+    /// (loop.md section 1). Nothing deeper is read; staging (`.stage-`, `.delete-`) is
+    /// dot-named and skipped, and a staged session renamed into place is registered on its
+    /// rename event.
+    fn watch_depth(&self) -> u32 {
+        2
+    }
     fn discover(&self) -> Vec<Candidate> {
         let mut out = self.discover_split(DISCOVERY_THREADS, true);
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
