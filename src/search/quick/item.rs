@@ -316,7 +316,7 @@ const fn slots() -> [u8; 676] {
     while p < 676 {
         if t[p] == u8::MAX {
             let h = (p as u32).wrapping_mul(0x9e37_79b1) as u64;
-            t[p] = (own as u64 + (h * (PAIR_BITS - own) as u64 >> 32)) as u8;
+            t[p] = (own as u64 + ((h * (PAIR_BITS - own) as u64) >> 32)) as u8;
         }
         p += 1;
     }
