@@ -269,16 +269,12 @@ impl Item {
     }
 }
 
-/// Which letters a lower-cased text has at all (26 bits) and which pairs of letters it has
-/// side by side (the other 230: one each for the common pairs, shared by the rest). A term
-/// whose letters and pairs are not all there is not in the text, and the text is not read:
-/// after a first letter, `fi` and `fix` re-checked 30-90k texts of up to 800 bytes that did
-/// not say them. For a term of one letter or a common pair the bits are the answer
-/// (`exact`): `f` and `fi` then read no row's text at all.
-///
-/// 32 bytes a row. Every pair had a bit of its own (26 x 26, 88 bytes with the letters:
-/// 8.8 MB kept at 100k sessions, issue 10); now a rare pair (`xq`) typed alone reads the
-/// texts that have its shared bit.
+/// Which letters a lower-cased text has (26 bits) and which pairs of letters side by side
+/// (230: one each for the common pairs, shared by the rest). A text without all of a term's
+/// is not read: after a first letter, `fi` and `fix` re-checked 30-90k texts that did not
+/// say them. For one letter or a common pair the bits are the answer (`exact`). 32 bytes a
+/// row: a bit for every pair took 88 (8.8 MB kept at 100k sessions, issue 10); a rare pair
+/// (`xq`) typed alone now reads the texts that have its shared bit.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Pairs([u64; 4]);
 
@@ -287,10 +283,9 @@ const LETTERS: usize = 26;
 /// How many bits the pairs have: one each for the `COMMON` pairs, the rest shared.
 const PAIR_BITS: usize = 256 - LETTERS;
 
-/// The pairs of letters most frequent in English text, side by side: each has a bit of its
-/// own, so a term of two letters that is one of them is answered by the bits alone (`ti`
-/// and `fi` match most rows at 100k sessions: reading each text to confirm them cost 40%
-/// more CPU a key). The other 476 pairs share the remaining bits.
+/// The pairs of letters most frequent in English, each with a bit of its own: `ti` and `fi`
+/// match most rows at 100k sessions, and reading each text to confirm them cost 40% more
+/// CPU a key. The other 476 pairs share the remaining bits.
 const COMMON: &[u8; 400] = b"\
     thheineranreonatenndtiesorteofedisitalarsttontngsehaasouiolevecomedehiriroicneea\
     racelichllbemasiomurcaeltalansdifohopeecprnoctusacotiltrlyncetutsssorsunlowageie\
