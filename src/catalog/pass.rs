@@ -174,15 +174,15 @@ fn still_valid(c: &Candidate, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: 
 }
 
 /// The core of a pass, split over the machine's cores: for each surveyed candidate (in
-/// order), `None` when the meta `old` finds for its id still holds, else its entry read
-/// again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
+/// order), where `old` found its meta (the position it gave) and `None` when that meta still
+/// holds, else its entry read again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
 /// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB).
 fn reread<'a, M: Held + 'a>(
     store: &dyn Store,
-    old: &(dyn Fn(&str) -> Option<&'a M> + Sync),
+    old: &(dyn Fn(&str) -> Option<(usize, &'a M)> + Sync),
     candidates: &[Candidate],
     keys: &[u64],
-) -> Vec<Option<Box<Entry>>> {
+) -> Vec<(Option<usize>, Option<Box<Entry>>)> {
     let now = stamp::unix_secs(SystemTime::now());
     let chunk = survey::chunk_len(candidates.len());
     let parts = candidates.chunks(chunk).zip(keys.chunks(chunk));
@@ -190,9 +190,13 @@ fn reread<'a, M: Held + 'a>(
         let mut cwds = CwdMemo::default();
         part.iter()
             .zip(keys)
-            .map(|(c, &key)| match old(&c.id) {
-                Some(m) if still_valid(c, key, m, &mut cwds, now) => None,
-                _ => Some(Box::new(read(store, c))),
+            .map(|(c, &key)| {
+                let found = old(&c.id);
+                let at = found.map(|(i, _)| i);
+                match found {
+                    Some((_, m)) if still_valid(c, key, m, &mut cwds, now) => (at, None),
+                    _ => (at, Some(Box::new(read(store, c)))),
+                }
             })
             .collect()
     })
@@ -211,7 +215,9 @@ pub fn check_surveyed(store: &dyn Store, old: ById, s: &Survey) -> Checked {
 }
 
 fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u64]) -> Checked {
-    let news = reread(store, &|id| old.get(id), candidates, keys);
+    // The position found is handed back, so each candidate's id is looked up once.
+    let lookup = |id: &str| old.position(id).map(|i| (i, &old.metas[i]));
+    let news = reread(store, &lookup, candidates, keys);
     let mut out = Checked {
         known: Known::with_capacity(candidates.len()),
         ..Checked::default()
@@ -219,8 +225,7 @@ fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
     let mut found = vec![false; old.metas.len()];
     let mut valid = vec![false; old.metas.len()];
-    for (c, n) in candidates.iter().zip(news) {
-        let at = old.position(&c.id);
+    for (at, n) in news {
         if let Some(i) = at {
             found[i] = true;
         }
@@ -273,10 +278,10 @@ pub fn refresh(
             .iter()
             .map(|e| (e.meta.id.as_str(), &e.meta))
             .collect();
-        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates, &keys)
+        let found = |id: &str| index.get(id).map(|m| (0, *m));
+        let fresh: Vec<Entry> = reread(store, &found, &candidates, &keys)
             .into_iter()
-            .flatten()
-            .map(|e| *e)
+            .filter_map(|(_, e)| e.map(|e| *e))
             .collect();
         let found: FxHashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
         let gone: HashSet<String> = s
