@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::app::pane::{RAW_PER_ROUND, WINDOW_PER_ROUND};
 use crate::app::{Action, Loaded, View};
 use crate::catalog::Entry;
-use crate::catalog::live::{Cat, check_cached};
+use crate::catalog::live::{Cat, Early, check_cached};
 use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Span, Store, Stores};
@@ -139,8 +139,32 @@ impl Loader {
         let stop = Arc::new(AtomicBool::new(false));
         let channels: Vec<_> = (0..stores.stores.len()).map(|_| mpsc::channel()).collect();
         let pokes = channels.iter().map(|(p, _)| p.clone()).collect();
-        let lists = {
+        // Each store's thread starts now and waits for its part of the catalog: with the
+        // head on screen it surveys its store meanwhile (issue 10: at 100k the decode is one
+        // thread's ~150 ms of CPU, and the surveys began only after it, leaving a core idle).
+        // The part arrives after the cached rows are sent, so a store's news still follows
+        // them on the channel.
+        let mut parts = Vec::with_capacity(channels.len());
+        for (i, (ptx, prx)) in channels.into_iter().enumerate() {
+            let (part, slot) = mpsc::sync_channel::<(Cat, Arc<FirstRows>)>(1);
+            parts.push(part);
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
+            let _ = thread::Builder::new()
+                .name(format!("spool-list-{i}"))
+                .spawn(move || {
+                    let early = deferred.then(|| {
+                        // As the decode: the rows on screen are the head's, keys come first.
+                        crate::priority::background();
+                        Early::take(stores.stores[i].as_ref())
+                    });
+                    let Ok((cat, first)) = slot.recv() else {
+                        return;
+                    };
+                    list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first, early)
+                });
+        }
+        let lists = {
+            let stores = stores.clone();
             move || {
                 let (cache, mut known) = match open() {
                     Some(w) => (Some(w.cache), w.known),
@@ -153,24 +177,17 @@ impl Loader {
                     .filter(|&i| known.get(i).is_none_or(Option::is_none))
                     .count();
                 let first = Arc::new(FirstRows::new(name_ordered));
-                for (i, (ptx, prx)) in channels.into_iter().enumerate() {
-                    let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
-                    let first = first.clone();
+                for (i, part) in parts.into_iter().enumerate() {
                     let cat = Cat {
                         cache: cache.clone(),
                         known: known.get_mut(i).and_then(Option::take),
                     };
-                    let _ = thread::Builder::new()
-                        .name(format!("spool-list-{i}"))
-                        .spawn(move || {
-                            list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first)
-                        });
+                    let _ = part.send((cat, first.clone()));
                 }
             }
         };
         if deferred {
-            // The head is on screen: the decode and the checks its thread starts (they
-            // inherit the priority) yield to keys.
+            // The head is on screen: the decode yields to keys.
             let _ = thread::Builder::new()
                 .name("spool-catalog".into())
                 .spawn(move || {
@@ -307,6 +324,7 @@ fn list_and_watch(
     stop: &AtomicBool,
     mut cat: Cat,
     first: &FirstRows,
+    early: Option<Early>,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
@@ -314,13 +332,15 @@ fn list_and_watch(
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
         crate::priority::background();
         let old = Cat::by_id(metas);
-        let Some(mut known) = check_cached(store, i, tx, &cat, old) else {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old, early) else {
             return;
         };
         let mut watch = Watch::start(store, poke_tx);
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;
     }
+    // Not in the catalog after all (it changed since the head was cut): listed cold.
+    drop(early);
     // A name-ordered store is in the race for the first screen until its first rows are out.
     // `then`, not `then_some`: a Runner made for another store and dropped would count as a
     // name-ordered store finished.

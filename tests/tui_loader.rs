@@ -276,3 +276,45 @@ fn the_first_screens_rows_are_read_at_the_uis_priority_and_the_rest_yields() {
         );
     }
 }
+
+/// A warm start with the head on screen surveys its stores while the catalog decodes
+/// (issue 10: the surveys began only after the decode, one thread's ~150 ms of CPU at 100k
+/// sessions, leaving the other core idle). The decode here waits for the store's discovery
+/// to begin; when the surveys follow the decode, it never does. The check then still runs
+/// against the catalog's metas and reports its store done.
+#[test]
+fn a_warm_start_surveys_its_stores_while_the_catalog_decodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]));
+    let fake = Fake::new(dir.path(), ids);
+    let discovered = fake.discovered.clone();
+    let stores = Arc::new(Stores {
+        stores: vec![Box::new(fake)],
+        state_dir: dir.path().join("state"),
+    });
+    let cache = dir.path().join("cache");
+    let (tx, rx) = mpsc::channel();
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let _loader = Loader::start_deferred(stores, tx, move || {
+        let since = std::time::Instant::now();
+        while !discovered.load(Ordering::SeqCst) && since.elapsed() < Duration::from_secs(3) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        seen_tx.send(discovered.load(Ordering::SeqCst)).unwrap();
+        Some(spool::catalog::warm::Warm {
+            cache,
+            known: vec![Some(Vec::new())],
+        })
+    });
+    let seen = seen_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(seen, "the store was surveyed while the catalog decoded");
+    let mut reread = 0;
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Action(Action::Reread { rows, .. }) => reread += rows.len(),
+            Event::Action(Action::Progress { finished: true, .. }) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(reread, 2, "both sessions, new to the catalog, were read");
+}

@@ -36,22 +36,41 @@ impl Cat {
     }
 }
 
+/// A store's survey taken before its cached metas were at hand (the browser surveys while
+/// the catalog decodes, as `spool list` does), and when it started.
+pub struct Early {
+    pub survey: survey::Survey,
+    pub since: std::time::Instant,
+}
+
+impl Early {
+    /// Survey `store` now. Under SPOOL_KEYTRACE: the survey's time from its start, and when
+    /// it ended since launch (issue 10's warm start).
+    pub fn take(store: &dyn Store) -> Early {
+        let since = std::time::Instant::now();
+        let survey = survey::survey(store);
+        let kind = store.kind().as_str();
+        crate::keytrace::phase(&format!("surveyed_{kind}"), since);
+        crate::keytrace::phase_since_launch(&format!("surveyed_{kind}_at"));
+        Early { survey, since }
+    }
+}
+
 /// The stat pass of a store whose rows came from the catalog: only what changed is read and
 /// sent. Returns the known sessions for the watcher, or `None` when the app went away.
 /// `old` is consumed: the catalog's metas are freed (or moved into what is returned) before
-/// the watcher starts, not held for the life of the browser.
+/// the watcher starts, not held for the life of the browser. `early` is the store's survey
+/// if it was taken already (else it is taken here).
 pub fn check_cached(
     store: &dyn Store,
     i: usize,
     tx: &Sender<Event>,
     cat: &Cat,
     old: ById,
+    early: Option<Early>,
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
-    let since = std::time::Instant::now();
-    let survey = survey::survey(store);
-    // Under SPOOL_KEYTRACE: each store's stat pass, from its start (issue 10's warm start).
-    crate::keytrace::phase(&format!("surveyed_{}", kind.as_str()), since);
+    let Early { survey, since } = early.unwrap_or_else(|| Early::take(store));
     let checked = crate::catalog::pass::check_surveyed(store, old, &survey);
     let candidates = survey.candidates;
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);

@@ -35,13 +35,26 @@ pub struct Checked {
 }
 
 /// The catalog's metas of one store (slimmed), looked up by id through positions sorted by
-/// id: no second copy of every id and no hash table beside the metas (issue 10: a map keyed
-/// by a cloned id was 25 MB at 100k sessions). Where an id repeats, the last meta wins, as
-/// it would in a map.
+/// a hash of the id: no second copy of every id and no hash table beside the metas (issue
+/// 10: a map keyed by a cloned id was 25 MB at 100k sessions). Where an id repeats, the last
+/// meta wins, as it would in a map.
+///
+/// Sorted by the id itself, each lookup's ~17 probes each followed a pointer to an id on the
+/// heap: at 100k sessions those cache misses were a tenth of a warm start's CPU (`memcmp`
+/// under `position`, perf). The hash sits beside the position, so a lookup probes one
+/// contiguous array and reads a single id, the match.
 #[derive(Debug, Default)]
 pub struct ById {
     metas: Vec<Slim>,
-    order: Vec<u32>,
+    /// (the id's `id_hash`, the meta's position), in hash order; ids of equal hash are in
+    /// id order.
+    order: Vec<(u32, u32)>,
+}
+
+/// The 32 bits of an id's FxHash that `ById` orders by (a collision costs one more id read).
+fn id_hash(id: &str) -> u32 {
+    use std::hash::BuildHasher;
+    (rustc_hash::FxBuildHasher.hash_one(id) >> 32) as u32
 }
 
 impl ById {
@@ -51,21 +64,29 @@ impl ById {
 
     /// Metas slimmed already (the warm start slims them as the catalog hands them over).
     pub fn of(metas: Vec<Slim>) -> ById {
-        let mut order: Vec<u32> = (0..metas.len() as u32).collect();
-        let id = |i: &u32| &*metas[*i as usize].id;
+        let mut order: Vec<(u32, u32)> = (metas.iter().enumerate())
+            .map(|(i, m)| (id_hash(&m.id), i as u32))
+            .collect();
+        let id = |e: &(u32, u32)| &*metas[e.1 as usize].id;
         // Equal ids: the later position first, so `dedup` keeps the last one.
-        order.sort_unstable_by(|a, b| id(a).cmp(id(b)).then(b.cmp(a)));
-        order.dedup_by(|a, b| id(a) == id(b));
+        order.sort_unstable_by(|a, b| {
+            (a.0.cmp(&b.0))
+                .then_with(|| id(a).cmp(id(b)))
+                .then(b.1.cmp(&a.1))
+        });
+        order.dedup_by(|a, b| a.0 == b.0 && id(a) == id(b));
         ById { metas, order }
     }
 
     /// The position in `metas` of `id`'s meta.
     fn position(&self, id: &str) -> Option<usize> {
-        let i = self
-            .order
-            .binary_search_by(|&i| (*self.metas[i as usize].id).cmp(id))
-            .ok()?;
-        Some(self.order[i] as usize)
+        let h = id_hash(id);
+        let from = self.order.partition_point(|e| e.0 < h);
+        let same = self.order[from..].iter().take_while(|e| e.0 == h);
+        let found = same
+            .into_iter()
+            .find(|e| &*self.metas[e.1 as usize].id == id)?;
+        Some(found.1 as usize)
     }
 
     pub fn get(&self, id: &str) -> Option<&Slim> {
@@ -153,15 +174,15 @@ fn still_valid(c: &Candidate, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: 
 }
 
 /// The core of a pass, split over the machine's cores: for each surveyed candidate (in
-/// order), `None` when the meta `old` finds for its id still holds, else its entry read
-/// again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
+/// order), where `old` found its meta (the position it gave) and `None` when that meta still
+/// holds, else its entry read again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
 /// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB).
 fn reread<'a, M: Held + 'a>(
     store: &dyn Store,
-    old: &(dyn Fn(&str) -> Option<&'a M> + Sync),
+    old: &(dyn Fn(&str) -> Option<(usize, &'a M)> + Sync),
     candidates: &[Candidate],
     keys: &[u64],
-) -> Vec<Option<Box<Entry>>> {
+) -> Vec<(Option<usize>, Option<Box<Entry>>)> {
     let now = stamp::unix_secs(SystemTime::now());
     let chunk = survey::chunk_len(candidates.len());
     let parts = candidates.chunks(chunk).zip(keys.chunks(chunk));
@@ -169,9 +190,13 @@ fn reread<'a, M: Held + 'a>(
         let mut cwds = CwdMemo::default();
         part.iter()
             .zip(keys)
-            .map(|(c, &key)| match old(&c.id) {
-                Some(m) if still_valid(c, key, m, &mut cwds, now) => None,
-                _ => Some(Box::new(read(store, c))),
+            .map(|(c, &key)| {
+                let found = old(&c.id);
+                let at = found.map(|(i, _)| i);
+                match found {
+                    Some((_, m)) if still_valid(c, key, m, &mut cwds, now) => (at, None),
+                    _ => (at, Some(Box::new(read(store, c)))),
+                }
             })
             .collect()
     })
@@ -190,7 +215,9 @@ pub fn check_surveyed(store: &dyn Store, old: ById, s: &Survey) -> Checked {
 }
 
 fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u64]) -> Checked {
-    let news = reread(store, &|id| old.get(id), candidates, keys);
+    // The position found is handed back, so each candidate's id is looked up once.
+    let lookup = |id: &str| old.position(id).map(|i| (i, &old.metas[i]));
+    let news = reread(store, &lookup, candidates, keys);
     let mut out = Checked {
         known: Known::with_capacity(candidates.len()),
         ..Checked::default()
@@ -198,8 +225,7 @@ fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
     let mut found = vec![false; old.metas.len()];
     let mut valid = vec![false; old.metas.len()];
-    for (c, n) in candidates.iter().zip(news) {
-        let at = old.position(&c.id);
+    for (at, n) in news {
         if let Some(i) = at {
             found[i] = true;
         }
@@ -219,7 +245,7 @@ fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u
         }
     }
     let ById { mut metas, order } = old;
-    for i in order {
+    for (_, i) in order {
         let i = i as usize;
         let m = &mut metas[i];
         if valid[i] {
@@ -252,10 +278,10 @@ pub fn refresh(
             .iter()
             .map(|e| (e.meta.id.as_str(), &e.meta))
             .collect();
-        let fresh: Vec<Entry> = reread(store, &|id| index.get(id).copied(), &candidates, &keys)
+        let found = |id: &str| index.get(id).map(|m| (0, *m));
+        let fresh: Vec<Entry> = reread(store, &found, &candidates, &keys)
             .into_iter()
-            .flatten()
-            .map(|e| *e)
+            .filter_map(|(_, e)| e.map(|e| *e))
             .collect();
         let found: FxHashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
         let gone: HashSet<String> = s
@@ -380,4 +406,50 @@ pub fn list_keeping(
     shared.sort_by(|a, b| list_order(a, b));
     let rows = shared.into_iter().map(Arc::unwrap_or_clone).collect();
     (rows, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slim(id: &str, key: u64) -> Slim {
+        Slim::of(Meta {
+            id: id.into(),
+            path: PathBuf::from(format!("/s/{id}")),
+            key,
+            cwd: None,
+            cwd_dir: false,
+            expires: None,
+        })
+    }
+
+    /// The lookup by hash answers as a map by id would: every id found, the last of a
+    /// repeat wins, an absent id (and a prefix of a present one) is not found. Ids whose
+    /// 32-bit hashes collide are all told apart: 200k ids give several such pairs.
+    #[test]
+    fn the_lookup_by_hash_answers_as_a_map_by_id() {
+        let ids: Vec<String> = (0..200_000u64)
+            .map(|i| format!("{:x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            .collect();
+        let mut metas: Vec<Slim> = (ids.iter().enumerate())
+            .map(|(i, id)| slim(id, i as u64))
+            .collect();
+        // Every seventh id again, later: its later meta wins.
+        metas.extend((ids.iter().step_by(7)).map(|id| slim(id, u64::MAX)));
+        let mut map = std::collections::HashMap::new();
+        for m in &metas {
+            map.insert(m.id.to_string(), m.key);
+        }
+        let by = ById::of(metas);
+        assert_eq!(by.len(), ids.len());
+        for id in &ids {
+            assert_eq!(by.get(id).map(|m| m.key), map.get(id).copied(), "{id}");
+        }
+        assert!(by.get("absent").is_none() && by.get("").is_none());
+        assert!(by.get(&ids[1][..ids[1].len() - 1]).is_none());
+        let mut hashes: Vec<u32> = ids.iter().map(|id| id_hash(id)).collect();
+        hashes.sort_unstable();
+        let collisions = hashes.windows(2).filter(|w| w[0] == w[1]).count();
+        assert!(collisions > 0, "the test covers colliding hashes");
+    }
 }
