@@ -48,7 +48,7 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut project = Project::open(&dir);
+        let mut project = Project::open(&dir, seen.len() < super::seen::MAX_HANDLES);
         for e in rd.flatten() {
             // DirEntry::file_type does not follow symlinks (and reads the listing's type,
             // no `lstat`, on the usual filesystems).

@@ -29,17 +29,22 @@ pub struct Project {
     fd: Option<OwnedFd>,
 }
 
+/// Handles kept at most, one per project directory, for the life of the store: a user with
+/// thousands of projects must not run out of descriptors. Past them, `<id>/subagents` is
+/// looked up by its path, as before.
+pub const MAX_HANDLES: usize = 64;
+
 fn hash(name: &[u8]) -> u64 {
     FxBuildHasher.hash_one(name)
 }
 
 impl Project {
-    /// An empty listing of `dir`, with a handle on it.
-    pub fn open(dir: &Path) -> Project {
+    /// An empty listing of `dir`, with a handle on it when `handle` (see `MAX_HANDLES`).
+    pub fn open(dir: &Path, handle: bool) -> Project {
         Project {
             dirs: Vec::new(),
             legacy: false,
-            fd: open_path(dir),
+            fd: handle.then(|| open_path(dir)).flatten(),
         }
     }
 
