@@ -371,17 +371,17 @@ fn list_and_watch(
     let mut entries: HashMap<String, Entry> = HashMap::new();
     // Rows go to the list as the `Arc`s the catalog's entries hold: the cold pass copied
     // every row, one copy for the list and one for the catalog (issue 10).
-    let mut summarize = |c: &Candidate| -> Option<Arc<SessionSummary>> {
-        if !keep {
-            return store.summarize(c).map(Arc::new);
+    // A session read here, or already by `read_ahead`.
+    let mut summarize = |c: &Candidate, ahead: Option<ReadAhead>| -> Option<Arc<SessionSummary>> {
+        let (entry, row) = ahead.unwrap_or_else(|| read_one(store, c, keep));
+        if let Some(e) = entry {
+            entries.insert(c.id.clone(), e);
         }
-        let e = crate::catalog::pass::read(store, c);
-        let row = e.row.clone();
-        entries.insert(c.id.clone(), e);
         row
     };
     if !hinted.is_empty() {
-        let rows: Vec<Arc<SessionSummary>> = hinted.iter().filter_map(&mut summarize).collect();
+        let rows: Vec<Arc<SessionSummary>> =
+            hinted.iter().filter_map(|c| summarize(c, None)).collect();
         for r in &rows {
             early.insert(r.id.to_string(), r.path.to_path_buf());
             remember_top(&mut top, r);
@@ -419,6 +419,17 @@ fn list_and_watch(
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
+    // Without hints the first batch is the first screen: read it on two threads.
+    let ahead = if early.is_empty() {
+        read_ahead(
+            store,
+            &candidates[..candidates.len().min(FIRST_BATCH)],
+            keep,
+        )
+    } else {
+        Vec::new()
+    };
+    let mut ahead = ahead.into_iter();
     for (n, c) in candidates.iter().enumerate() {
         if stop.load(Ordering::SeqCst) {
             return;
@@ -426,7 +437,12 @@ fn list_and_watch(
         known.insert(&*c.id, &c.path, 0);
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
-        if !already && let Some(s) = summarize(c) {
+        // Read ahead only without hints, so never `already`.
+        let row = match ahead.next() {
+            None if already => None,
+            read => summarize(c, read),
+        };
+        if let Some(s) = row {
             remember_top(&mut top, &s);
             batch.push(s);
         }
@@ -509,6 +525,42 @@ fn list_and_watch(
         }
     }
     watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
+}
+
+/// One session read by `read_ahead`: the catalog's entry when the pass keeps them, and the row.
+type ReadAhead = (Option<Entry>, Option<Arc<SessionSummary>>);
+
+/// One session read; with `keep`, also the catalog's entry, which shares the row.
+fn read_one(store: &dyn Store, c: &Candidate, keep: bool) -> ReadAhead {
+    if !keep {
+        return (None, store.summarize(c).map(Arc::new));
+    }
+    let e = crate::catalog::pass::read(store, c);
+    let row = e.row.clone();
+    (Some(e), row)
+}
+
+/// `candidates` read in order, half of them on a second thread: a cold start's first screen
+/// of Claude Code or Codex rows parses megabytes of JSON, and one store's listing thread left
+/// the other core idle meanwhile (issue 10). A second thread that fails leaves its half to
+/// this one, so no row is lost.
+fn read_ahead(store: &dyn Store, candidates: &[Candidate], keep: bool) -> Vec<ReadAhead> {
+    let one = |c: &Candidate| read_one(store, c, keep);
+    if candidates.len() < 2 {
+        return candidates.iter().map(one).collect();
+    }
+    let (mine, theirs) = candidates.split_at(candidates.len() / 2);
+    std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            .name("spool-read-ahead".into())
+            .spawn_scoped(scope, || theirs.iter().map(one).collect::<Vec<_>>());
+        let mut out: Vec<ReadAhead> = mine.iter().map(one).collect();
+        match other.map(|h| h.join()) {
+            Ok(Ok(rest)) => out.extend(rest),
+            _ => out.extend(theirs.iter().map(one)),
+        }
+        out
+    })
 }
 
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then

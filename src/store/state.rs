@@ -41,6 +41,27 @@ impl StateDir {
         &self.dir
     }
 
+    /// `<dir>/<id>.json`, the file `Store::state_file` names, built in one allocation: the
+    /// stat pass asks for it once per session, and `join` of a `format!` was two (with
+    /// the path's separator checks), a visible part of a warm `spool list` (issue 10).
+    pub fn file(&self, id: &str) -> PathBuf {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        if id.starts_with('/') {
+            // `join` of an absolute name replaces the directory; the sidecar read does the
+            // same, so the key must name that file too.
+            return self.dir.join(format!("{id}.json"));
+        }
+        let dir = self.dir.as_os_str().as_bytes();
+        let mut b = Vec::with_capacity(dir.len() + id.len() + 6);
+        b.extend_from_slice(dir);
+        if !dir.ends_with(b"/") {
+            b.push(b'/');
+        }
+        b.extend_from_slice(id.as_bytes());
+        b.extend_from_slice(b".json");
+        PathBuf::from(std::ffi::OsString::from_vec(b))
+    }
+
     /// The state of `id` (read-only: a missing directory is just "no state").
     pub fn read(&self, id: &str) -> Sidecar {
         sidecar::read_in(&self.dir, id)
@@ -160,6 +181,20 @@ fn create_private_dirs(dir: &Path) -> Result<()> {
 mod tests {
     use super::*;
     use crate::model::StoreKind;
+
+    #[test]
+    fn a_state_file_is_the_path_the_sidecar_read_joins() {
+        for dir in ["/s/claude-code", "/s/claude-code/", "rel", "/"] {
+            let sd = StateDir {
+                dir: PathBuf::from(dir),
+            };
+            for id in ["0190-ab", "", ".", "a/b", "/abs", "é\u{0}x"] {
+                let want = sd.dir.join(format!("{id}.json"));
+                assert_eq!(sd.file(id), want, "{dir:?} {id:?}");
+                assert_eq!(sd.file(id).as_os_str(), want.as_os_str(), "{dir:?} {id:?}");
+            }
+        }
+    }
 
     #[test]
     fn state_round_trip_and_unread_by_timestamp() {

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::seen::{Project, Projects};
 use crate::store::Candidate;
 
 /// `$CLAUDE_CONFIG_DIR` when set and non-empty (a leading `~/` expanded), else `~/.claude`.
@@ -37,35 +38,44 @@ pub(super) fn project_dirs(projects: &Path) -> Vec<PathBuf> {
 }
 
 /// Every session candidate: regular `*.jsonl` files directly in a project directory whose
-/// stem does not start with `agent-` (those are legacy subagents). Newest mtime first.
-pub fn discover(projects: &Path) -> Vec<Candidate> {
+/// stem does not start with `agent-` (those are legacy subagents). Newest mtime first. What
+/// each project directory held besides goes to `seen` (see `seen::Project`), from the same
+/// listing.
+pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
+    use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
     for dir in project_dirs(projects) {
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;
         };
+        let mut project = Project::open(&dir, seen.len() < super::seen::MAX_HANDLES);
         for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".jsonl") else {
+            // DirEntry::file_type does not follow symlinks (and reads the listing's type,
+            // no `lstat`, on the usual filesystems).
+            let ft = e.file_type();
+            let file = ft.as_ref().is_ok_and(|t| t.is_file());
+            let name = e.file_name();
+            project.saw(&name, !file);
+            let Some(stem) = name.as_bytes().strip_suffix(b".jsonl") else {
                 continue;
             };
-            if stem.is_empty() || stem.starts_with('.') || stem.starts_with("agent-") {
+            if stem.is_empty() || stem.starts_with(b".") || stem.starts_with(b"agent-") {
                 continue;
             }
-            // DirEntry::file_type does not follow symlinks: a symlinked transcript is not
-            // one Claude wrote, and is not read.
-            let Ok(ft) = e.file_type() else { continue };
-            if !ft.is_file() {
+            // A symlinked transcript is not one Claude wrote, and is not read.
+            if !file {
                 continue;
             }
             let meta = e.metadata().ok();
             out.push(Candidate {
-                id: stem.to_string(),
+                id: String::from_utf8_lossy(stem).into_owned(),
                 path: e.path(),
                 mtime: meta.as_ref().and_then(|m| m.modified().ok()),
                 stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
             });
         }
+        let key = dir.as_os_str().as_bytes().into();
+        seen.insert(key, std::sync::Arc::new(project.done()));
     }
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
     // 10k); the path makes the order total all the same.

@@ -14,6 +14,7 @@ mod listing;
 mod lite;
 mod read;
 mod record;
+mod seen;
 mod slim;
 mod stream;
 mod transcript;
@@ -69,6 +70,8 @@ pub struct ClaudeStore {
     legacy: Mutex<HashMap<PathBuf, Arc<LegacyAgents>>>,
     /// `cleanupPeriodDays`, read once.
     cleanup: OnceLock<Option<f64>>,
+    /// What the last discovery saw in each project directory, for the keys that follow it.
+    seen: seen::Seen,
 }
 
 /// One session read for listing.
@@ -89,6 +92,7 @@ impl ClaudeStore {
             state: StateDir::new(state_root, STATE_NAME),
             legacy: Mutex::new(HashMap::new()),
             cleanup: OnceLock::new(),
+            seen: seen::Seen::default(),
         }
     }
 
@@ -278,11 +282,14 @@ impl Store for ClaudeStore {
     }
 
     fn state_file(&self, id: &str) -> PathBuf {
-        self.state.dir().join(format!("{id}.json"))
+        self.state.file(id)
     }
 
     fn discover(&self) -> Vec<Candidate> {
-        discover::discover(&self.projects)
+        let mut seen = seen::Projects::default();
+        let found = discover::discover(&self.projects, &mut seen);
+        self.seen.replace(seen);
+        found
     }
 
     /// What the row rests on: the directories its subagent count is listed from, the
@@ -292,12 +299,23 @@ impl Store for ClaudeStore {
     /// input in a table for the pass (for shared files like `settings.json`): with the
     /// subagent directory second, that table held an entry per session (4.1 MB of a warm
     /// `spool list` at 10k sessions, and an `lstat` each of a directory that is absent for
-    /// most sessions).
+    /// most sessions). What the last discovery saw of the project spares the lookups of an
+    /// `<id>/subagents` or a legacy subagent where there can be none (see `seen`).
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
         let project = c.path.parent().unwrap_or(Path::new("/"));
-        let mut v = discover::subagent_dirs(project, &c.id);
+        let seen = self.seen.get(project);
+        let probe = seen
+            .as_deref()
+            .is_none_or(|p| p.may_hold(&c.id) && !p.surely_absent(&c.id));
+        let mut v = if probe {
+            discover::subagent_dirs(project, &c.id)
+        } else {
+            Vec::new()
+        };
         v.push(c.path.clone());
-        v.extend(self.legacy_of(project, &c.id));
+        if seen.is_none_or(|p| p.legacy) {
+            v.extend(self.legacy_of(project, &c.id));
+        }
         v.push(self.root.join("settings.json"));
         v.push(self.state_file(&c.id));
         v

@@ -118,7 +118,7 @@ fn a_session_is_found_by_id_as_discovery_finds_it() {
     std::os::unix::fs::symlink(&p, projects.join("-w/s2.jsonl")).unwrap();
     std::fs::create_dir_all(projects.join("-w/s3.jsonl")).unwrap();
     let by_discovery = |id: &str| {
-        (discover::discover(&projects).into_iter())
+        (discover::discover(&projects, &mut Default::default()).into_iter())
             .find(|c| c.id == id)
             .map(|c| c.path)
     };
@@ -128,4 +128,65 @@ fn a_session_is_found_by_id_as_discovery_finds_it() {
     assert_eq!(discover::find(&projects, "s1"), Some(newer.clone()));
     assert_eq!(store.locate("s1").unwrap(), newer);
     assert!(store.locate("agent-c1").is_err() && store.locate("s2").is_err());
+}
+
+/// The stat pass looks for `<id>/subagents` only where the discovery before it saw an `<id>`
+/// directory (issue 10: 8,550 failed opens a warm check at 10k). A directory made after that
+/// discovery is therefore left out of the key of the same pass, which shows that no lookup
+/// was made; the old code looked and named it. The next discovery sees it and the key moves.
+#[test]
+fn a_key_looks_for_no_subagents_where_discovery_saw_no_session_directory() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let c = candidate(&store, "s1");
+    let before = stamp::key(&store.summary_inputs(&c));
+    let subs = d.path().join("claude/projects/-w/s1/subagents");
+    agent(&subs, "a1");
+    assert_eq!(
+        store.summary_inputs(&c),
+        [
+            p.clone(),
+            d.path().join("claude/settings.json"),
+            store.state_file("s1")
+        ],
+        "discovery saw no s1/, so nothing was looked up"
+    );
+    assert_eq!(stamp::key(&store.summary_inputs(&c)), before);
+    // The next pass's discovery lists s1/: its subagents are named, the key is new.
+    let c = candidate(&store, "s1");
+    assert_eq!(store.summary_inputs(&c)[0], subs);
+    assert_ne!(stamp::key(&store.summary_inputs(&c)), before);
+    assert!(row(&store, "s1").badges().iter().any(|b| b == "1 subagent"));
+}
+
+/// Where discovery saw `<id>/` (tool results, say) the lookup is made, as before: a
+/// `subagents/` made there after discovery is named at once, and one absent is not.
+#[test]
+fn a_session_directory_discovery_saw_is_looked_into() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let sdir = d.path().join("claude/projects/-w/s1");
+    std::fs::create_dir_all(sdir.join("tool-results")).unwrap();
+    let c = candidate(&store, "s1");
+    assert_eq!(store.summary_inputs(&c)[0], p, "no subagents/, none named");
+    agent(&sdir.join("subagents"), "a1");
+    assert_eq!(store.summary_inputs(&c)[0], sdir.join("subagents"));
+    // A `subagents` that is a file is not absent: the walk names it, as before.
+    let (d2, store2, _) = one("s2", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let s2 = d2.path().join("claude/projects/-w/s2");
+    std::fs::create_dir_all(&s2).unwrap();
+    std::fs::write(s2.join("subagents"), b"").unwrap();
+    let c2 = candidate(&store2, "s2");
+    assert_eq!(store2.summary_inputs(&c2)[0], s2.join("subagents"));
+}
+
+/// A legacy subagent in the project directory is still an input of the session it names
+/// (discovery says the project holds one, so the per-project list is asked).
+#[test]
+fn a_legacy_subagent_is_an_input_of_its_parent() {
+    let (d, store, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let dir = d.path().join("claude/projects/-w");
+    let sub = json!({"type":"user","isSidechain":true,"sessionId":"s1","uuid":"x1",
+        "message":{"role":"user","content":"sub task"}});
+    std::fs::write(dir.join("agent-ab12.jsonl"), format!("{sub}\n")).unwrap();
+    let inputs = store.summary_inputs(&candidate(&store, "s1"));
+    assert!(inputs.contains(&dir.join("agent-ab12.jsonl")), "{inputs:?}");
 }

@@ -55,6 +55,8 @@ pub struct CodexStore {
     found: Mutex<found::ById>,
     index: index::Cache,
     turns: Mutex<TurnCache>,
+    /// `<root>/session_index.jsonl`, an input of every row: joined once, not per session.
+    index_path: PathBuf,
 }
 
 /// One rollout read for listing.
@@ -76,6 +78,7 @@ impl CodexStore {
             found: Mutex::default(),
             index: index::Cache::default(),
             turns: Mutex::new(HashMap::new()),
+            index_path: root.join("session_index.jsonl"),
         }
     }
 
@@ -227,7 +230,7 @@ impl Store for CodexStore {
     }
 
     fn state_file(&self, id: &str) -> PathBuf {
-        self.state.dir().join(format!("{id}.json"))
+        self.state.file(id)
     }
 
     /// The rollout and spool's state file, and `session_index.jsonl`: a thread renamed in
@@ -236,7 +239,7 @@ impl Store for CodexStore {
         vec![
             c.path.clone(),
             self.state_file(&c.id),
-            self.root.join("session_index.jsonl"),
+            self.index_path.clone(),
         ]
     }
 

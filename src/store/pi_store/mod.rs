@@ -266,7 +266,7 @@ impl Store for PiStore {
     }
 
     fn state_file(&self, id: &str) -> PathBuf {
-        self.state.dir().join(format!("{id}.json"))
+        self.state.file(id)
     }
 
     fn discover(&self) -> Vec<Candidate> {
