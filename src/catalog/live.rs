@@ -75,6 +75,7 @@ pub fn check_cached(
     let candidates = survey.candidates;
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
+    crate::keytrace::count(&format!("reread_{}", kind.as_str()), checked.fresh.len());
     if !checked.gone.is_empty() {
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;

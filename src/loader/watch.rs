@@ -278,6 +278,9 @@ pub(super) fn watch_loop(
         if !rescan(store, tx, known, &touched, !watch.active, cat) {
             return;
         }
+        // The rescan's discovery (every candidate of the store) is freed: given back, so
+        // each rescan does not leave the browser a store's worth of pages larger (issue 10).
+        crate::heap::give_back();
         if !watch.active {
             wait = POLL.max(started.elapsed() * 20);
         }
