@@ -92,7 +92,7 @@ pub fn check_cached(
     for k in changed {
         tx.send(Event::Action(Action::SessionChanged(k))).ok()?;
     }
-    let total = Listed::len(&survey);
+    let total = survey.count();
     let done = Action::Progress {
         store: i,
         kind,

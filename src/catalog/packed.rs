@@ -19,7 +19,8 @@ use crate::store::Candidate;
 /// What a stat pass reads of its candidates, by position: a survey as discovery gave it
 /// (`[Candidate]`, the CLI's) or `Packed` (the browser's).
 pub trait Listed: Sync {
-    fn len(&self) -> usize;
+    /// How many candidates there are.
+    fn count(&self) -> usize;
     fn id(&self, i: usize) -> &str;
     /// Candidate `i`'s path, built in `buf` where it is not held whole.
     fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path;
@@ -28,8 +29,8 @@ pub trait Listed: Sync {
 }
 
 impl Listed for [Candidate] {
-    fn len(&self) -> usize {
-        <[Candidate]>::len(self)
+    fn count(&self) -> usize {
+        self.len()
     }
     fn id(&self, i: usize) -> &str {
         &self[i].id
@@ -159,7 +160,7 @@ impl Packed {
 }
 
 impl Listed for Packed {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.spots.len()
     }
 
@@ -233,7 +234,7 @@ mod tests {
             candidates: cs.clone(),
             keys: keys.clone(),
         });
-        assert_eq!(Listed::len(&p), cs.len());
+        assert_eq!(p.count(), cs.len());
         assert_eq!(p.keys, keys);
         let mut buf = PathBuf::new();
         for (i, want) in cs.iter().enumerate() {

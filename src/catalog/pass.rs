@@ -186,7 +186,7 @@ fn reread<'a, M: Held + 'a, L: Listed + ?Sized>(
     keys: &[u64],
 ) -> Vec<(Option<usize>, Option<Box<Entry>>)> {
     let now = stamp::unix_secs(SystemTime::now());
-    let n = candidates.len().min(keys.len());
+    let n = candidates.count().min(keys.len());
     let chunk = survey::chunk_len(n);
     let parts = (0..n)
         .step_by(chunk.max(1))
@@ -233,7 +233,7 @@ fn check_keyed<L: Listed + ?Sized>(
     let lookup = |id: &str| old.position(id).map(|i| (i, &old.metas[i]));
     let news = reread(store, &lookup, candidates, keys);
     let mut out = Checked {
-        known: Known::with_capacity(candidates.len()),
+        known: Known::with_capacity(candidates.count()),
         ..Checked::default()
     };
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
