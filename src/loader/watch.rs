@@ -281,6 +281,7 @@ pub(super) fn watch_loop(
         // The rescan's discovery (every candidate of the store) is freed: given back, so
         // each rescan does not leave the browser a store's worth of pages larger (issue 10).
         crate::heap::give_back();
+        crate::keytrace::phase_since_launch(&format!("rescanned_{}_at", store.kind().as_str()));
         if !watch.active {
             wait = POLL.max(started.elapsed() * 20);
         }
