@@ -23,6 +23,7 @@ pub mod text;
 pub mod app;
 pub mod browser;
 pub mod config;
+pub mod heap;
 pub mod indexer;
 pub mod keytrace;
 pub mod loader;

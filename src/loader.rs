@@ -335,6 +335,11 @@ fn list_and_watch(
         let Some(mut known) = check_cached(store, i, tx, &cat, old, early) else {
             return;
         };
+        // The survey's candidates and the pass's metas are freed: given back before the
+        // watcher's walk and the first keys allocate (issue 10).
+        let trim = Instant::now();
+        crate::heap::give_back();
+        crate::keytrace::phase(&format!("gave_back_{}", kind.as_str()), trim);
         let mut watch = Watch::start(store, poke_tx);
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
+use super::packed::{Listed, Packed};
 use super::slim::Slim;
 use super::survey;
 use super::{ById, Entry};
@@ -37,9 +38,10 @@ impl Cat {
 }
 
 /// A store's survey taken before its cached metas were at hand (the browser surveys while
-/// the catalog decodes, as `spool list` does), and when it started.
+/// the catalog decodes, as `spool list` does), packed (it waits beside the decoded rows), and
+/// when it started.
 pub struct Early {
-    pub survey: survey::Survey,
+    pub survey: Packed,
     pub since: std::time::Instant,
 }
 
@@ -48,7 +50,7 @@ impl Early {
     /// it ended since launch (issue 10's warm start).
     pub fn take(store: &dyn Store) -> Early {
         let since = std::time::Instant::now();
-        let survey = survey::survey(store);
+        let survey = Packed::of(survey::survey(store));
         let kind = store.kind().as_str();
         crate::keytrace::phase(&format!("surveyed_{kind}"), since);
         crate::keytrace::phase_since_launch(&format!("surveyed_{kind}_at"));
@@ -71,10 +73,10 @@ pub fn check_cached(
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let Early { survey, since } = early.unwrap_or_else(|| Early::take(store));
-    let checked = crate::catalog::pass::check_surveyed(store, old, &survey);
-    let candidates = survey.candidates;
+    let checked = crate::catalog::pass::check_packed(store, old, &survey);
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
+    crate::keytrace::count(&format!("reread_{}", kind.as_str()), checked.fresh.len());
     if !checked.gone.is_empty() {
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;
@@ -90,7 +92,7 @@ pub fn check_cached(
     for k in changed {
         tx.send(Event::Action(Action::SessionChanged(k))).ok()?;
     }
-    let total = candidates.len();
+    let total = survey.count();
     let done = Action::Progress {
         store: i,
         kind,

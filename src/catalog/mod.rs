@@ -23,6 +23,7 @@ mod head_tests;
 pub mod known;
 pub mod live;
 pub mod log;
+pub mod packed;
 pub mod pass;
 pub mod slim;
 pub mod stamp;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::packed::{Listed, Packed};
 use super::slim::{Held, Slim};
 use super::survey::{self, Survey};
 use super::{Catalog, Entry, Meta, Section, stamp};
@@ -166,8 +167,8 @@ fn earliest(
     }
 }
 
-fn still_valid(c: &Candidate, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: i64) -> bool {
-    m.at(&c.path)
+fn still_valid(path: &Path, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: i64) -> bool {
+    m.at(path)
         && m.expires().is_none_or(|t| now < t)
         && m.cwd().is_none_or(|d| cwds.is_dir(d) == m.cwd_dir())
         && key == m.key()
@@ -176,29 +177,36 @@ fn still_valid(c: &Candidate, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: 
 /// The core of a pass, split over the machine's cores: for each surveyed candidate (in
 /// order), where `old` found its meta (the position it gave) and `None` when that meta still
 /// holds, else its entry read again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
-/// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB).
-fn reread<'a, M: Held + 'a>(
+/// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB). The
+/// candidates are read by position (`Listed`): as discovery gave them, or packed.
+fn reread<'a, M: Held + 'a, L: Listed + ?Sized>(
     store: &dyn Store,
     old: &(dyn Fn(&str) -> Option<(usize, &'a M)> + Sync),
-    candidates: &[Candidate],
+    candidates: &L,
     keys: &[u64],
 ) -> Vec<(Option<usize>, Option<Box<Entry>>)> {
     let now = stamp::unix_secs(SystemTime::now());
-    let chunk = survey::chunk_len(candidates.len());
-    let parts = candidates.chunks(chunk).zip(keys.chunks(chunk));
-    crate::store::gather_parallel(parts, |(part, keys)| {
+    let n = candidates.count().min(keys.len());
+    let chunk = survey::chunk_len(n);
+    let parts = (0..n)
+        .step_by(chunk.max(1))
+        .map(|from| from..(from + chunk).min(n));
+    crate::store::gather_parallel(parts, |part| {
         let mut cwds = CwdMemo::default();
-        part.iter()
-            .zip(keys)
-            .map(|(c, &key)| {
-                let found = old(&c.id);
-                let at = found.map(|(i, _)| i);
-                match found {
-                    Some((_, m)) if still_valid(c, key, m, &mut cwds, now) => (at, None),
-                    _ => (at, Some(Box::new(read(store, c)))),
+        let mut buf = PathBuf::new();
+        part.map(|i| {
+            let found = old(candidates.id(i));
+            let at = found.map(|(i, _)| i);
+            match found {
+                Some((_, m))
+                    if still_valid(candidates.path(i, &mut buf), keys[i], m, &mut cwds, now) =>
+                {
+                    (at, None)
                 }
-            })
-            .collect()
+                _ => (at, Some(Box::new(candidates.with(i, |c| read(store, c))))),
+            }
+        })
+        .collect()
     })
 }
 
@@ -209,17 +217,23 @@ pub fn check(store: &dyn Store, old: ById, candidates: &[Candidate]) -> Checked 
     check_keyed(store, old, candidates, &keys)
 }
 
-/// `check` of a survey taken already (the browser's warm check times the two apart).
-pub fn check_surveyed(store: &dyn Store, old: ById, s: &Survey) -> Checked {
-    check_keyed(store, old, &s.candidates, &s.keys)
+/// `check` of a survey taken (and packed) already: the browser's warm check, which times
+/// the two apart.
+pub fn check_packed(store: &dyn Store, old: ById, s: &Packed) -> Checked {
+    check_keyed(store, old, s, &s.keys)
 }
 
-fn check_keyed(store: &dyn Store, old: ById, candidates: &[Candidate], keys: &[u64]) -> Checked {
+fn check_keyed<L: Listed + ?Sized>(
+    store: &dyn Store,
+    old: ById,
+    candidates: &L,
+    keys: &[u64],
+) -> Checked {
     // The position found is handed back, so each candidate's id is looked up once.
     let lookup = |id: &str| old.position(id).map(|i| (i, &old.metas[i]));
     let news = reread(store, &lookup, candidates, keys);
     let mut out = Checked {
-        known: Known::with_capacity(candidates.len()),
+        known: Known::with_capacity(candidates.count()),
         ..Checked::default()
     };
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
@@ -279,7 +293,7 @@ pub fn refresh(
             .map(|e| (e.meta.id.as_str(), &e.meta))
             .collect();
         let found = |id: &str| index.get(id).map(|m| (0, *m));
-        let fresh: Vec<Entry> = reread(store, &found, &candidates, &keys)
+        let fresh: Vec<Entry> = reread(store, &found, &candidates[..], &keys)
             .into_iter()
             .filter_map(|(_, e)| e.map(|e| *e))
             .collect();

@@ -1,0 +1,276 @@
+//! A store's survey held compactly while it waits for its stat pass: each candidate's id
+//! and file name in one shared byte string, its directory as an index into the few
+//! directories the store's sessions live in, and its mtime. Issue 10: the browser surveys
+//! every store while the catalog decodes, so at 100k sessions three stores' candidates
+//! (136 bytes inline each, plus an id and a whole path on the heap: about 280 bytes) sat
+//! on top of every decoded row until the checks ended, where a warm start's memory peaked.
+//! Packed, a candidate is about 70 bytes, and only a session read again is rebuilt whole.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use rustc_hash::FxHashMap;
+
+use super::survey::Survey;
+use crate::store::Candidate;
+
+/// What a stat pass reads of its candidates, by position: a survey as discovery gave it
+/// (`[Candidate]`, the CLI's) or `Packed` (the browser's).
+pub trait Listed: Sync {
+    /// How many candidates there are.
+    fn count(&self) -> usize;
+    fn id(&self, i: usize) -> &str;
+    /// Candidate `i`'s path, built in `buf` where it is not held whole.
+    fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path;
+    /// `f` of candidate `i` itself (to read its session again).
+    fn with<R>(&self, i: usize, f: impl FnOnce(&Candidate) -> R) -> R;
+}
+
+impl Listed for [Candidate] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn id(&self, i: usize) -> &str {
+        &self[i].id
+    }
+    fn path<'a>(&'a self, i: usize, _: &'a mut PathBuf) -> &'a Path {
+        &self[i].path
+    }
+    fn with<R>(&self, i: usize, f: impl FnOnce(&Candidate) -> R) -> R {
+        f(&self[i])
+    }
+}
+
+/// In `Spot::dir`: the path is the directory itself (no name: a path `Path::join` would not
+/// give back byte for byte, such as one with a trailing slash).
+const WHOLE: u32 = 1 << 31;
+/// In `Spot::dir`: the file name is the id (a Loop session's directory), not stored twice.
+const SAME: u32 = 1 << 30;
+const FLAGS: u32 = WHOLE | SAME;
+
+/// Where one candidate's bytes end in `Packed::text`, and its directory.
+#[derive(Clone, Copy, Debug)]
+struct Spot {
+    id_end: u32,
+    name_end: u32,
+    dir: u32,
+}
+
+/// Discovery's candidates, packed, and the key of each one (`Survey::keys`).
+#[derive(Debug, Default)]
+pub struct Packed {
+    dirs: Vec<PathBuf>,
+    text: Vec<u8>,
+    spots: Vec<Spot>,
+    mtimes: Vec<Option<SystemTime>>,
+    pub keys: Vec<u64>,
+}
+
+impl Packed {
+    /// `s` packed. Each candidate is freed as it is packed; the stats discovery took are
+    /// dropped (the keys were taken from them, and a session read again is stat'ed anew).
+    pub fn of(s: Survey) -> Packed {
+        let Survey { candidates, keys } = s;
+        let n = candidates.len();
+        let mut p = Packed {
+            dirs: Vec::new(),
+            text: Vec::with_capacity(candidates.iter().map(|c| c.id.len()).sum()),
+            spots: Vec::with_capacity(n),
+            mtimes: Vec::with_capacity(n),
+            keys,
+        };
+        let mut index: FxHashMap<PathBuf, u32> = FxHashMap::default();
+        for c in candidates {
+            p.push(c, &mut index);
+        }
+        p.text.shrink_to_fit();
+        p.dirs.shrink_to_fit();
+        p
+    }
+
+    fn push(&mut self, c: Candidate, index: &mut FxHashMap<PathBuf, u32>) {
+        let mut dir_of = |d: &Path, dirs: &mut Vec<PathBuf>| -> u32 {
+            // Most candidates share the last one's directory.
+            if let Some(last) = dirs.last()
+                && last.as_os_str() == d.as_os_str()
+            {
+                return dirs.len() as u32 - 1;
+            }
+            *index.entry(d.to_path_buf()).or_insert_with(|| {
+                dirs.push(d.to_path_buf());
+                dirs.len() as u32 - 1
+            })
+        };
+        self.text.extend_from_slice(c.id.as_bytes());
+        let id_end = self.text.len() as u32;
+        let split = match (c.path.parent(), c.path.file_name()) {
+            (Some(d), Some(name)) if d.join(name).as_os_str() == c.path.as_os_str() => {
+                Some((d, name))
+            }
+            _ => None,
+        };
+        let dir = match split {
+            Some((d, name)) => {
+                let i = dir_of(d, &mut self.dirs);
+                if name.as_bytes() == c.id.as_bytes() {
+                    i | SAME
+                } else {
+                    self.text.extend_from_slice(name.as_bytes());
+                    i
+                }
+            }
+            None => dir_of(&c.path, &mut self.dirs) | WHOLE,
+        };
+        self.spots.push(Spot {
+            id_end,
+            name_end: self.text.len() as u32,
+            dir,
+        });
+        self.mtimes.push(c.mtime);
+    }
+
+    fn start(&self, i: usize) -> usize {
+        i.checked_sub(1)
+            .map_or(0, |j| self.spots[j].name_end as usize)
+    }
+
+    fn name(&self, i: usize) -> Option<&OsStr> {
+        let s = self.spots[i];
+        if s.dir & WHOLE != 0 {
+            return None;
+        }
+        let (from, to) = if s.dir & SAME != 0 {
+            (self.start(i), s.id_end as usize)
+        } else {
+            (s.id_end as usize, s.name_end as usize)
+        };
+        Some(OsStr::from_bytes(&self.text[from..to]))
+    }
+
+    /// The heap bytes it holds (tests bound them).
+    pub fn bytes(&self) -> usize {
+        self.text.capacity()
+            + self.spots.capacity() * std::mem::size_of::<Spot>()
+            + self.mtimes.capacity() * std::mem::size_of::<Option<SystemTime>>()
+            + self.keys.capacity() * 8
+            + (self.dirs.iter()).map(|d| d.capacity() + 24).sum::<usize>()
+    }
+}
+
+impl Listed for Packed {
+    fn count(&self) -> usize {
+        self.spots.len()
+    }
+
+    fn id(&self, i: usize) -> &str {
+        let bytes = &self.text[self.start(i)..self.spots[i].id_end as usize];
+        // Packed from a `String`, cut at its own ends.
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+
+    fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path {
+        let dir = &self.dirs[(self.spots[i].dir & !FLAGS) as usize];
+        let Some(name) = self.name(i) else {
+            return dir;
+        };
+        buf.as_mut_os_string().clear();
+        buf.push(dir);
+        buf.push(name);
+        buf
+    }
+
+    fn with<R>(&self, i: usize, f: impl FnOnce(&Candidate) -> R) -> R {
+        let mut buf = PathBuf::new();
+        let path = self.path(i, &mut buf).to_path_buf();
+        f(&Candidate {
+            id: self.id(i).to_string(),
+            path,
+            mtime: self.mtimes[i],
+            stat: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(id: &str, path: &str, mtime: Option<u64>) -> Candidate {
+        Candidate {
+            id: id.into(),
+            path: path.into(),
+            mtime: mtime.map(|s| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s)),
+            stat: None,
+        }
+    }
+
+    /// Every candidate comes back as it went in, byte for byte: a name that is its id, one
+    /// that is not, several directories in any order, a trailing slash, a root, a non-UTF-8
+    /// name, an empty id.
+    #[test]
+    fn a_packed_candidate_comes_back_as_it_went_in() {
+        let bad = OsStr::from_bytes(b"/s/\xffname.jsonl").to_os_string();
+        let mut cs = vec![
+            c("a1", "/s/loop/a1", Some(5)),
+            c("a2", "/s/loop/a2", None),
+            c("b", "/p/one/b.jsonl", Some(7)),
+            c("a3", "/s/loop/a3", Some(9)),
+            c("d", "/p/two/d.jsonl", None),
+            c("e", "/p/one/sub/", None),
+            c("f", "/", None),
+            c("", "/s/loop/x", None),
+            c("g", "rel/g", None),
+        ];
+        cs.push(Candidate {
+            id: "h".into(),
+            path: bad.into(),
+            mtime: None,
+            stat: None,
+        });
+        let keys: Vec<u64> = (0..cs.len() as u64).collect();
+        let p = Packed::of(Survey {
+            candidates: cs.clone(),
+            keys: keys.clone(),
+        });
+        assert_eq!(p.count(), cs.len());
+        assert_eq!(p.keys, keys);
+        let mut buf = PathBuf::new();
+        for (i, want) in cs.iter().enumerate() {
+            assert_eq!(p.id(i), want.id);
+            assert_eq!(
+                p.path(i, &mut buf).as_os_str().as_bytes(),
+                want.path.as_os_str().as_bytes(),
+                "{i}"
+            );
+            p.with(i, |got| {
+                assert_eq!(
+                    (&got.id, got.path.as_os_str(), got.mtime),
+                    (&want.id, want.path.as_os_str(), want.mtime)
+                );
+            });
+        }
+        assert_eq!(p.dirs.len(), 7, "one entry per directory: {:?}", p.dirs);
+    }
+
+    /// A Loop-like store of 10k sessions in one directory: its packed survey is a fraction
+    /// of discovery's (136 bytes inline a candidate, plus its id and path on the heap).
+    #[test]
+    fn a_packed_survey_is_small() {
+        let dir = "/home/someone/.local/share/loop/sessions";
+        let cs: Vec<Candidate> = (0..10_000)
+            .map(|i| {
+                let id = format!("{i:08x}-0000-4000-8000-000000000000");
+                c(&id, &format!("{dir}/{id}"), Some(i))
+            })
+            .collect();
+        let keys = vec![0; cs.len()];
+        let p = Packed::of(Survey {
+            candidates: cs,
+            keys,
+        });
+        let per = p.bytes() / 10_000;
+        assert!(per <= 72, "{per} bytes a candidate");
+    }
+}
