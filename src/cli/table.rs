@@ -33,14 +33,8 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     // write calls alone cost more than the stat pass behind them.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if a.json {
-        // One line buffer for every row: `jsonl::row` writes what `json_line` would.
-        let mut line = Vec::with_capacity(1024);
-        for r in &rows {
-            line.clear();
-            super::jsonl::row(&mut line, r);
-            line.push(b'\n');
-            out.write_all(&line).map_err(stdout_err)?;
-        }
+        // `jsonl::lines` writes what `json_line` would for each row, a line each.
+        super::jsonl::lines(&mut out, &rows).map_err(stdout_err)?;
     } else {
         write_table(&mut out, &rows).map_err(stdout_err)?;
     }
