@@ -4,6 +4,7 @@
 //! the warm `spool list --json --all` (issue 10). `json_line` stays the contract; a test
 //! holds the two byte-identical.
 
+use std::borrow::Borrow;
 use std::io::Write;
 
 use crate::model::SessionSummary;
@@ -58,23 +59,26 @@ const PIECE: usize = 2048;
 /// while this thread writes the pieces in order: on one thread the lines were the last
 /// ~100 ms of a warm `spool list --json --all` at 100k rows, with the other core idle
 /// (issue 10).
-pub fn lines(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
+pub fn lines<R: Borrow<SessionSummary> + Sync>(
+    out: &mut impl Write,
+    rows: &[R],
+) -> std::io::Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     lines_in(out, rows, PIECE, threads)
 }
 
 /// `lines` with the piece size and the number of formatting threads given (tests).
-fn lines_in(
+fn lines_in<R: Borrow<SessionSummary> + Sync>(
     out: &mut impl Write,
-    rows: &[SessionSummary],
+    rows: &[R],
     piece: usize,
     threads: usize,
 ) -> std::io::Result<()> {
-    let pieces: Vec<&[SessionSummary]> = rows.chunks(piece.max(1)).collect();
-    let format = |buf: &mut Vec<u8>, p: &[SessionSummary]| {
+    let pieces: Vec<&[R]> = rows.chunks(piece.max(1)).collect();
+    let format = |buf: &mut Vec<u8>, p: &[R]| {
         buf.clear();
         for r in p {
-            row(buf, r);
+            row(buf, r.borrow());
             buf.push(b'\n');
         }
     };
