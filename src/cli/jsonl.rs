@@ -101,7 +101,12 @@ fn lines_in<R: Borrow<SessionSummary> + Sync>(
             let pieces = &pieces;
             scope.spawn(move || {
                 for p in pieces.iter().skip(t).step_by(threads) {
-                    let mut buf = take.try_recv().unwrap_or_default();
+                    // A new buffer starts at about a piece's size (a line is a few hundred
+                    // bytes), not growing by doubling: each step past the allocator's mmap
+                    // threshold was a fresh mapping and a copy.
+                    let mut buf = take
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(p.len() * 512));
                     format(&mut buf, p);
                     // The writer stopped (a write failed): nothing more is wanted.
                     if tx.send(buf).is_err() {

@@ -327,7 +327,12 @@ fn discovery_skips_debris_and_orders_by_mtime() {
     assert!(found.iter().all(|c| c.stat.is_none() && c.mtime.is_none()));
     let keys = crate::catalog::survey::keys(&store, &found);
     for (c, k) in found.iter().zip(keys) {
-        assert_eq!(k, crate::catalog::stamp::key(&store.summary_inputs(c)), "{}", c.id);
+        assert_eq!(
+            k,
+            crate::catalog::stamp::key(&store.summary_inputs(c)),
+            "{}",
+            c.id
+        );
     }
     let list = store.list();
     assert_eq!(list.len(), 3);
