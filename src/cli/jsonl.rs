@@ -313,7 +313,7 @@ mod tests {
     fn lines_from_several_threads_are_the_rows_lines_in_order() {
         let rows: Vec<SessionSummary> = (0..1000)
             .map(|i| {
-                let mut r = SessionSummary::new(StoreKind::ALL[i % 6], &format!("id{i}"), "/p");
+                let mut r = SessionSummary::new(StoreKind::ALL[i % 6], format!("id{i}"), "/p");
                 r.title = format!("title {i} \u{202e}").into();
                 r.messages = i as u64;
                 r
@@ -358,7 +358,7 @@ mod tests {
             }
         }
         let rows: Vec<SessionSummary> = (0..500)
-            .map(|i| SessionSummary::new(StoreKind::Loop, &format!("{i}"), "/p"))
+            .map(|i| SessionSummary::new(StoreKind::Loop, format!("{i}"), "/p"))
             .collect();
         let e = lines_in(&mut Fails(3), &rows, 5, 2).unwrap_err();
         assert_eq!(e.to_string(), "full");
