@@ -9,8 +9,9 @@
 //!
 //! Format: `SPOOLCAT`, a version, a schema fingerprint (the field names of `SessionSummary`,
 //! so a new field rebuilds old catalogs without a catalog change), the body's length and a
-//! checksum, then the body in postcard (compact serde, no field names, reads in a few ms;
-//! an entry's meta repeats none of its row's fields, see `wire`).
+//! checksum, then the body: each section in postcard (compact serde, no field names, reads in
+//! a few ms; an entry's meta repeats none of its row's fields, see `wire`), then a table of
+//! the sections' lengths so that they decode on threads of their own (`stream`).
 //! Anything that does not match is ignored and rebuilt, never a crash. Writes go through
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
@@ -46,7 +47,8 @@ use crate::store::atomic;
 pub use pass::{ById, Checked, Known, check, list};
 
 /// Bumped by hand when the layout changes in a way the fingerprint cannot see.
-pub const VERSION: u32 = 2;
+/// 3: the body ends in a table of its sections' lengths (`stream`), so they decode apart.
+pub const VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"SPOOLCAT";
 const HEADER: usize = 8 + 4 + 8 + 8 + 8;
 /// Refuse a catalog larger than this (a million rows fit).
@@ -206,7 +208,7 @@ pub fn encode(cat: &Catalog) -> Option<Vec<u8>> {
 
 /// Decode a catalog file; `None` for anything but an intact one of this version and schema.
 pub fn decode(bytes: &[u8]) -> Option<Catalog> {
-    let (cat, _) = stream::read_from(std::io::Cursor::new(bytes), bytes.len() as u64)?;
+    let (cat, _) = stream::read_from(bytes, bytes.len() as u64)?;
     Some(cat)
 }
 

@@ -1,33 +1,93 @@
 //! Reading and writing the catalog file without holding it: checked by a streamed checksum,
-//! then decoded from a buffered reader (issue 10: at 100k sessions the file is ~74 MB, and
+//! then decoded from buffered readers (issue 10: at 100k sessions the file is ~74 MB, and
 //! holding it whole while its rows were decoded put that much on top of the rows at the
 //! start's peak); written through a summing buffer, its header filled in last.
+//!
+//! The body is each section's postcard bytes in turn, then a table of their lengths (one
+//! little-endian word each) and the section count (one more word). The table lets large
+//! sections decode on threads of their own: decoding was one thread's ~155 ms of CPU at
+//! 100k sessions, and while the stores' surveys ran beside it on several threads it got a
+//! share of the cores small enough to be the last thing a warm `spool list` waited for.
 
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use super::{CAP, Catalog, HEADER, MAGIC, Sum, VERSION, schema};
+use super::{CAP, Catalog, HEADER, MAGIC, Section, Sum, VERSION, schema};
 use crate::store::regular;
 
 /// How much of the file is read at a time (a multiple of 8: the checksum mixes words).
 const CHUNK: usize = 1 << 16;
+/// A section shorter than this is decoded on the thread reading the file: a thread costs
+/// more than decoding it (the patch log and the tests load many tiny catalogs).
+const OWN_THREAD: u64 = 256 << 10;
+
+/// Bytes read by position, by any number of threads at once: the file, or `decode`'s bytes.
+pub trait Source: Sync {
+    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize>;
+}
+
+impl Source for std::fs::File {
+    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+        FileExt::read_at(self, buf, at)
+    }
+}
+
+impl Source for [u8] {
+    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+        let from = usize::try_from(at).unwrap_or(usize::MAX).min(self.len());
+        let n = buf.len().min(self.len() - from);
+        buf[..n].copy_from_slice(&self[from..from + n]);
+        Ok(n)
+    }
+}
+
+/// The bytes `from..to` of a source, read in order (each section's own reader).
+struct Range<'a, S: Source + ?Sized> {
+    src: &'a S,
+    at: u64,
+    to: u64,
+}
+
+impl<S: Source + ?Sized> Read for Range<'_, S> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = usize::try_from(self.to - self.at).unwrap_or(usize::MAX);
+        let want = buf.len().min(room);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.src.read_at(&mut buf[..want], self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
 
 /// The catalog at `path` and its body's checksum (the log's base), or `None` for anything
 /// but an intact file of this version and schema, as `decode` decides for bytes.
 pub fn read(path: &Path) -> Option<(Catalog, u64)> {
     let f = regular::open(path, regular::Links::Refuse).ok()?;
     let size = f.metadata().ok()?.len();
-    read_from(f, size)
+    read_from(&f, size)
 }
 
 /// `read` from any source of `size` bytes: the file, or `decode`'s bytes, so that the tests
 /// of damaged catalogs go through the one check the warm start uses.
-pub fn read_from(mut f: impl Read + Seek, size: u64) -> Option<(Catalog, u64)> {
-    if size > CAP {
+pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64)> {
+    if size > CAP || size < HEADER as u64 {
         return None;
     }
     let mut head = [0u8; HEADER];
-    f.read_exact(&mut head).ok()?;
+    if fill(
+        &mut Range {
+            src,
+            at: 0,
+            to: HEADER as u64,
+        },
+        &mut head,
+    )? != HEADER
+    {
+        return None;
+    }
     let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().unwrap_or_default());
     let version = u32::from_le_bytes(head[8..12].try_into().ok()?);
     if &head[..8] != MAGIC || version != VERSION || word(12) != schema() {
@@ -41,8 +101,13 @@ pub fn read_from(mut f: impl Read + Seek, size: u64) -> Option<(Catalog, u64)> {
     let mut s = Sum::new(len);
     let mut buf = vec![0u8; CHUNK];
     let mut seen = 0u64;
+    let mut body = Range {
+        src,
+        at: HEADER as u64,
+        to: size,
+    };
     loop {
-        let n = fill(&mut f, &mut buf)?;
+        let n = fill(&mut body, &mut buf)?;
         s.add(&buf[..n]);
         seen += n as u64;
         if n < CHUNK {
@@ -53,14 +118,88 @@ pub fn read_from(mut f: impl Read + Seek, size: u64) -> Option<(Catalog, u64)> {
         return None;
     }
     drop(buf);
-    f.seek(SeekFrom::Start(HEADER as u64)).ok()?;
+    let spans = table(src, size)?;
+    let sections = decode_sections(src, &spans)?;
+    Some((Catalog { sections }, sum))
+}
+
+/// Where each section's bytes are, from the table at the body's end: `None` unless the
+/// sections and the table fill the body exactly.
+fn table<S: Source + ?Sized>(src: &S, size: u64) -> Option<Vec<(u64, u64)>> {
+    let body = size - HEADER as u64;
+    let mut w = [0u8; 8];
+    if body < 8
+        || fill(
+            &mut Range {
+                src,
+                at: size - 8,
+                to: size,
+            },
+            &mut w,
+        )? != 8
+    {
+        return None;
+    }
+    let n = u64::from_le_bytes(w);
+    let lens_at = (body - 8).checked_sub(n.checked_mul(8)?)? + HEADER as u64;
+    let mut lens = vec![0u8; usize::try_from(n * 8).ok()?];
+    if fill(
+        &mut Range {
+            src,
+            at: lens_at,
+            to: size - 8,
+        },
+        &mut lens,
+    )? != lens.len()
+    {
+        return None;
+    }
+    let mut at = HEADER as u64;
+    let mut spans = Vec::with_capacity(lens.len() / 8);
+    for l in lens.chunks_exact(8) {
+        let l = u64::from_le_bytes(l.try_into().ok()?);
+        spans.push((at, l));
+        at = at.checked_add(l)?;
+    }
+    (at == lens_at).then_some(spans)
+}
+
+/// Every section, the large ones each on a thread of its own (the first section read on
+/// this one); `None` if any fails to decode or does not end where the table says.
+fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[(u64, u64)]) -> Option<Vec<Section>> {
+    let (alone, here): (Vec<usize>, Vec<usize>) =
+        (0..spans.len()).partition(|&i| i > 0 && spans[i].1 >= OWN_THREAD);
+    let mut out: Vec<Option<Section>> = (0..spans.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (alone.iter())
+            .map(|&i| (i, scope.spawn(move || section(src, spans[i]))))
+            .collect();
+        for i in here {
+            out[i] = section(src, spans[i]);
+        }
+        for (i, t) in threads {
+            // A decoding thread that panicked is a catalog not read, never a crash.
+            out[i] = t.join().ok().flatten();
+        }
+    });
+    out.into_iter().collect()
+}
+
+/// One section from its span of the body.
+fn section<S: Source + ?Sized>(src: &S, (at, len): (u64, u64)) -> Option<Section> {
     // postcard copies each string through this scratch space before it allocates it, and
-    // only ever uses its start (the longest single field); it must be as long as the body
-    // only for a body that is one field.
-    let mut scratch = Scratch::new(len as usize)?;
-    let reader = BufReader::with_capacity(CHUNK, f.take(len));
-    let (cat, _) = postcard::from_io((reader, scratch.bytes())).ok()?;
-    Some((cat, sum))
+    // only ever uses its start (the longest single field); it must be as long as the
+    // section only for a section that is one field.
+    let mut scratch = Scratch::new(usize::try_from(len).ok()?)?;
+    let range = Range {
+        src,
+        at,
+        to: at + len,
+    };
+    let reader = BufReader::with_capacity(CHUNK, range);
+    let (s, (reader, _)) = postcard::from_io::<Section, _>((reader, scratch.bytes())).ok()?;
+    // Every byte of the span is the section's: a shorter one would mean a mislaid table.
+    (reader.buffer().is_empty() && reader.get_ref().at == at + len).then_some(s)
 }
 
 /// Read until `buf` is full or the file ends; the bytes read.
@@ -115,6 +254,24 @@ impl Drop for Scratch {
     }
 }
 
+/// A writer that counts the bytes passed through it (a section's length in the table).
+struct Counted<W: Write> {
+    out: W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.out.write(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Write `cat`'s file to `out` (at its start) without holding it: a placeholder header, the
 /// body serialized through a buffer of `CHUNK` bytes, then the body read back from `out`
 /// for its checksum (seeded with its length, so known only once the body is written: a
@@ -127,8 +284,18 @@ pub fn write_to(mut out: impl Read + Write + Seek, cat: &Catalog) -> std::io::Re
     head[8..12].copy_from_slice(&VERSION.to_le_bytes());
     head[12..20].copy_from_slice(&schema().to_le_bytes());
     out.write_all(&head)?;
-    let w = std::io::BufWriter::with_capacity(CHUNK, &mut out);
-    let mut w = postcard::to_io(cat, w).map_err(std::io::Error::other)?;
+    let mut w = std::io::BufWriter::with_capacity(CHUNK, &mut out);
+    // Each section in turn, its length counted as it goes out; then the table.
+    let mut lens = Vec::with_capacity(cat.sections.len() + 1);
+    for s in &cat.sections {
+        let mut counted = Counted { out: &mut w, n: 0 };
+        postcard::to_io(s, &mut counted).map_err(std::io::Error::other)?;
+        lens.push(counted.n);
+    }
+    lens.push(cat.sections.len() as u64);
+    for l in lens {
+        w.write_all(&l.to_le_bytes())?;
+    }
     w.flush()?;
     drop(w);
     let len = out.stream_position()? - HEADER as u64;

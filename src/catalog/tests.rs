@@ -314,3 +314,107 @@ fn the_checksum_taken_piece_by_piece_is_the_whole_bodys() {
         }
     }
 }
+
+/// A catalog of three stores: an empty section, one large enough to be decoded on a thread
+/// of its own (`stream::OWN_THREAD`), and a small one.
+fn three_sections() -> Catalog {
+    let entry = |i: usize| {
+        let mut e = sample().sections.remove(0).entries.remove(0);
+        let mut row = (*e.row.take().unwrap()).clone();
+        row.id = format!("20260314-{i:06}").into();
+        row.path = std::path::PathBuf::from(format!("/s/{}.jsonl", row.id)).into();
+        row.title = format!("session {i} {}", "x".repeat(300)).into();
+        e.meta.id = row.id.to_string();
+        e.meta.path = row.path.to_path_buf();
+        e.meta.key = i as u64;
+        e.row = Some(std::sync::Arc::new(row));
+        e
+    };
+    let section = |kind, dir: &str, n: std::ops::Range<usize>| Section {
+        kind,
+        dir: dir.into(),
+        entries: n.map(entry).collect(),
+    };
+    Catalog {
+        sections: vec![
+            section(StoreKind::Loop, "/empty", 0..0),
+            section(StoreKind::Loom, "/big", 0..2000),
+            section(StoreKind::Harness, "/small", 2000..2003),
+        ],
+    }
+}
+
+/// The body ends in a table: each section's length, then their count, one little-endian
+/// word each; the lengths and the table fill the body exactly. Each section decodes from
+/// its own span, large ones on threads of their own, and they come back in file order.
+#[test]
+fn the_body_ends_in_a_table_of_its_sections_lengths() {
+    let cat = three_sections();
+    let bytes = encode(&cat).unwrap();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let end = bytes.len();
+    assert_eq!(word(end - 8), 3, "the section count");
+    let lens: Vec<u64> = (0..3).map(|i| word(end - 32 + 8 * i)).collect();
+    assert_eq!(
+        HEADER as u64 + lens.iter().sum::<u64>() + 32,
+        end as u64,
+        "{lens:?}"
+    );
+    assert_eq!(
+        lens[0],
+        postcard::to_stdvec(&cat.sections[0]).unwrap().len() as u64
+    );
+    assert!(
+        lens[1] > 256 << 10,
+        "the big section gets a thread: {}",
+        lens[1]
+    );
+    assert_eq!(decode(&bytes), Some(cat.clone()));
+    // Through the file as a warm start reads it.
+    let d = tempfile::tempdir().unwrap();
+    save(d.path(), &cat).unwrap();
+    assert_eq!(load(d.path()), Some(cat));
+    assert_eq!(
+        decode(&encode(&Catalog::default()).unwrap()),
+        Some(Catalog::default())
+    );
+}
+
+/// A table that does not describe the body is refused, even under a checksum that holds
+/// (as a writer's bug would leave it): lengths that overrun the body or stop short of the
+/// table, two sections' lengths swapped, a count larger than the body, an older layout.
+#[test]
+fn a_table_that_does_not_describe_the_body_is_refused() {
+    let bytes = encode(&three_sections()).unwrap();
+    let resum = |mut b: Vec<u8>| {
+        let body = b[HEADER..].to_vec();
+        b[20..28].copy_from_slice(&(body.len() as u64).to_le_bytes());
+        b[28..36].copy_from_slice(&checksum(&body).to_le_bytes());
+        b
+    };
+    assert_eq!(decode(&resum(bytes.clone())), Some(three_sections()));
+    let end = bytes.len();
+    let set = |at: usize, v: u64| {
+        let mut b = bytes.clone();
+        b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        resum(b)
+    };
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (big, small) = (word(end - 24), word(end - 16));
+    for (what, b) in [
+        ("overrun", set(end - 16, small + 1)),
+        ("short", set(end - 16, small - 1)),
+        ("count", set(end - 8, u64::MAX / 4)),
+        ("no sections", set(end - 8, 0)),
+        ("one more", set(end - 8, 4)),
+    ] {
+        assert!(decode(&b).is_none(), "{what}");
+    }
+    // Swapped lengths: the spans still fill the body, but no section ends where it should.
+    let mut b = set(end - 24, small);
+    b[end - 16..end - 8].copy_from_slice(&big.to_le_bytes());
+    assert!(decode(&resum(b)).is_none(), "swapped");
+    let mut old = bytes;
+    old[8..12].copy_from_slice(&(VERSION - 1).to_le_bytes());
+    assert!(decode(&old).is_none(), "the layout before the table");
+}

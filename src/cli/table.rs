@@ -2,7 +2,9 @@
 //! terminal table or JSON Lines, every string from a store passed through the one sanitiser
 //! (file names are untrusted too).
 
+use std::borrow::Borrow;
 use std::io::Write;
+use std::sync::Arc;
 
 use super::{ListArgs, filter, stdout_err};
 use crate::error::Result;
@@ -14,17 +16,21 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
     // Through spool's catalog: warm, a stat pass instead of a read of every session.
     let cache = crate::hints::cache_dir();
-    let (listed, left) = crate::catalog::pass::list_keeping(stores, a.format, cache.as_deref());
-    let mut rows: Vec<SessionSummary> = listed
+    // The rows stay in the catalog's `Arc`s: moving 100k of them out cost more than it saved.
+    let (listed, left) = crate::catalog::pass::list_shared(stores, a.format, cache.as_deref());
+    let mut rows: Vec<Arc<SessionSummary>> = listed
         .into_iter()
         .filter(|s| filter.accepts(s))
         .filter(|s| a.ended.is_empty() || s.ended.is_some_and(|x| a.ended.contains(&x)))
         .collect();
     if a.inbox {
-        rows = crate::inbox::rows(&rows).into_iter().cloned().collect();
+        rows = crate::inbox::rows(rows);
     }
     if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
-        rows = crate::search::rank_rows(rows, q);
+        let owned = rows.into_iter().map(Arc::unwrap_or_clone).collect();
+        rows = (crate::search::rank_rows(owned, q).into_iter())
+            .map(Arc::new)
+            .collect();
     }
     if let Some(n) = a.limit {
         rows.truncate(n);
@@ -33,14 +39,8 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     // write calls alone cost more than the stat pass behind them.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     if a.json {
-        // One line buffer for every row: `jsonl::row` writes what `json_line` would.
-        let mut line = Vec::with_capacity(1024);
-        for r in &rows {
-            line.clear();
-            super::jsonl::row(&mut line, r);
-            line.push(b'\n');
-            out.write_all(&line).map_err(stdout_err)?;
-        }
+        // `jsonl::lines` writes what `json_line` would for each row, a line each.
+        super::jsonl::lines(&mut out, &rows).map_err(stdout_err)?;
     } else {
         write_table(&mut out, &rows).map_err(stdout_err)?;
     }
@@ -78,17 +78,17 @@ pub(super) fn risky(c: char) -> bool {
             | '\u{2029}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}')
 }
 
-fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result<()> {
-    let ref_w = rows
-        .iter()
-        .map(|r| unicode_width::UnicodeWidthStr::width(text::one_line(&r.reference()).as_str()))
+fn write_table<R: Borrow<SessionSummary>>(out: &mut impl Write, rows: &[R]) -> std::io::Result<()> {
+    let ref_w = (rows.iter().map(Borrow::borrow))
+        .map(|r: &SessionSummary| {
+            unicode_width::UnicodeWidthStr::width(text::one_line(&r.reference()).as_str())
+        })
         .max()
         .unwrap_or(3)
         .max(3);
     // Terminal columns, not chars: a CJK project name is twice as wide as it is long.
     let proj = |r: &SessionSummary| text::fit(&text::one_line(r.project()), 20);
-    let proj_w = rows
-        .iter()
+    let proj_w = (rows.iter().map(Borrow::borrow))
         .map(|r| unicode_width::UnicodeWidthStr::width(proj(r).as_str()))
         .max()
         .unwrap_or(7)
@@ -99,6 +99,7 @@ fn write_table(out: &mut impl Write, rows: &[SessionSummary]) -> std::io::Result
         "", "REF", "UPDATED", "MSGS", "PROJECT"
     )?;
     for r in rows {
+        let r: &SessionSummary = r.borrow();
         let flags = format!(
             "{}{}{}",
             if r.error().is_some() {

@@ -268,6 +268,35 @@ impl HarnessStore {
             _ => String::from_utf8_lossy(&bytes).into_owned(),
         })
     }
+
+    /// The session records in directory order, each with its `lstat` when `stat` is set.
+    fn scan(&self, stat: bool) -> Vec<Candidate> {
+        let rd = match std::fs::read_dir(&self.sessions) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(_) => return vec![Candidate::unreadable_dir(&self.sessions)],
+        };
+        rd.flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let stem = name.strip_suffix(".json")?;
+                if name.starts_with('.') || !valid_id(stem) {
+                    return None;
+                }
+                // DirEntry::file_type does not follow symlinks.
+                if !e.file_type().ok()?.is_file() {
+                    return None;
+                }
+                let meta = if stat { e.metadata().ok() } else { None };
+                Some(Candidate {
+                    id: stem.to_string(),
+                    path: e.path(),
+                    mtime: meta.as_ref().and_then(|m| m.modified().ok()),
+                    stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
+                })
+            })
+            .collect()
+    }
 }
 
 impl Store for HarnessStore {
@@ -288,39 +317,17 @@ impl Store for HarnessStore {
     /// Regular `sessions/*.json` files with a valid id stem, newest mtime first. Dot-files,
     /// temps, symlinks and other names are not sessions. Never creates anything.
     fn discover(&self) -> Vec<Candidate> {
-        let mut out = self.discover_unordered();
+        let mut out = self.scan(true);
         out.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| a.id.cmp(&b.id)));
         out
     }
 
-    /// `discover` in directory order: the stat pass keys candidates in any order, so its
-    /// survey skips the sort by mtime.
+    /// `discover` in directory order and without an `lstat` of each record: the stat pass
+    /// keys candidates in any order and takes each record's `lstat` itself, split over the
+    /// cores. Taken here, they were one thread's 33k `statx` at 100k sessions, under load
+    /// the last survey of a warm `spool list` to end (issue 10).
     fn discover_unordered(&self) -> Vec<Candidate> {
-        let rd = match std::fs::read_dir(&self.sessions) {
-            Ok(rd) => rd,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-            Err(_) => return vec![Candidate::unreadable_dir(&self.sessions)],
-        };
-        rd.flatten()
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                let stem = name.strip_suffix(".json")?;
-                if name.starts_with('.') || !valid_id(stem) {
-                    return None;
-                }
-                // DirEntry::file_type does not follow symlinks.
-                if !e.file_type().ok()?.is_file() {
-                    return None;
-                }
-                let meta = e.metadata().ok();
-                Some(Candidate {
-                    id: stem.to_string(),
-                    path: e.path(),
-                    mtime: meta.as_ref().and_then(|m| m.modified().ok()),
-                    stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
-                })
-            })
-            .collect()
+        self.scan(false)
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {

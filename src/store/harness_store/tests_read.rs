@@ -316,10 +316,24 @@ fn discovery_skips_debris_and_orders_by_mtime() {
     let before: Vec<_> = walk(&s);
     let ids: Vec<String> = store.discover().into_iter().map(|c| c.id).collect();
     assert_eq!(ids, [A, C, B]);
-    // The stat pass's survey finds the same candidates, in any order.
+    // The stat pass's survey finds the same candidates, in any order, and leaves their
+    // `lstat` to the pass (which keys them as one `lstat` per input would).
     let mut found = store.discover_unordered();
     found.sort_by_key(|c| ids.iter().position(|i| *i == c.id));
-    assert_eq!(found, store.discover());
+    let named = |v: &[crate::store::Candidate]| -> Vec<(String, std::path::PathBuf)> {
+        v.iter().map(|c| (c.id.clone(), c.path.clone())).collect()
+    };
+    assert_eq!(named(&found), named(&store.discover()));
+    assert!(found.iter().all(|c| c.stat.is_none() && c.mtime.is_none()));
+    let keys = crate::catalog::survey::keys(&store, &found);
+    for (c, k) in found.iter().zip(keys) {
+        assert_eq!(
+            k,
+            crate::catalog::stamp::key(&store.summary_inputs(c)),
+            "{}",
+            c.id
+        );
+    }
     let list = store.list();
     assert_eq!(list.len(), 3);
     assert!(list.iter().all(|r| r.error().is_none()));
