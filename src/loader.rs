@@ -96,9 +96,8 @@ type Mailbox = Arc<(Mutex<Option<Request>>, Condvar)>;
 /// How a deferred start's decode hands the stores their parts of the catalog.
 pub type Hand<'a> = &'a mut dyn FnMut(Warm);
 
-/// What a store's listing thread starts with: its part of the catalog, the race for the
-/// first screen, its survey if taken while the catalog decoded, and the gate its news waits
-/// at until the cached rows are sent.
+/// A store's listing thread's start: its part of the catalog, the race for the first screen,
+/// its survey if taken during the decode, and the gate its news waits at for the rows.
 struct Start<'a> {
     cat: Cat,
     first: &'a FirstRows,
@@ -132,12 +131,12 @@ impl Loader {
     /// pass that sends only what changed; one without is listed cold. Either way the
     /// catalog is kept current, then and while spool runs.
     pub fn start_with(stores: Arc<Stores>, tx: Sender<Event>, warm: Option<Warm>) -> Loader {
-        Loader::start_after(
-            stores,
-            tx,
-            move |hand: Hand| warm.map(hand).unwrap_or(()),
-            false,
-        )
+        let open = move |hand: Hand| {
+            if let Some(w) = warm {
+                hand(w);
+            }
+        };
+        Loader::start_after(stores, tx, open, false)
     }
 
     /// As `start_with`, with the catalog read by `open` on a thread of its own (it sends the
@@ -149,7 +148,12 @@ impl Loader {
         tx: Sender<Event>,
         open: impl FnOnce() -> Option<Warm> + Send + 'static,
     ) -> Loader {
-        Loader::start_handing(stores, tx, move |hand: Hand| open().map(hand).unwrap_or(()))
+        let open = move |hand: Hand| {
+            if let Some(w) = open() {
+                hand(w);
+            }
+        };
+        Loader::start_handing(stores, tx, open)
     }
 
     /// As `start_deferred`, but `open` hands the stores their cached metas (`hand`) as soon
