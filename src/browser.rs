@@ -237,12 +237,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             // The catalog's rows are also put in order (and their matcher items started) on
             // the loader's thread: on the UI thread that held a key typed then for 76–300 ms.
             let seed = app.list.seed();
-            // The stores get their metas before the rows are put in order: their checks run
-            // meanwhile (their news waits until the rows below are sent).
-            Loader::start_handing(stores.clone(), tx.clone(), move |hand| {
-                let (rows, warm) = crate::catalog::warm::open(&c, &s);
-                hand(warm);
-                let actions = crate::catalog::warm::inserting(rows, head_keys);
+            Loader::start_deferred(stores.clone(), tx.clone(), move || {
+                let (actions, warm) = crate::catalog::warm::cached(&c, &s, head_keys);
                 let mut seed = Some(seed);
                 for a in actions {
                     let a = match a {
@@ -252,11 +248,10 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                         },
                         a => a,
                     };
-                    if tx.send(Event::Action(a)).is_err() {
-                        return;
-                    }
+                    tx.send(Event::Action(a)).ok()?;
                 }
                 crate::keytrace::phase("catalog_decoded", launched);
+                Some(warm)
             })
         }
         cache => {

@@ -15,21 +15,17 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::app::{Action, View};
+use crate::app::pane::{RAW_PER_ROUND, WINDOW_PER_ROUND};
+use crate::app::{Action, Loaded, View};
 use crate::catalog::Entry;
 use crate::catalog::live::{Cat, Early, check_cached};
 use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
-use crate::store::{Candidate, Store, Stores};
+use crate::store::{Candidate, Span, Store, Stores};
 
 mod first;
-mod gate;
-mod pane;
 mod watch;
 use first::{FIRST_ROWS_WAIT, FirstRows, Runner};
-use gate::{Gate, Opens};
-pub use pane::load;
-use pane::pane_worker;
 #[cfg(test)]
 use watch::rescan;
 use watch::{Watch, WatchSetup, watch_loop};
@@ -93,18 +89,6 @@ pub struct Request {
 
 type Mailbox = Arc<(Mutex<Option<Request>>, Condvar)>;
 
-/// How a deferred start's decode hands the stores their parts of the catalog.
-pub type Hand<'a> = &'a mut dyn FnMut(Warm);
-
-/// A store's listing thread's start: its part of the catalog, the race for the first screen,
-/// its survey if taken during the decode, and the gate its news waits at for the rows.
-struct Start<'a> {
-    cat: Cat,
-    first: &'a FirstRows,
-    early: Option<Early>,
-    gate: &'a Gate,
-}
-
 /// Handle to the background threads.
 pub struct Loader {
     mailbox: Mailbox,
@@ -131,12 +115,7 @@ impl Loader {
     /// pass that sends only what changed; one without is listed cold. Either way the
     /// catalog is kept current, then and while spool runs.
     pub fn start_with(stores: Arc<Stores>, tx: Sender<Event>, warm: Option<Warm>) -> Loader {
-        let open = move |hand: Hand| {
-            if let Some(w) = warm {
-                hand(w);
-            }
-        };
-        Loader::start_after(stores, tx, open, false)
+        Loader::start_after(stores, tx, move || warm, false)
     }
 
     /// As `start_with`, with the catalog read by `open` on a thread of its own (it sends the
@@ -148,32 +127,13 @@ impl Loader {
         tx: Sender<Event>,
         open: impl FnOnce() -> Option<Warm> + Send + 'static,
     ) -> Loader {
-        let open = move |hand: Hand| {
-            if let Some(w) = open() {
-                hand(w);
-            }
-        };
-        Loader::start_handing(stores, tx, open)
-    }
-
-    /// As `start_deferred`, but `open` hands the stores their cached metas (`hand`) as soon
-    /// as it has them, and sends the cached rows after. Each store's check then runs while
-    /// the rows are put in order (issue 10: at 100k that was ~100 ms of one thread's CPU
-    /// before any check began), and holds its news until `open` returns, so the news still
-    /// follows the cached rows on the channel. Without a call to `hand` every store is
-    /// listed cold.
-    pub fn start_handing(
-        stores: Arc<Stores>,
-        tx: Sender<Event>,
-        open: impl FnOnce(Hand) + Send + 'static,
-    ) -> Loader {
         Loader::start_after(stores, tx, open, true)
     }
 
     fn start_after(
         stores: Arc<Stores>,
         tx: Sender<Event>,
-        open: impl FnOnce(Hand) + Send + 'static,
+        open: impl FnOnce() -> Option<Warm> + Send + 'static,
         deferred: bool,
     ) -> Loader {
         let stop = Arc::new(AtomicBool::new(false));
@@ -182,42 +142,31 @@ impl Loader {
         // Each store's thread starts now and waits for its part of the catalog: with the
         // head on screen it surveys its store meanwhile (issue 10: at 100k the decode is one
         // thread's ~150 ms of CPU, and the surveys began only after it, leaving a core idle).
-        // The part may arrive before the cached rows are sent: a store's news waits at the
-        // gate, opened once they are, so it still follows them on the channel.
-        let gate = Arc::new(Gate::default());
+        // The part arrives after the cached rows are sent, so a store's news still follows
+        // them on the channel.
         let mut parts = Vec::with_capacity(channels.len());
         for (i, (ptx, prx)) in channels.into_iter().enumerate() {
             let (part, slot) = mpsc::sync_channel::<(Cat, Arc<FirstRows>)>(1);
             parts.push(part);
-            let (stores, tx, stop, gate) = (stores.clone(), tx.clone(), stop.clone(), gate.clone());
+            let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
             let _ = thread::Builder::new()
                 .name(format!("spool-list-{i}"))
                 .spawn(move || {
                     let early = deferred.then(|| {
-                        // The rows on screen are the head's, keys come first, and the
-                        // decode, which every check waits for, before this survey.
-                        crate::priority::behind_the_decode();
+                        // As the decode: the rows on screen are the head's, keys come first.
+                        crate::priority::background();
                         Early::take(stores.stores[i].as_ref())
                     });
                     let Ok((cat, first)) = slot.recv() else {
                         return;
                     };
-                    let start = Start {
-                        cat,
-                        first: &first,
-                        early,
-                        gate: &gate,
-                    };
-                    list_and_watch(&stores, i, &tx, ptx, prx, &stop, start)
+                    list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first, early)
                 });
         }
         let lists = {
             let stores = stores.clone();
-            let mut parts = Some(parts);
-            // Each store's part, once: the catalog's (`Some`), or none (listed cold).
-            let mut hand = move |warm: Option<Warm>| {
-                let Some(parts) = parts.take() else { return };
-                let (cache, mut known) = match warm {
+            move || {
+                let (cache, mut known) = match open() {
                     Some(w) => (Some(w.cache), w.known),
                     None => (None, Vec::new()),
                 };
@@ -235,12 +184,6 @@ impl Loader {
                     };
                     let _ = part.send((cat, first.clone()));
                 }
-            };
-            move || {
-                // Opened when `open` is done with the channel, even if it panics.
-                let _opens = Opens(gate);
-                open(&mut |w| hand(Some(w)));
-                hand(None);
             }
         };
         if deferred {
@@ -311,6 +254,60 @@ impl Loader {
     }
 }
 
+fn pane_worker(stores: &Stores, mailbox: &Mailbox, tx: &Sender<Event>, stop: &AtomicBool) {
+    let (lock, cv) = &**mailbox;
+    loop {
+        let req = {
+            let Ok(mut slot) = lock.lock() else { return };
+            while slot.is_none() {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                slot = match cv.wait(slot) {
+                    Ok(s) => s,
+                    Err(_) => return,
+                };
+            }
+            slot.take()
+        };
+        let Some(req) = req else { continue };
+        let content = load(stores, &req);
+        let msg = Event::Action(Action::Loaded {
+            token: req.token,
+            content,
+        });
+        if tx.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+/// Read one pane request from its store.
+pub fn load(stores: &Stores, req: &Request) -> Loaded {
+    let store = stores.store_for(&req.summary);
+    let id = &req.summary.id;
+    let r = match req.view {
+        View::Transcript => {
+            let span = req.rounds.map(Span::LastRounds).unwrap_or(Span::All);
+            store
+                .transcript(id, span)
+                .map(|t| Loaded::Transcript(Arc::new(t)))
+        }
+        // A page from the end: only what the first screens show is read and held.
+        View::Window => match req.rounds {
+            Some(r) => store.window_page(id, r.saturating_mul(WINDOW_PER_ROUND)),
+            None => store.window(id),
+        }
+        .map(|w| Loaded::Window(Arc::new(w))),
+        View::Raw => match req.rounds {
+            Some(r) => store.raw_page(id, (r as u64).saturating_mul(RAW_PER_ROUND)),
+            None => store.raw(id).map(|t| (t, false)),
+        }
+        .map(|(r, more)| Loaded::Raw(Arc::new(r), more)),
+    };
+    r.unwrap_or_else(|e| Loaded::Failed(e.to_string()))
+}
+
 /// The change detector of polling: the catalog's key of the files a row is derived from
 /// (appends to `messages.jsonl` do not touch a directory's mtime; a pin changes a state file).
 fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
@@ -325,31 +322,25 @@ fn list_and_watch(
     poke_tx: Sender<()>,
     pokes: Receiver<()>,
     stop: &AtomicBool,
-    start: Start,
+    mut cat: Cat,
+    first: &FirstRows,
+    early: Option<Early>,
 ) {
-    let Start {
-        mut cat,
-        first,
-        early,
-        gate,
-    } = start;
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
     if let Some(metas) = cat.known.take() {
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
         crate::priority::background();
         let old = Cat::by_id(metas);
-        let Some(mut known) = check_cached(store, i, tx, &cat, old, early, || gate.wait()) else {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old, early) else {
             return;
         };
         let mut watch = Watch::start(store, poke_tx);
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;
     }
-    // Not in the catalog after all (it changed since the head was cut): listed cold, after
-    // the catalog's rows.
+    // Not in the catalog after all (it changed since the head was cut): listed cold.
     drop(early);
-    gate.wait();
     // A name-ordered store is in the race for the first screen until its first rows are out.
     // `then`, not `then_some`: a Runner made for another store and dropped would count as a
     // name-ordered store finished.

@@ -11,36 +11,16 @@ pub const BACKGROUND_NICE: i32 = 10;
 /// inherit it (the check pass's workers, notify's event loop). Never raises it again, and
 /// never fails the caller: at worst the thread keeps its priority.
 pub fn background() {
-    lower_to(BACKGROUND_NICE);
-}
-
-/// The nice value of a warm start's surveys and checks while the catalog decodes: the decode
-/// (at `BACKGROUND_NICE`) is what every check waits for, and six survey threads at its own
-/// nice value took most of its core (issue 10: at 100k a decode of ~300 ms of CPU ended at
-/// 637 ms). At 19 their weight together is below the decode's, so it keeps a core.
-pub const BEHIND_THE_DECODE_NICE: i32 = 19;
-
-/// Lower the calling thread's priority to `BEHIND_THE_DECODE_NICE` (as `background`).
-pub fn behind_the_decode() {
-    lower_to(BEHIND_THE_DECODE_NICE);
-}
-
-/// Set the calling thread's nice value to `nice` if that lowers its priority: a thread that
-/// already yields more (run as root, `setpriority` would also raise it) keeps its own.
-fn lower_to(nice: i32) {
-    if current_nice() >= nice {
-        return;
-    }
     // On Linux the nice value is per thread, and `0` is the calling thread; elsewhere it is
     // the whole process's (the UI's too), so it is left alone.
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority reads its integer arguments only.
     unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+        libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE);
     }
 }
 
-/// The calling thread's nice value (Linux; 0 elsewhere).
+/// The calling thread's nice value (Linux; 0 elsewhere), for tests.
 pub fn current_nice() -> i32 {
     #[cfg(target_os = "linux")]
     // SAFETY: as above. errno is cleared first: -1 is also a valid nice value.
@@ -74,22 +54,5 @@ mod tests {
             "the check pass's workers inherit it"
         );
         assert_eq!(current_nice(), before, "the calling thread keeps its own");
-    }
-
-    #[test]
-    fn a_thread_behind_the_decode_stays_there() {
-        let nices = std::thread::spawn(|| {
-            behind_the_decode();
-            let first = current_nice();
-            background();
-            (first, current_nice())
-        })
-        .join()
-        .unwrap();
-        assert_eq!(
-            nices,
-            (BEHIND_THE_DECODE_NICE, BEHIND_THE_DECODE_NICE),
-            "`background` never raises a thread's priority"
-        );
     }
 }

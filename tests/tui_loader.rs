@@ -27,8 +27,6 @@ struct Fake {
     discovered: Arc<AtomicBool>,
     /// The listing thread's nice value at each `summarize`, in order.
     nices: Arc<Mutex<Vec<i32>>>,
-    /// The nice value at each `discover`, in order.
-    discover_nices: Arc<Mutex<Vec<i32>>>,
 }
 
 impl Fake {
@@ -41,7 +39,6 @@ impl Fake {
             gate: None,
             discovered: Arc::default(),
             nices: Arc::default(),
-            discover_nices: Arc::default(),
         }
     }
 }
@@ -57,8 +54,6 @@ impl Store for Fake {
         &self.dir
     }
     fn discover(&self) -> Vec<Candidate> {
-        let nice = spool::priority::current_nice();
-        self.discover_nices.lock().unwrap().push(nice);
         self.discovered.store(true, Ordering::SeqCst);
         if let Some(g) = &self.gate {
             let open = g.0.lock().unwrap();
@@ -322,68 +317,4 @@ fn a_warm_start_surveys_its_stores_while_the_catalog_decodes() {
         }
     }
     assert_eq!(reread, 2, "both sessions, new to the catalog, were read");
-}
-
-/// A warm start hands each store its cached metas before it puts the cached rows in order
-/// (`Loader::start_handing`): the store is checked meanwhile (issue 10: the checks began
-/// only once all 100k rows were sorted and sent, ~100 ms of the decode thread's CPU), and
-/// its news still comes after the rows. The rows here are sent only once the check has read
-/// both sessions new to the catalog; when the metas came after the rows, it never did. The
-/// survey yields to the decode, which every check waits for.
-#[test]
-fn a_warm_start_checks_while_its_rows_are_prepared_and_the_news_follows_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let ids = Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]));
-    let fake = Fake::new(dir.path(), ids);
-    let (read, surveyed) = (fake.nices.clone(), fake.discover_nices.clone());
-    let stores = Arc::new(Stores {
-        stores: vec![Box::new(fake)],
-        state_dir: dir.path().join("state"),
-    });
-    let cache = dir.path().join("cache");
-    let (tx, rx) = mpsc::channel();
-    let (seen_tx, seen_rx) = mpsc::channel();
-    let rows_tx = tx.clone();
-    let _loader = Loader::start_handing(stores, tx, move |hand| {
-        let decode_nice = spool::priority::current_nice();
-        hand(spool::catalog::warm::Warm {
-            cache,
-            known: vec![Some(Vec::new())],
-        });
-        let since = std::time::Instant::now();
-        while read.lock().unwrap().len() < 2 && since.elapsed() < Duration::from_secs(3) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let n = read.lock().unwrap().len();
-        seen_tx.send((n, decode_nice)).unwrap();
-        rows_tx
-            .send(Event::Action(Action::Cached(Vec::new())))
-            .unwrap();
-    });
-    let (n, decode_nice) = seen_rx.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(n, 2, "the store was checked before the rows were sent");
-    let (mut cached, mut reread) = (false, 0);
-    loop {
-        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
-            Event::Action(Action::Cached(_)) => cached = true,
-            Event::Action(a) => {
-                assert!(cached, "a store's news before the cached rows: {a:?}");
-                match a {
-                    Action::Reread { rows, .. } => reread += rows.len(),
-                    Action::Progress { finished: true, .. } => break,
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-    }
-    assert_eq!(reread, 2, "both sessions, new to the catalog, were read");
-    if cfg!(target_os = "linux") {
-        assert_eq!(decode_nice, spool::priority::BACKGROUND_NICE);
-        assert_eq!(
-            surveyed.lock().unwrap().first(),
-            Some(&spool::priority::BEHIND_THE_DECODE_NICE),
-            "the survey yields to the decode"
-        );
-    }
 }

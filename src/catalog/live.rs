@@ -60,8 +60,7 @@ impl Early {
 /// sent. Returns the known sessions for the watcher, or `None` when the app went away.
 /// `old` is consumed: the catalog's metas are freed (or moved into what is returned) before
 /// the watcher starts, not held for the life of the browser. `early` is the store's survey
-/// if it was taken already (else it is taken here). Nothing is sent before `ready` returns
-/// (the catalog's rows are on the channel then).
+/// if it was taken already (else it is taken here).
 pub fn check_cached(
     store: &dyn Store,
     i: usize,
@@ -69,15 +68,11 @@ pub fn check_cached(
     cat: &Cat,
     old: ById,
     early: Option<Early>,
-    ready: impl FnOnce(),
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let Early { survey, since } = early.unwrap_or_else(|| Early::take(store));
     let checked = crate::catalog::pass::check_surveyed(store, old, &survey);
     let candidates = survey.candidates;
-    // Checked, but its news reaches the list only after the cached rows: the trace's
-    // "checked" is when it can be sent.
-    ready();
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
     if !checked.gone.is_empty() {

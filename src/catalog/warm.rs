@@ -2,12 +2,11 @@
 //! browser before its first frame, and what the loader needs to check them in the
 //! background (each store's metas, indexed by id on the loader's thread, after the frame).
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::slim::Slim;
-use crate::model::{SessionSummary, StoreKind};
+use crate::model::SessionSummary;
 use crate::store::Stores;
 
 /// What the loader checks against: per store (in `Stores` order), the cached metas (slimmed:
@@ -54,36 +53,16 @@ pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
 pub fn cached(
     cache: &Path,
     stores: &Stores,
-    head_keys: std::collections::HashSet<(crate::model::StoreKind, String)>,
+    mut head_keys: std::collections::HashSet<(crate::model::StoreKind, String)>,
 ) -> (Vec<crate::app::Action>, Warm) {
-    let (rows, warm) = open(cache, stores);
-    (inserting(rows, head_keys), warm)
-}
-
-/// `cached`'s actions for rows `open` read, apart from its metas: a deferred start hands
-/// the metas to the stores' checks first (`Loader::start_handing`), then builds these.
-pub fn inserting(
-    mut rows: Vec<Arc<SessionSummary>>,
-    head_keys: std::collections::HashSet<(crate::model::StoreKind, String)>,
-) -> Vec<crate::app::Action> {
-    // By store, so a row's id is looked up as it is: a key made for each of 100k rows (a
-    // copy of its id) was a third of this step's CPU (issue 10).
-    let mut head: HashMap<StoreKind, HashSet<String>> = HashMap::new();
-    for (store, id) in head_keys {
-        head.entry(store).or_default().insert(id);
-    }
-    if !head.is_empty() {
-        rows.retain(|r| !head.get_mut(&r.store).is_some_and(|ids| ids.remove(&*r.id)));
-    }
+    let (mut rows, warm) = open(cache, stores);
+    rows.retain(|r| !head_keys.remove(&(r.store, r.id.to_string())));
     let mut actions = Vec::new();
-    let left: Vec<_> = (head.into_iter())
-        .flat_map(|(store, ids)| ids.into_iter().map(move |id| (store, id)))
-        .collect();
-    if !left.is_empty() {
-        actions.push(crate::app::Action::Removed(left));
+    if !head_keys.is_empty() {
+        actions.push(crate::app::Action::Removed(head_keys.into_iter().collect()));
     }
     actions.push(crate::app::Action::Cached(rows));
-    actions
+    (actions, warm)
 }
 
 /// The catalog's head for a browser over `stores` starting with `filter` (`head::read`): the

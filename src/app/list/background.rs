@@ -38,25 +38,11 @@ impl Pending {
         rows: Vec<Arc<SessionSummary>>,
         notify: Arc<dyn Fn() + Sync + Send>,
     ) -> Option<Pending> {
-        Pending::start_at(generation, rows, notify, || {})
-    }
-
-    /// As `start`, the thread first calling `lower` (a `crate::priority` level).
-    pub fn start_at(
-        generation: u64,
-        rows: Vec<Arc<SessionSummary>>,
-        notify: Arc<dyn Fn() + Sync + Send>,
-        lower: fn(),
-    ) -> Option<Pending> {
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("spool-quick-items".into())
             .spawn(move || {
-                lower();
-                let built = Built::of(rows);
-                // When a query can match every row (issue 10's "loaded and searchable").
-                crate::keytrace::phase_since_launch("items_built_at");
-                if tx.send(built).is_ok() {
+                if tx.send(Built::of(rows)).is_ok() {
                     notify();
                 }
             })

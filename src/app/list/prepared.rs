@@ -160,14 +160,7 @@ impl List {
         self.patches.clear();
         // No build is under way (checked above): this one's rows are the view's.
         self.building = (p.items).and_then(|rows| {
-            // A warm start's whole list: built beside the stores' checks, not ahead of them
-            // (at nice 0 it took a core from them for ~300 ms at 100k, issue 10).
-            background::Pending::start_at(
-                self.generation,
-                rows,
-                self.notify.clone(),
-                crate::priority::background,
-            )
+            background::Pending::start(self.generation, rows, self.notify.clone())
         });
         self.search_dirty = true;
         self.repin();

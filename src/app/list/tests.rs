@@ -338,32 +338,3 @@ fn a_query_after_a_filter_change_waits_for_its_items() {
         "never the head's okapi, out of view"
     );
 }
-
-/// A warm start's whole list (`Seed::prepare`, then `install`) builds its items at the
-/// background's nice value, beside the stores' checks: from the UI thread, at nice 0, the
-/// build took a core from them for ~300 ms at 100k sessions (issue 10).
-#[cfg(target_os = "linux")]
-#[test]
-fn a_prepared_lists_items_are_built_in_the_background() {
-    let (nice_tx, nice) = std::sync::mpsc::channel();
-    let nice_tx = std::sync::Mutex::new(nice_tx);
-    // `notify` runs on the build's thread once it is done.
-    let notify = Arc::new(move || {
-        let _ = nice_tx
-            .lock()
-            .unwrap()
-            .send(crate::priority::current_nice());
-    });
-    let mut l = List::new(Filter::default(), notify);
-    let batch: Vec<_> = rows(background::ON_A_THREAD_FROM)
-        .into_iter()
-        .map(Arc::new)
-        .collect();
-    let p = l.seed().prepare(batch);
-    l.install(p);
-    let wait = std::time::Duration::from_secs(20);
-    assert_eq!(
-        nice.recv_timeout(wait).unwrap(),
-        crate::priority::BACKGROUND_NICE
-    );
-}
