@@ -42,7 +42,10 @@ impl Pending {
         std::thread::Builder::new()
             .name("spool-quick-items".into())
             .spawn(move || {
-                if tx.send(Built::of(rows)).is_ok() {
+                let built = Built::of(rows);
+                // When a query can match every row (issue 10's "loaded and searchable").
+                crate::keytrace::phase_since_launch("items_built_at");
+                if tx.send(built).is_ok() {
                     notify();
                 }
             })
