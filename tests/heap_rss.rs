@@ -4,17 +4,13 @@
 
 use std::hint::black_box;
 
-const MIB: u64 = 1024 * 1024;
+mod common;
+
+use common::rss::{MIB, status_bytes};
 
 /// `RssAnon` of this process, in bytes.
 fn anon() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kb = s
-        .lines()
-        .find_map(|l| l.strip_prefix("RssAnon:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .unwrap();
-    kb * 1024
+    status_bytes("/proc/self/status", "RssAnon:")
 }
 
 /// One test: the figures are the whole process's, and the allocator's settings too.

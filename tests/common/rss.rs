@@ -51,10 +51,15 @@ pub fn assert_peak_under(h: &Home, args: &[&str], bound: u64, size: u64) {
 
 /// The peak resident set of a running process (`VmHWM`), in bytes.
 pub fn high_water(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status_bytes(&format!("/proc/{pid}/status"), "VmHWM:")
+}
+
+/// A memory line (`field`, such as `RssAnon:`) of a `/proc/.../status` file, in bytes.
+pub fn status_bytes(status: &str, field: &str) -> u64 {
+    let status = std::fs::read_to_string(status).unwrap();
     let kb = status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .unwrap();
     kb * 1024
