@@ -273,4 +273,67 @@ mod tests {
         let per = p.bytes() / 10_000;
         assert!(per <= 72, "{per} bytes a candidate");
     }
+
+    /// The browser's warm check over a packed survey finds what `spool list`'s check over
+    /// discovery's candidates finds, after every kind of change: a log appended to, one
+    /// removed, a new one, one left alone.
+    #[test]
+    fn a_check_over_a_packed_survey_equals_one_over_the_candidates() {
+        use std::io::Write;
+
+        use crate::catalog::pass::{self, ById, Checked};
+        use crate::store::Store;
+        use crate::store::loom_store::LoomStore;
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loom");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        for e in std::fs::read_dir(fixture.join("sessions")).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+            }
+        }
+        let store = LoomStore::new(tmp.path());
+        let before = store.discover();
+        assert!(before.len() >= 3);
+        let metas: Vec<_> = before.iter().map(|c| pass::read(&store, c).meta).collect();
+        // Appended to, removed, and a new log; the rest left alone.
+        let first = &before[0].path;
+        let log = std::fs::read(first).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(first)
+            .unwrap()
+            .write_all(&log)
+            .unwrap();
+        std::fs::remove_file(&before[1].path).unwrap();
+        std::fs::copy(&before[2].path, dir.join("20260315-101010.jsonl")).unwrap();
+        let seen = |c: Checked| {
+            let mut fresh: Vec<_> = c.fresh.iter().map(|e| e.meta.clone()).collect();
+            fresh.sort_by(|a, b| a.id.cmp(&b.id));
+            let mut known: Vec<_> = (c.known.keys())
+                .map(|id| (id.to_string(), *c.known.get(id).unwrap()))
+                .collect();
+            known.sort_by(|a, b| a.0.cmp(&b.0));
+            let (mut changed, mut gone) = (c.changed, c.gone);
+            changed.sort();
+            gone.sort();
+            (fresh, known, changed, gone)
+        };
+        let plain = seen(pass::check(
+            &store,
+            ById::new(metas.clone()),
+            &store.discover_unordered(),
+        ));
+        let packed = Packed::of(crate::catalog::survey::survey(&store));
+        let from_packed = seen(pass::check_packed(&store, ById::new(metas), &packed));
+        assert_eq!(from_packed, plain);
+        // The changes were seen: one changed, one gone, one new, and every log known.
+        let (fresh, known, changed, gone) = plain;
+        assert_eq!(changed, [before[0].id.to_string()]);
+        assert_eq!(gone, [before[1].id.to_string()]);
+        assert_eq!(fresh.len(), 2, "{fresh:?}");
+        assert_eq!(known.len(), before.len());
+    }
 }
