@@ -1,7 +1,7 @@
 //! A store's sessions as they stand, taken without the catalog: discovery's candidates and
 //! each one's key (the stat pass), before the comparison with the cached metas. `spool list`
-//! surveys while its main thread decodes the catalog; the browser surveys after the decode
-//! (taken beside it, the cached rows came later and the check no earlier at nice 10).
+//! surveys while its main thread decodes the catalog, and so does the browser (its store
+//! threads at nice 10, `live::Early`, the survey kept packed until the check).
 
 use std::path::{Path, PathBuf};
 
