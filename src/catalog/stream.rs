@@ -77,17 +77,7 @@ pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64
         return None;
     }
     let mut head = [0u8; HEADER];
-    if fill(
-        &mut Range {
-            src,
-            at: 0,
-            to: HEADER as u64,
-        },
-        &mut head,
-    )? != HEADER
-    {
-        return None;
-    }
+    read_exact_at(src, 0, &mut head)?;
     let word = |at: usize| u64::from_le_bytes(head[at..at + 8].try_into().unwrap_or_default());
     let version = u32::from_le_bytes(head[8..12].try_into().ok()?);
     if &head[..8] != MAGIC || version != VERSION || word(12) != schema() {
@@ -128,32 +118,14 @@ pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64
 fn table<S: Source + ?Sized>(src: &S, size: u64) -> Option<Vec<(u64, u64)>> {
     let body = size - HEADER as u64;
     let mut w = [0u8; 8];
-    if body < 8
-        || fill(
-            &mut Range {
-                src,
-                at: size - 8,
-                to: size,
-            },
-            &mut w,
-        )? != 8
-    {
+    if body < 8 {
         return None;
     }
+    read_exact_at(src, size - 8, &mut w)?;
     let n = u64::from_le_bytes(w);
     let lens_at = (body - 8).checked_sub(n.checked_mul(8)?)? + HEADER as u64;
     let mut lens = vec![0u8; usize::try_from(n * 8).ok()?];
-    if fill(
-        &mut Range {
-            src,
-            at: lens_at,
-            to: size - 8,
-        },
-        &mut lens,
-    )? != lens.len()
-    {
-        return None;
-    }
+    read_exact_at(src, lens_at, &mut lens)?;
     let mut at = HEADER as u64;
     let mut spans = Vec::with_capacity(lens.len() / 8);
     for l in lens.chunks_exact(8) {
@@ -200,6 +172,13 @@ fn section<S: Source + ?Sized>(src: &S, (at, len): (u64, u64)) -> Option<Section
     let (s, (reader, _)) = postcard::from_io::<Section, _>((reader, scratch.bytes())).ok()?;
     // Every byte of the span is the section's: a shorter one would mean a mislaid table.
     (reader.buffer().is_empty() && reader.get_ref().at == at + len).then_some(s)
+}
+
+/// Fill `buf` from `src` at `at`; `None` if the source ends first or fails.
+fn read_exact_at<S: Source + ?Sized>(src: &S, at: u64, buf: &mut [u8]) -> Option<()> {
+    let to = at.checked_add(buf.len() as u64)?;
+    let mut range = Range { src, at, to };
+    (fill(&mut range, buf)? == buf.len()).then_some(())
 }
 
 /// Read until `buf` is full or the file ends; the bytes read.
