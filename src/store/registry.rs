@@ -208,7 +208,7 @@ impl Stores {
             .iter()
             .filter(|s| kind.is_none_or(|k| s.kind() == k));
         let mut all = super::gather_parallel(stores, |s| s.list());
-        all.sort_by(list_order);
+        sort_listed(&mut all);
         all
     }
 
