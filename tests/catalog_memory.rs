@@ -56,12 +56,7 @@ fn the_warm_check_copies_no_id_or_path() {
     let cache = h.path().join(".cache/spool");
     let listed = catalog::list(&stores, Some(StoreKind::Loom), Some(&cache));
     assert_eq!(listed.len(), N);
-    let store = stores
-        .stores
-        .iter()
-        .find(|s| s.kind() == StoreKind::Loom)
-        .unwrap()
-        .as_ref();
+    let store = common::store_of(&stores, StoreKind::Loom);
     let before_metas = live();
     let mut metas: Vec<Meta> = catalog::load(&cache)
         .unwrap()

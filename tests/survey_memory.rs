@@ -27,16 +27,14 @@ const SURVEY_BYTES: usize = 100;
 fn a_survey_waiting_for_its_check_is_packed() {
     let h = Home::empty();
     let stores = h.stores();
-    let store = (stores.stores.iter())
-        .find(|s| s.kind() == StoreKind::Loom)
-        .unwrap();
+    let store = common::store_of(&stores, StoreKind::Loom);
     let dir = store.sessions_dir().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     for i in 0..N {
         std::fs::write(dir.join(format!("20260314-{i:06}.jsonl")), "{}\n").unwrap();
     }
     let before = live();
-    let early = Early::take(store.as_ref());
+    let early = Early::take(store);
     let kept = live() - before;
     drop(early);
     assert!(

@@ -38,9 +38,7 @@ fn row(dir: &std::path::Path, i: usize) -> SessionSummary {
 fn a_warm_start_hands_the_catalogs_rows_to_the_list_without_copies() {
     let h = Home::empty();
     let stores = h.stores();
-    let dir = (stores.stores.iter())
-        .find(|s| s.kind() == StoreKind::Loom)
-        .unwrap()
+    let dir = common::store_of(&stores, StoreKind::Loom)
         .sessions_dir()
         .to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();

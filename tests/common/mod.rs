@@ -18,6 +18,17 @@ pub struct Home {
     pub dir: tempfile::TempDir,
 }
 
+/// The store of `kind` among `stores` (every kind is configured in a test HOME).
+pub fn store_of(
+    stores: &spool::store::Stores,
+    kind: spool::model::StoreKind,
+) -> &dyn spool::store::Store {
+    (stores.stores.iter())
+        .find(|s| s.kind() == kind)
+        .unwrap()
+        .as_ref()
+}
+
 impl Home {
     /// An empty HOME.
     pub fn empty() -> Home {
