@@ -70,6 +70,13 @@ fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
     t.keys(&["q"]);
     t.wait_for("STTY-DONE");
 
+    // A session made while spool was closed: the catalog does not hold it, so only the warm
+    // start's stat pass (its survey packed while the catalog decodes) can find and read it.
+    let later = c.join("loom/sessions/20260102-000000.jsonl");
+    let user = r#"{"kind":"message","time":"2026-01-02T00:00:01Z","message":{"role":"user","content":"platypus survey notes"}}"#;
+    let reply = r#"{"kind":"message","time":"2026-01-02T00:00:02Z","message":{"role":"assistant","content":"the echidna count is done"}}"#;
+    std::fs::write(&later, format!("{meta}\n{user}\n{reply}\n")).unwrap();
+
     // The warm start: the query is typed as soon as the first frame shows, while the items
     // may still be building; it must match every session, and Enter must open the match.
     // A second terminal (its own tmux server) with the same cache.
@@ -88,6 +95,20 @@ fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
         s.contains("esc back") && s.contains("20260101-000000") && s.contains("wombat step")
     });
     assert!(pane.contains("quokka migration plan"), "{pane}");
+    // The session the warm check found: searched for, opened, read in the pane.
+    t.keys(&["Escape"]);
+    t.wait_until("the list again", |s| !s.contains("esc back"));
+    t.keys(&["Escape"]);
+    t.wait_until("the search cleared", |s| !s.contains("/ quokka"));
+    t.keys(&["/"]);
+    t.type_text("platypus");
+    t.wait_until("the list to narrow to the session made since", |s| {
+        s.contains("/ platypus") && s.contains("platypus survey notes") && s.contains("1 session")
+    });
+    t.keys(&["Enter"]);
+    t.wait_until("the session made since in the pane", |s| {
+        s.contains("esc back") && s.contains("20260102-000000") && s.contains("echidna count")
+    });
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
