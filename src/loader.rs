@@ -2,8 +2,8 @@
 //!
 //! * One listing thread per store: cheap discovery first, then summaries in batches (sent as
 //!   `Action::Cached` with `Action::Progress`), so the first screen paints before the store is
-//!   read. The same thread then watches the store (`notify`, with a one-second poll as
-//!   fallback) and re-summarizes what changed.
+//!   read. The same thread then watches the store (inotify on Linux, elsewhere `notify`;
+//!   with a one-second poll as fallback) and re-summarizes what changed.
 //! * One pane worker: requests land in a one-slot mailbox, so only the newest runs; answers
 //!   carry the request token and the app drops stale ones.
 

@@ -8,8 +8,8 @@
 pub const BACKGROUND_NICE: i32 = 10;
 
 /// Lower the calling thread's priority to `BACKGROUND_NICE`; threads it starts from then on
-/// inherit it (the check pass's workers, notify's event loop). Never raises it again, and
-/// never fails the caller: at worst the thread keeps its priority.
+/// inherit it (the check pass's workers, the inotify reading thread). Never raises it again,
+/// and never fails the caller: at worst the thread keeps its priority.
 pub fn background() {
     // On Linux the nice value is per thread, and `0` is the calling thread; elsewhere it is
     // the whole process's (the UI's too), so it is left alone.

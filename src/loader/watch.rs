@@ -8,7 +8,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use notify::{RecursiveMode, Watcher};
+#[cfg(target_os = "linux")]
+#[path = "inotify.rs"]
+mod backend;
+#[cfg(not(target_os = "linux"))]
+#[path = "notify_watch.rs"]
+mod backend;
+use backend::{Backend, Handle};
 
 use super::{Event, POLL, SAFETY_PASS, fingerprint};
 use crate::app::Action;
@@ -47,11 +53,23 @@ impl WatchSetup {
     }
 }
 
+/// What the watch's events named since the last look.
+#[derive(Default)]
+pub(super) struct Hits {
+    pub(super) paths: Vec<PathBuf>,
+    /// Events were dropped (the kernel's queue overflowed): anything may have changed.
+    pub(super) lost: bool,
+}
+
 /// The file watcher of one store and the paths its events named since the last look.
 pub(super) struct Watch {
     pub(super) active: bool,
-    hits: Arc<Mutex<Vec<PathBuf>>>,
-    watcher: Option<notify::RecommendedWatcher>,
+    hits: Arc<Mutex<Hits>>,
+    backend: Option<Backend>,
+    /// Held so a store whose watcher could not be made (inotify's per-user limit of
+    /// descriptors) is still polled: with the backend's sender gone too, the loader's
+    /// channel of pokes would disconnect and end its loop.
+    _poke: Sender<()>,
     /// What `start` registered: a new directory an event names within their depths is
     /// registered too (notify's recursive mode did that on its own).
     roots: Vec<WatchDir>,
@@ -63,8 +81,12 @@ pub(super) struct Watch {
 }
 
 /// How one registration went.
-enum Reg {
-    Done,
+pub(super) enum Reg {
+    /// Watched, by `handle`; `new` unless it was watched already (registered again).
+    Done {
+        handle: Handle,
+        new: bool,
+    },
     /// The directory is gone (removed between its parent's read and here): its removal is an
     /// event in the watched parent, and there is nothing in it to watch.
     Gone,
@@ -80,25 +102,12 @@ impl Watch {
 
     /// `start`, with at most `limit` registrations (the kernel's watch limit, made small).
     pub(super) fn start_limited(store: &dyn Store, poke_tx: Sender<()>, limit: usize) -> Watch {
-        let hits: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
-        let h2 = hits.clone();
-        let watcher = notify::recommended_watcher(move |r: notify::Result<notify::Event>| {
-            if let Ok(ev) = r {
-                // Reads (ours included) raise access events; reacting to them would re-read
-                // in a loop. Only creation, change and removal matter.
-                if matches!(ev.kind, notify::EventKind::Access(_)) {
-                    return;
-                }
-                if let Ok(mut h) = h2.lock() {
-                    h.extend(ev.paths);
-                }
-                let _ = poke_tx.send(());
-            }
-        });
+        let hits: Arc<Mutex<Hits>> = Arc::default();
         let mut watch = Watch {
             active: false,
+            backend: Backend::new(hits.clone(), poke_tx.clone()),
+            _poke: poke_tx,
             hits,
-            watcher: watcher.ok(),
             roots: Vec::new(),
             limit,
             registered: 0,
@@ -106,7 +115,7 @@ impl Watch {
         };
         if store.sessions_dir().is_dir() {
             let dirs = store.watch_dirs();
-            watch.active = watch.watcher.is_some() && watch.add(&dirs);
+            watch.active = watch.backend.is_some() && watch.add(&dirs);
             watch.roots = dirs;
         }
         let kind = store.kind().as_str();
@@ -127,15 +136,16 @@ impl Watch {
     /// checks (issue 10). Here entry types come from the directory read (no stat of an
     /// entry), a symlink is never followed, and a dot-named subdirectory is skipped (see
     /// `WatchDir`). A directory is registered before it is read, so a subdirectory made
-    /// meanwhile is either read here or raises an event.
+    /// meanwhile is either read here or raises an event. Each subdirectory is registered
+    /// under its parent's handle: the watch keeps its name, not its path.
     fn add_tree(&mut self, d: &WatchDir) -> bool {
-        let mut todo = vec![(d.path.clone(), d.depth)];
-        while let Some((dir, depth)) = todo.pop() {
-            match self.register(&dir) {
-                Reg::Done => {}
+        let mut todo: Vec<(PathBuf, u32, Option<Handle>)> = vec![(d.path.clone(), d.depth, None)];
+        while let Some((dir, depth, parent)) = todo.pop() {
+            let handle = match self.register(&dir, parent) {
+                Reg::Done { handle, .. } => handle,
                 Reg::Gone => continue,
                 Reg::Failed => return false,
-            }
+            };
             if depth == 0 {
                 continue;
             }
@@ -149,7 +159,7 @@ impl Watch {
                     continue;
                 }
                 if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    todo.push((e.path(), depth - 1));
+                    todo.push((e.path(), depth - 1, Some(handle)));
                 }
             }
         }
@@ -157,28 +167,19 @@ impl Watch {
     }
 
     /// One directory, without its subdirectories.
-    fn register(&mut self, dir: &std::path::Path) -> Reg {
-        let Some(w) = self.watcher.as_mut() else {
+    fn register(&mut self, dir: &std::path::Path, parent: Option<Handle>) -> Reg {
+        let Some(b) = self.backend.as_mut() else {
             return Reg::Failed;
         };
         if self.registered >= self.limit {
             // As the kernel would: a missing directory is missing, not one too many.
             return if dir.is_dir() { Reg::Failed } else { Reg::Gone };
         }
-        match w.watch(dir, RecursiveMode::NonRecursive) {
-            Ok(()) => {
-                self.registered += 1;
-                Reg::Done
-            }
-            Err(e) => match e.kind {
-                notify::ErrorKind::PathNotFound => Reg::Gone,
-                // notify stats the directory after registering it: removed in between.
-                notify::ErrorKind::Io(ref io) if io.kind() == std::io::ErrorKind::NotFound => {
-                    Reg::Gone
-                }
-                _ => Reg::Failed,
-            },
+        let r = b.register(dir, parent);
+        if let Reg::Done { new: true, .. } = r {
+            self.registered += 1;
         }
+        r
     }
 
     /// A new directory that `path` names within a root's depth, with the levels left below
@@ -238,8 +239,31 @@ impl Watch {
     pub(super) fn take(&self) -> Vec<PathBuf> {
         self.hits
             .lock()
-            .map(|mut h| std::mem::take(&mut *h))
+            .map(|mut h| std::mem::take(&mut h.paths))
             .unwrap_or_default()
+    }
+
+    /// Whether events were lost since the last look (and forget it).
+    fn lost(&self) -> bool {
+        self.hits
+            .lock()
+            .is_ok_and(|mut h| std::mem::take(&mut h.lost))
+    }
+
+    /// What the next rescan takes: the paths events named, and whether it compares every
+    /// session's keys. That is when polled, and when the kernel dropped events: then
+    /// anything may have changed, in directories made meanwhile and never registered too,
+    /// so the roots are walked again first (what is watched already keeps its watch).
+    fn next_pass(&mut self, store: &dyn Store) -> (Vec<PathBuf>, bool) {
+        let touched = self.take();
+        let lost = self.lost();
+        if lost && self.active {
+            let roots = std::mem::take(&mut self.roots);
+            self.active = self.add(&roots);
+            self.roots = roots;
+        }
+        self.extend(store, &touched);
+        (touched, lost || !self.active)
     }
 }
 
@@ -270,12 +294,12 @@ pub(super) fn watch_loop(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let touched = watch.take();
         let started = Instant::now();
         // A store that can no longer be fully watched is polled from here on; its keys were
-        // 0 while watched, so its first polling pass re-reads every session once.
-        watch.extend(store, &touched);
-        if !rescan(store, tx, known, &touched, !watch.active, cat) {
+        // 0 while watched, so its first polling pass re-reads every session once (as does a
+        // pass after events were lost).
+        let (touched, fingerprints) = watch.next_pass(store);
+        if !rescan(store, tx, known, &touched, fingerprints, cat) {
             return;
         }
         // The rescan's discovery (every candidate of the store) is freed: given back, so

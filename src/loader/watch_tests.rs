@@ -1,6 +1,7 @@
 //! The watcher's own registration: which directories each store's watch takes (and how many
 //! it reads to find them), a directory made after the start watched before the rescan,
-//! symlinks never followed, and polling when a registration hits the kernel's limit.
+//! symlinks never followed, polling when a registration hits the kernel's limit, and a full
+//! pass after events were lost.
 
 use super::*;
 use crate::store::claude_store::ClaudeStore;
@@ -238,4 +239,42 @@ fn a_refused_registration_falls_back_to_polling() {
         w.extend(&store, &hits);
     }
     assert!(!w.active, "the new collection could not be watched: polled");
+}
+
+/// Events lost (the kernel's queue overflowed, injected): the next pass compares every
+/// session's keys, and the roots are walked again first, so a collection made while events
+/// were dropped is watched with its session directory.
+#[test]
+fn lost_events_walk_the_roots_again_and_compare_every_session() {
+    let (_d, store) = loop_fixture();
+    let (mut w, rx) = started(&store, usize::MAX);
+    assert_eq!(w.registered, 6);
+    let (touched, fingerprints) = w.next_pass(&store);
+    assert!(touched.is_empty() && !fingerprints, "nothing happened yet");
+
+    let col = store.sessions_dir().join("0123456789abcdef01234567");
+    loop_session(&col.join("bb01"));
+    // Its events are the ones dropped.
+    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    w.take();
+    w.hits.lock().unwrap().lost = true;
+    let (_, fingerprints) = w.next_pass(&store);
+    assert!(
+        fingerprints,
+        "a pass after lost events compares every session"
+    );
+    assert_eq!(
+        w.registered, 8,
+        "the new collection and its session are watched"
+    );
+    assert!(w.active);
+    write(&col.join("bb01/messages.jsonl"), "{}\n");
+    assert!(until_named(
+        &mut w,
+        &store,
+        &rx,
+        &col.join("bb01/messages.jsonl")
+    ));
+    let (_, fingerprints) = w.next_pass(&store);
+    assert!(!fingerprints, "lost once, compared once");
 }
