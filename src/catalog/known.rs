@@ -18,10 +18,13 @@ pub struct Slot {
     pub key: u64,
 }
 
-/// The path's hash: SipHash with fixed keys (stable within and across runs; a path is never
-/// looked up by it, so a crafted collision could only hide one move until the next pass).
+/// The path's hash: FxHash of its components (`Path`'s own `Hash`, so paths that compare
+/// equal hash equal). Only compared within one process, never kept; a path is never looked
+/// up by it, so a collision (crafted or not) could only hide one move until the next pass.
+/// SipHash was a tenth of the warm start's decode thread at 100k sessions (issue 10: every
+/// cached meta is hashed when slimmed, and every candidate again when checked).
 pub fn path_hash(p: &Path) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     p.hash(&mut h);
     h.finish()
 }
