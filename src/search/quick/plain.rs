@@ -13,43 +13,58 @@
 pub(super) fn push_plain(out: &mut Vec<u8>, f: &str, cap: Option<usize>) -> Option<u32> {
     let start = out.len();
     let cap = cap.unwrap_or(usize::MAX);
-    // The capitals of every char written, and of those a cut keeps (all but the cap's last).
-    let (mut caps, mut caps_if_cut) = (0u32, 0u32);
+    let b = f.as_bytes();
     let mut chars = 0usize;
+    let mut i = 0;
     // A space is owed between two words: written only when another word comes.
     let mut gap = false;
-    for &b in f.as_bytes() {
-        match b {
-            b' ' | b'\n' | b'\t' => gap = chars > 0,
-            b'!'..=b'~' => {
-                let add = 1 + usize::from(gap);
-                if chars + add > cap {
-                    // More than `cap` chars: `truncate_chars` keeps `cap - 1` and an ellipsis.
-                    out.truncate(start + cap.saturating_sub(1));
-                    out.extend_from_slice("…".as_bytes());
-                    return Some(caps_if_cut);
-                }
+    while i < b.len() {
+        if matches!(b[i], b' ' | b'\n' | b'\t') {
+            gap = chars > 0;
+            i += 1;
+            continue;
+        }
+        // A word: a run of printable ASCII, copied whole (the byte loop is the scan alone).
+        let from = i;
+        while i < b.len() && matches!(b[i], b'!'..=b'~') {
+            i += 1;
+        }
+        if from == i {
+            out.truncate(start);
+            return None;
+        }
+        let sep = usize::from(gap);
+        if chars + sep + (i - from) > cap {
+            // More than `cap` chars: `truncate_chars` keeps `cap - 1` and an ellipsis.
+            let keep = cap.saturating_sub(1);
+            if chars < keep {
                 if gap {
                     out.push(b' ');
                 }
-                if b.is_ascii_uppercase() {
-                    let bit = 1 << (b - b'A');
-                    caps |= bit;
-                    if chars + add < cap {
-                        caps_if_cut |= bit;
-                    }
-                }
-                out.push(b.to_ascii_lowercase());
-                chars += add;
-                gap = false;
+                out.extend_from_slice(&b[from..from + (keep - chars - sep)]);
             }
-            _ => {
-                out.truncate(start);
-                return None;
-            }
+            out.truncate(start + keep);
+            let caps = lower_caps(&mut out[start..]);
+            out.extend_from_slice("…".as_bytes());
+            return Some(caps);
         }
+        if gap {
+            out.push(b' ');
+        }
+        out.extend_from_slice(&b[from..i]);
+        chars += sep + (i - from);
+        gap = false;
     }
-    Some(caps)
+    Some(lower_caps(&mut out[start..]))
+}
+
+/// Lower-case `kept` (ASCII) in place and return its capitals, one bit each (`A` is bit 0).
+fn lower_caps(kept: &mut [u8]) -> u32 {
+    let caps = (kept.iter()).fold(0u32, |m, &c| {
+        m | if c.is_ascii_uppercase() { 1 << (c - b'A') } else { 0 }
+    });
+    kept.make_ascii_lowercase();
+    caps
 }
 
 #[cfg(test)]
