@@ -61,7 +61,11 @@ pub(super) fn push_plain(out: &mut Vec<u8>, f: &str, cap: Option<usize>) -> Opti
 /// Lower-case `kept` (ASCII) in place and return its capitals, one bit each (`A` is bit 0).
 fn lower_caps(kept: &mut [u8]) -> u32 {
     let caps = (kept.iter()).fold(0u32, |m, &c| {
-        m | if c.is_ascii_uppercase() { 1 << (c - b'A') } else { 0 }
+        m | if c.is_ascii_uppercase() {
+            1 << (c - b'A')
+        } else {
+            0
+        }
     });
     kept.make_ascii_lowercase();
     caps
