@@ -19,7 +19,7 @@ use super::rows::Rows;
 use super::{List, background};
 use crate::model::{Ended, SessionSummary};
 use crate::search::Key;
-use crate::store::registry::{Filter, sort_listed};
+use crate::store::registry::{Filter, list_order};
 
 /// What a preparation needs of the list, taken on the UI thread (a few hundred rows: the
 /// head's) and sent to the thread that prepares.
@@ -99,9 +99,10 @@ pub(super) fn order<'a>(
             }
         }
     } else {
-        // `list_order`, compared on a compact key (`sort_listed`): the order is total, so
-        // the same rows come out in the same order whatever order they came in.
-        sort_listed(&mut v);
+        // Compared row by row, not on `sort_listed`'s compact keys: a re-sort holds two
+        // orders of pointers at most (`tests/list_memory.rs`), and a prepared batch comes
+        // in sorted runs, which the stable sort merges in few comparisons.
+        v.sort_by(|a, b| list_order(a, b));
     }
     (v, groups)
 }
