@@ -18,12 +18,51 @@ pub struct Slot {
     pub key: u64,
 }
 
-/// The path's hash: SipHash with fixed keys (stable within and across runs; a path is never
-/// looked up by it, so a crafted collision could only hide one move until the next pass).
+/// The path's hash: FxHash of its components (`Path`'s own `Hash`, so paths that compare
+/// equal hash equal). Only compared within one process, never kept; a path is never looked
+/// up by it, so a collision (crafted or not) could only hide one move until the next pass.
+/// SipHash was a tenth of the warm start's decode thread at 100k sessions (issue 10: every
+/// cached meta is hashed when slimmed, and every candidate again when checked).
 pub fn path_hash(p: &Path) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    p.hash(&mut h);
+    use std::os::unix::ffi::OsStrExt;
+    let mut h = rustc_hash::FxHasher::default();
+    let b = p.as_os_str().as_bytes();
+    if is_plain(b) {
+        b.hash(&mut h);
+    } else {
+        plain_form(p).hash(&mut h);
+    }
     h.finish()
+}
+
+/// Whether `b` is the path `plain_form` writes for it: absolute, with no empty or `.`
+/// component and no trailing separator. Paths from a store's own listing are; their bytes
+/// are hashed as they are (`Path`'s own `Hash` walked the components, a tenth of a warm
+/// start's decode thread at 100k sessions).
+fn is_plain(b: &[u8]) -> bool {
+    match b {
+        [b'/'] => true,
+        [b'/', rest @ ..] => (rest.split(|&c| c == b'/')).all(|c| !c.is_empty() && c != b"."),
+        _ => false,
+    }
+}
+
+/// `p`'s components joined by single separators: the same bytes for every path equal to `p`
+/// (`Path`'s equality compares components), and `p`'s own bytes when it `is_plain`.
+fn plain_form(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Component;
+    let mut out = Vec::with_capacity(p.as_os_str().len());
+    for c in p.components() {
+        if !out.is_empty() && out != b"/" {
+            out.push(b'/');
+        }
+        match c {
+            Component::RootDir => out.push(b'/'),
+            c => out.extend_from_slice(c.as_os_str().as_bytes()),
+        }
+    }
+    out
 }
 
 /// Every current session's path hash and key, by id (FxHash: one insert per session per
@@ -110,6 +149,37 @@ mod tests {
         assert!(!k.moved("a", Path::new("/t/a.jsonl")));
         k.remove("a");
         assert!(k.is_empty());
+    }
+
+    /// Paths that compare equal hash equal, whether written plainly or not, and the plain
+    /// form is hashed as it is written.
+    #[test]
+    fn equal_paths_hash_equal() {
+        let groups: [&[&str]; 6] = [
+            &["/s/a.jsonl", "/s//a.jsonl", "/s/./a.jsonl", "//s/a.jsonl"],
+            &["/s/col/id", "/s/col/id/", "/s/col/id/.", "/s/col//id//"],
+            &["/", "//", "/."],
+            &["rel/x", "rel//x", "rel/./x", "rel/x/"],
+            &["/s/a.json", "/s/a.json/"],
+            &["/s/a..json", "/s/a..json/"],
+        ];
+        let hashes: Vec<Vec<u64>> = (groups.iter())
+            .map(|g| g.iter().map(|p| path_hash(Path::new(p))).collect())
+            .collect();
+        for (g, h) in groups.iter().zip(&hashes) {
+            for (p, x) in g.iter().zip(h) {
+                assert_eq!(*x, h[0], "{p} and {}", g[0]);
+                assert_eq!(Path::new(p), Path::new(g[0]));
+            }
+        }
+        let firsts: std::collections::HashSet<u64> = hashes.iter().map(|h| h[0]).collect();
+        assert_eq!(
+            firsts.len(),
+            groups.len(),
+            "different paths, different hashes"
+        );
+        assert!(is_plain(b"/s/col/id") && !is_plain(b"/s/col/id/") && !is_plain(b"rel"));
+        assert_eq!(plain_form(Path::new("/s//col/./id/")), b"/s/col/id");
     }
 
     /// Two words of slot and one of key pointer beside each id: the path is not kept.

@@ -2,7 +2,9 @@
 //! browser before its first frame, and what the loader needs to check them in the
 //! background (each store's metas, indexed by id on the loader's thread, after the frame).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -58,8 +60,9 @@ pub fn cached(
 ) -> (Vec<crate::app::Action>, Warm) {
     let (mut rows, warm) = open(cache, stores);
     // By store, so a row's id is looked up as it is: a key made for each of 100k rows (a
-    // copy of its id) was about a quarter of this step's CPU (issue 10).
-    let mut head: HashMap<StoreKind, HashSet<String>> = HashMap::new();
+    // copy of its id) was about a quarter of this step's CPU (issue 10). FxHash: SipHash of
+    // every row's id was most of what was left (ids are the stores' own file names).
+    let mut head: HashMap<StoreKind, FxHashSet<String>> = HashMap::new();
     for (store, id) in head_keys {
         head.entry(store).or_default().insert(id);
     }

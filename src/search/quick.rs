@@ -24,6 +24,7 @@ use crate::text::{one_line, truncate_chars};
 
 mod item;
 mod matching;
+mod plain;
 mod tight;
 
 use item::{Item, Pairs, Row, Titles};
@@ -59,8 +60,34 @@ pub struct Built {
 }
 
 impl Built {
+    /// Items for `rows`, in their order: a long list's in two halves on two threads, as the
+    /// build is the last of a warm start's work and the other core is then idle (issue 10).
     pub fn of(rows: Vec<Arc<SessionSummary>>) -> Built {
-        let items: Vec<Item> = rows.iter().map(Item::new).collect();
+        if rows.len() < HALVES_FROM {
+            return Built::part(&rows);
+        }
+        let (a, b) = rows.split_at(rows.len() / 2);
+        std::thread::scope(|scope| {
+            let second = std::thread::Builder::new()
+                .name("spool-quick-half".into())
+                .spawn_scoped(scope, || Built::part(b));
+            let mut built = Built::part(a);
+            let rest = match second {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                // No thread to be had: this one builds the second half too.
+                Err(_) => Built::part(b),
+            };
+            built.items.extend(rest.items);
+            built.titles.append(rest.titles);
+            built
+        })
+    }
+
+    fn part(rows: &[Arc<SessionSummary>]) -> Built {
+        let mut scratch = Vec::new();
+        let items: Vec<Item> = (rows.iter())
+            .map(|s| Item::new_in(s, &mut scratch))
+            .collect();
         let recency = rows.iter().map(|s| item::recency_of(s)).collect();
         Built {
             titles: Titles::of(&items, recency),
@@ -68,6 +95,10 @@ impl Built {
         }
     }
 }
+
+/// Lists at least this long have their items built in two halves on two threads; below it a
+/// second thread costs more than it saves.
+const HALVES_FROM: usize = 4_096;
 
 /// Char positions in `line` of every substring match of the query's terms (smart case), for
 /// highlighting a summary or prompt line; sorted and unique.

@@ -15,6 +15,7 @@ use crate::model::SessionSummary;
 use crate::text::{is_one_line, one_line, terminal_unsafe, truncate_chars};
 
 use super::FIELD_CAP;
+use super::plain::push_plain;
 use super::tight::Letters;
 
 pub(super) struct Item {
@@ -63,10 +64,18 @@ pub(super) fn recency_of(s: &SessionSummary) -> i64 {
 /// Summary, first prompt and project of `s` as they are searched: one line each, capped.
 fn text_fields(s: &SessionSummary) -> [String; 3] {
     [
-        truncate_chars(&one_line(&s.summary), FIELD_CAP),
-        truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
-        one_line(s.project()),
+        searched(&s.summary, Some(FIELD_CAP)),
+        searched(&s.first_prompt, Some(FIELD_CAP)),
+        searched(s.project(), None),
     ]
+}
+
+/// A field as it is searched: one line, cut to `cap` chars when given.
+fn searched(f: &str, cap: Option<usize>) -> String {
+    match cap {
+        Some(cap) => truncate_chars(&one_line(f), cap),
+        None => one_line(f),
+    }
 }
 
 /// Whether field `f` of a row (capped at `FIELD_CAP` chars when `capped`), made one line as
@@ -132,16 +141,33 @@ pub(super) fn said_in_runs(
 
 impl Item {
     pub(super) fn new(s: &Arc<SessionSummary>) -> Item {
-        let fields = text_fields(s);
-        let mut lower = Vec::with_capacity(fields.iter().map(|f| f.len() + 1).sum());
+        Item::new_in(s, &mut Vec::new())
+    }
+
+    /// `new`, with `scratch` to write the text in before it is boxed at its length (one
+    /// allocation a row; a build reuses it from row to row).
+    pub(super) fn new_in(s: &Arc<SessionSummary>, scratch: &mut Vec<u8>) -> Item {
+        let lower = scratch;
+        lower.clear();
         let mut ends = [0u16; 2];
         let mut caps = 0;
-        for (i, f) in fields.iter().enumerate() {
+        let fields = [
+            (&s.summary[..], Some(FIELD_CAP)),
+            (&s.first_prompt[..], Some(FIELD_CAP)),
+            (s.project(), None),
+        ];
+        for (i, (f, cap)) in fields.into_iter().enumerate() {
             if i > 0 {
                 lower.push(b'\n');
             }
-            lower.extend_from_slice(f.to_lowercase().as_bytes());
-            caps |= caps_of(f, false);
+            caps |= match push_plain(lower, f, cap) {
+                Some(c) => c,
+                None => {
+                    let f = searched(f, cap);
+                    lower.extend_from_slice(f.to_lowercase().as_bytes());
+                    caps_of(&f, false)
+                }
+            };
             if i < 2 {
                 ends[i] = u16::try_from(lower.len()).unwrap_or(u16::MAX);
             }
@@ -156,7 +182,7 @@ impl Item {
         }
         Item {
             row: s.clone(),
-            bytes: lower.into_boxed_slice(),
+            bytes: Box::from(&lower[..]),
             ends,
             caps,
         }
@@ -441,11 +467,24 @@ impl Titles {
     }
 
     fn add(&mut self, item: &Item) -> ((u32, u32), Letters) {
-        let lower = item.title_lower();
-        let t = folded(lower.as_bytes());
-        let at = (self.bytes.len() as u32, t.len() as u32);
-        self.bytes.extend_from_slice(&t);
-        (at, Letters::of(&t))
+        let start = self.bytes.len();
+        // A plain ASCII title is its own fold: written lower-cased where it is kept.
+        if push_plain(&mut self.bytes, &item.row.title, None).is_none() {
+            let lower = item.title_lower();
+            self.bytes.extend_from_slice(&folded(lower.as_bytes()));
+        }
+        let t = &self.bytes[start..];
+        ((start as u32, t.len() as u32), Letters::of(t))
+    }
+
+    /// Put `other`'s titles after these: items built in parts, on threads, joined in order.
+    pub(super) fn append(&mut self, other: Titles) {
+        let base = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&other.bytes);
+        (self.at).extend(other.at.iter().map(|&(s, n)| (s + base, n)));
+        self.letters.extend(other.letters);
+        self.pairs.extend(other.pairs);
+        self.recency.extend(other.recency);
     }
 
     /// Item `i` is now `item`; its old title's bytes stay until the titles are packed again
@@ -488,112 +527,5 @@ impl Titles {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::StoreKind;
-
-    #[test]
-    fn letter_pairs_rule_out_only_what_the_text_cannot_say() {
-        let p = Pairs::of(b"fix the login\nretry");
-        for said in ["fix", "login", "x", "retry", "n\nr", "the l"] {
-            assert!(p.has_all(&Pairs::of(said.as_bytes())), "{said}");
-        }
-        // Letters it lacks, and common pairs (bits of their own) it lacks: `an`, `yo`.
-        for not in ["an", "tryo", "z", "q"] {
-            assert!(!p.has_all(&Pairs::of(not.as_bytes())), "{not}");
-        }
-    }
-
-    /// For one letter or a common pair the bits answer alone, and for other needles they
-    /// never rule out a text that says them, so they must agree with a substring search:
-    /// random texts over a small alphabet (letters, a digit, a space, a newline, a capital),
-    /// every needle of one and two letters and some of three.
-    #[test]
-    fn letter_bits_decide_one_letter_needles_exactly_and_rule_out_only_the_unsaid() {
-        let alphabet = b"abcfix1 \nZ";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let needles: Vec<Vec<u8>> = (b'a'..=b'z')
-            .map(|a| vec![a])
-            .chain((b'a'..=b'j').flat_map(|a| (b'a'..=b'z').map(move |b| vec![a, b])))
-            .chain([b"fix".to_vec(), b"abc".to_vec(), b"xif".to_vec()])
-            .collect();
-        for _ in 0..400 {
-            let len = (next() % 12) as usize;
-            let text: Vec<u8> = (0..len)
-                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-                .collect();
-            let p = Pairs::of(&text);
-            for n in &needles {
-                let said = memchr::memmem::find(&text, n).is_some();
-                let passes = p.has_all(&Pairs::of(n));
-                match Pairs::exact(n) {
-                    true => assert_eq!(passes, said, "{text:?} {n:?}"),
-                    false => assert!(passes || !said, "{text:?} {n:?}"),
-                }
-            }
-        }
-        assert!(Pairs::exact(b"f") && Pairs::exact(b"fi") && Pairs::exact(b"ti"));
-        assert!(!Pairs::exact(b"xq") && !Pairs::exact(b"f1") && !Pairs::exact(b"F"));
-        assert!(!Pairs::exact(b"fix"));
-    }
-
-    /// A row's pairs are 32 bytes: held for every session (issue 10), where one bit a pair
-    /// took 88.
-    #[test]
-    fn a_rows_letter_pairs_are_small() {
-        assert!(std::mem::size_of::<Pairs>() <= 32);
-    }
-
-    #[test]
-    fn the_text_as_written_comes_back_from_the_row() {
-        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-        s.title = "Fix the PORT".into();
-        s.summary = "Retry in CI".into();
-        let i = Item::new(&Arc::new(s.clone()));
-        let mut buf = Vec::new();
-        assert_eq!(i.title_written(&mut buf), b"Fix the PORT");
-        assert_eq!(i.title_lower(), "fix the port");
-        assert_eq!(i.text_lower(), b"retry in ci\n\n");
-        let f = memchr::memmem::Finder::new(b"ci");
-        let w = memchr::memmem::Finder::new(b"CI");
-        assert!(i.text_has(&f, Some((&w, b"CI"))));
-        let w = memchr::memmem::Finder::new(b"Ci");
-        assert!(!i.text_has(&f, Some((&w, b"Ci"))));
-        s.title = "Été\n  à   l'été".into();
-        s.summary = "ÉTÉ".into();
-        let i = Item::new(&Arc::new(s));
-        assert_eq!(i.title_written(&mut buf), "Été à l'été".as_bytes());
-        let f = memchr::memmem::Finder::new("été".as_bytes());
-        let w = memchr::memmem::Finder::new("ÉTÉ".as_bytes());
-        assert!(i.text_has(&f, Some((&w, "ÉTÉ".as_bytes()))));
-        let w = memchr::memmem::Finder::new("Été".as_bytes());
-        assert!(!i.text_has(&f, Some((&w, "Été".as_bytes()))));
-    }
-
-    /// A term with capitals is looked for in the text as the item searches it: one line,
-    /// sanitized, capped; not in the row's raw fields.
-    #[test]
-    fn capitals_are_looked_for_in_the_text_as_searched() {
-        let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-        s.summary = "* Goal: \u{1b}[1mBo\u{1b}[0mld\n\n* Cause:  Tabs".into();
-        s.first_prompt = format!("{} Tail", "a".repeat(FIELD_CAP)).into();
-        s.cwd = Some("/src/My Project".into());
-        let i = Item::new(&Arc::new(s));
-        let has = |w: &str| {
-            let l = w.to_lowercase();
-            let f = memchr::memmem::Finder::new(l.as_bytes());
-            let wf = memchr::memmem::Finder::new(w.as_bytes());
-            i.text_has(&f, Some((&wf, w.as_bytes())))
-        };
-        assert!(has("Bold"), "escapes are gone from the searched text");
-        assert!(has("Goal: Bold * Cause: Tabs"), "one line, single spaces");
-        assert!(!has("Tail"), "past the cap");
-        assert!(has("My Project") && !has("My project"));
-    }
-}
+#[path = "item_tests.rs"]
+mod tests;

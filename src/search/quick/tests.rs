@@ -362,3 +362,42 @@ fn a_replaced_session_ranks_by_its_new_recency() {
     built.install(Built::of(vec![last, Arc::new(mid)]));
     assert_eq!(top(&mut built), ["old", "mid"]);
 }
+
+/// A long list's items are built in two halves on two threads and joined: every item and
+/// packed title must be the one a build of the rows in one piece gives, in the same place
+/// (a half out of order or a title not rebased would match the wrong rows).
+#[test]
+fn items_built_in_halves_are_the_items_built_in_one_piece() {
+    let rows: Vec<Arc<SessionSummary>> = (0..HALVES_FROM as u32 + 7)
+        .map(|i| {
+            let title = match i % 3 {
+                0 => format!("Fix Bug {i}"),
+                1 => format!("été  n° {i}\n"),
+                _ => format!("t{i}"),
+            };
+            let prompt = format!("Prompt {}\tend {i}", "x".repeat((i % 500) as usize));
+            Arc::new(row(
+                &format!("r{i}"),
+                &title,
+                &format!("Sum {i}"),
+                &prompt,
+                1 + i % 28,
+            ))
+        })
+        .collect();
+    let whole = Built::part(&rows);
+    let halves = Built::of(rows.clone());
+    assert_eq!(halves.items.len(), rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        let (h, w) = (&halves.items[i], &whole.items[i]);
+        assert!(Arc::ptr_eq(h.row(), r), "row {i}");
+        assert_eq!(h.text_lower(), w.text_lower(), "text {i}");
+        let (h, w) = (halves.titles.get(i), whole.titles.get(i));
+        assert_eq!(h.title, w.title, "title {i}");
+        assert_eq!(h.recency, w.recency, "recency {i}");
+        assert!(
+            h.pairs.has_all(w.pairs) && w.pairs.has_all(h.pairs),
+            "pairs {i}"
+        );
+    }
+}
