@@ -308,6 +308,40 @@ fn list_output_with_a_warm_catalog_equals_output_without_one() {
     }
 }
 
+/// A warm `spool list` that finds nothing changed writes nothing: `catalog.bin` and its
+/// head keep their inode, mtime and size (issue 10: a rewrite is the whole file, ~37 MB at
+/// 100k sessions). A change is still written, by the next list.
+#[test]
+fn a_warm_list_with_nothing_changed_leaves_the_catalog_files_alone() {
+    use std::os::unix::fs::MetadataExt;
+    let h = home();
+    let cache = h.path().join(".cache/spool");
+    let args = ["list", "--json", "--all"];
+    let cold = h.ok(&args);
+    let stamp = |name: &str| {
+        let m = std::fs::metadata(cache.join(name)).expect(name);
+        (m.ino(), m.mtime(), m.mtime_nsec(), m.size())
+    };
+    let before = (stamp(catalog::FILE), stamp("head.bin"));
+    for run in 0..3 {
+        assert_eq!(h.ok(&args), cold, "warm run {run}");
+        assert_eq!(
+            (stamp(catalog::FILE), stamp("head.bin")),
+            before,
+            "warm run {run} rewrote the catalog"
+        );
+    }
+    let stores = h.stores();
+    let rows = stores.list_of(None);
+    let s = rows.iter().find(|r| !r.archived).expect("a session");
+    stores
+        .store_for(s)
+        .set_archived(&s.id, true)
+        .expect("archive");
+    h.ok(&args);
+    assert_ne!(stamp(catalog::FILE), before.0, "the change was not written");
+}
+
 /// A start whose first frame came from the head decodes the catalog on a thread of its own
 /// (`Loader::start_deferred`): the loader returns while that decode runs (the UI answers
 /// keys meanwhile), the cached rows reach the UI before any store's news, and the stores

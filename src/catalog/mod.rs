@@ -8,10 +8,11 @@
 //! whose key, cwd or expiry no longer holds is re-read from the store; the store always wins.
 //!
 //! Format: `SPOOLCAT`, a version, a schema fingerprint (the field names of `SessionSummary`,
-//! so a new field rebuilds old catalogs without a catalog change), the body's length and a
-//! checksum, then the body: each section in postcard (compact serde, no field names, reads in
-//! a few ms; an entry's meta repeats none of its row's fields, see `wire`), then a table of
-//! the sections' lengths so that they decode on threads of their own (`stream`).
+//! so a new field rebuilds old catalogs without a catalog change), the body's length and the
+//! checksum of its table, then the body: each section in postcard (compact serde, no field
+//! names, reads in a few ms; an entry's meta repeats none of its row's fields, see `wire`),
+//! then a table of the sections' lengths and checksums, so that each decodes, and is checked,
+//! on a thread of its own (`stream`).
 //! Anything that does not match is ignored and rebuilt, never a crash. Writes go through
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
@@ -48,7 +49,9 @@ pub use pass::{ById, Checked, Known, check, list};
 
 /// Bumped by hand when the layout changes in a way the fingerprint cannot see.
 /// 3: the body ends in a table of its sections' lengths (`stream`), so they decode apart.
-pub const VERSION: u32 = 3;
+/// 4: the table holds each section's checksum too, and the header's checksum is the table's:
+/// each section is checked by the thread that decodes it (`stream`).
+pub const VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"SPOOLCAT";
 const HEADER: usize = 8 + 4 + 8 + 8 + 8;
 /// Refuse a catalog larger than this (a million rows fit).
@@ -196,6 +199,54 @@ impl Sum {
             h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
         h
+    }
+}
+
+/// A section's checksum, taken as its bytes pass in pieces of any length (a writer's
+/// `write` calls, a reader's `read` calls): `Sum` over the bytes from a zero seed, with their
+/// count mixed in last, as a writer knows it only at the end.
+struct Running {
+    sum: Sum,
+    /// The bytes of a word not yet whole.
+    word: [u8; 8],
+    have: usize,
+    len: u64,
+}
+
+impl Running {
+    fn new() -> Running {
+        Running {
+            sum: Sum::new(0),
+            word: [0; 8],
+            have: 0,
+            len: 0,
+        }
+    }
+
+    fn add(&mut self, mut piece: &[u8]) {
+        self.len += piece.len() as u64;
+        if self.have > 0 {
+            let k = (8 - self.have).min(piece.len());
+            self.word[self.have..self.have + k].copy_from_slice(&piece[..k]);
+            self.have += k;
+            piece = &piece[k..];
+            if self.have < 8 {
+                return;
+            }
+            self.sum.add(&self.word);
+            self.have = 0;
+        }
+        let whole = piece.len() / 8 * 8;
+        self.sum.add(&piece[..whole]);
+        let rest = &piece[whole..];
+        self.word[..rest.len()].copy_from_slice(rest);
+        self.have = rest.len();
+    }
+
+    fn finish(mut self) -> u64 {
+        self.sum.add(&self.word[..self.have]);
+        let h = self.sum.finish();
+        (h ^ self.len).wrapping_mul(0x100_0000_01b3).rotate_left(29)
     }
 }
 

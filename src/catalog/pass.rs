@@ -13,7 +13,7 @@ use std::time::SystemTime;
 use super::packed::{Listed, Packed};
 use super::slim::{Held, Slim};
 use super::survey::{self, Survey};
-use super::{Catalog, Entry, Meta, Section, stamp};
+use super::{Entry, Meta, Section, stamp};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores};
 
@@ -413,26 +413,37 @@ pub fn list_shared(
         .filter(|s| kind.is_none_or(|k| s.kind() == k))
         .map(|s| s.as_ref())
         .collect();
-    // One survey per store, in parallel, while this thread decodes the catalog: a survey
-    // needs nothing from the catalog (its keys are compared only after both are done), and
-    // the decode is one thread's work, so on its own it left the other cores idle (issue 10:
-    // at 100k, ~150 ms of CPU before any survey started). A survey that panics takes the
-    // command with it, never leaving a store paired with another store's survey.
-    let (mut cat, surveys): (Catalog, Vec<Survey>) = std::thread::scope(|scope| {
-        let surveying: Vec<_> = (chosen.iter())
-            .map(|&s| scope.spawn(move || survey::survey(s)))
+    // One thread per store: its survey while this thread decodes the catalog, then its
+    // refresh, as soon as it has its section. A survey needs nothing from the catalog (its
+    // keys are compared only after both are done), and the decode is one thread's work, so
+    // on its own it left the other cores idle (issue 10: at 100k, ~150 ms of CPU before any
+    // survey started). A store's refresh starts when its own survey ends, not after the
+    // last one's: the stores' refreshes were ~100 ms at 100k that waited for the slowest
+    // survey and then overlapped nothing. A store thread that panics takes the command with
+    // it, never leaving a store paired with another store's section.
+    let (mut cat, done) = std::thread::scope(|scope| {
+        let mut give = Vec::with_capacity(chosen.len());
+        let working: Vec<_> = (chosen.iter())
+            .map(|&s| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Option<Section>>(1);
+                give.push(tx);
+                scope.spawn(move || {
+                    let v = survey::survey(s);
+                    // No section comes only when this thread's sender was dropped by a panic.
+                    let old = rx.recv().ok()?;
+                    Some(refresh(s, old, v))
+                })
+            })
             .collect();
-        let cat = super::load(cache).unwrap_or_default();
-        let surveys = (surveying.into_iter())
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        let mut cat = super::load(cache).unwrap_or_default();
+        for (s, tx) in chosen.iter().zip(give) {
+            let _ = tx.send(cat.take(s.kind(), s.sessions_dir()));
+        }
+        let done: Vec<(Section, bool, Vec<Candidate>)> = (working.into_iter())
+            .filter_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect();
-        (cat, surveys)
+        (cat, done)
     });
-    let parts: Vec<(&dyn Store, Option<Section>, Survey)> = (chosen.into_iter())
-        .zip(surveys)
-        .map(|(s, v)| (s, cat.take(s.kind(), s.sessions_dir()), v))
-        .collect();
-    let done = crate::store::gather_parallel(parts, |(store, old, v)| vec![refresh(store, old, v)]);
     let changed = done.iter().any(|(_, c, _)| *c);
     let total = done.iter().map(|(s, _, _)| s.entries.len()).sum();
     // Sorted as the `Arc`s the catalog decoded them into (8 bytes a move), and only then

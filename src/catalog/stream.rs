@@ -1,22 +1,31 @@
-//! Reading and writing the catalog file without holding it: checked by a streamed checksum,
-//! then decoded from buffered readers (issue 10: at 100k sessions the file is ~74 MB, and
-//! holding it whole while its rows were decoded put that much on top of the rows at the
-//! start's peak); written through a summing buffer, its header filled in last.
+//! Reading and writing the catalog file without holding it: decoded from buffered readers
+//! (issue 10: at 100k sessions the file is ~37 MB, and holding it whole while its rows were
+//! decoded put that much on top of the rows at the start's peak); written through a summing
+//! writer, its header filled in last.
 //!
-//! The body is each section's postcard bytes in turn, then a table of their lengths (one
-//! little-endian word each) and the section count (one more word). The table lets large
-//! sections decode on threads of their own: decoding was one thread's ~155 ms of CPU at
-//! 100k sessions, and while the stores' surveys ran beside it on several threads it got a
-//! share of the cores small enough to be the last thing a warm `spool list` waited for.
+//! The body is each section's postcard bytes in turn, then a table: each section's length
+//! and checksum (one little-endian word each), then the section count (one more word). The
+//! header's checksum covers the table, and each section's covers its bytes, so every byte of
+//! the file is checked, and each section is checked by the thread that decodes it, as its
+//! bytes pass. Before, one checksum covered the body and was checked first, on one thread:
+//! the whole file read twice, and at 100k sessions ~25 ms that nothing overlapped, before
+//! the first section could start. The table lets large sections decode on threads of their
+//! own: decoding was one thread's ~155 ms of CPU at 100k sessions, and while the stores'
+//! surveys ran beside it on several threads it got a share of the cores small enough to be
+//! the last thing a warm `spool list` waited for.
+//!
+//! A damaged section is decoded before its checksum fails: decoding untrusted bytes is
+//! bounded (strings go through the section-sized scratch, entries are allocated at most
+//! `wire::AHEAD` ahead), and nothing decoded is used unless every section's checksum holds.
 
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use super::{CAP, Catalog, HEADER, MAGIC, Section, Sum, VERSION, schema};
+use super::{CAP, Catalog, HEADER, MAGIC, Running, Section, VERSION, checksum, schema};
 use crate::store::regular;
 
-/// How much of the file is read at a time (a multiple of 8: the checksum mixes words).
+/// How much of the file is read (and written) at a time.
 const CHUNK: usize = 1 << 16;
 /// A section shorter than this is decoded on the thread reading the file: a thread costs
 /// more than decoding it (the patch log and the tests load many tiny catalogs).
@@ -62,7 +71,7 @@ impl<S: Source + ?Sized> Read for Range<'_, S> {
     }
 }
 
-/// The catalog at `path` and its body's checksum (the log's base), or `None` for anything
+/// The catalog at `path` and its header's checksum (the log's base), or `None` for anything
 /// but an intact file of this version and schema, as `decode` decides for bytes.
 pub fn read(path: &Path) -> Option<(Catalog, u64)> {
     let f = regular::open(path, regular::Links::Refuse).ok()?;
@@ -87,35 +96,22 @@ pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64
     if size - HEADER as u64 != len {
         return None;
     }
-    // First the checksum over the whole body, so nothing is decoded from a damaged file.
-    let mut s = Sum::new(len);
-    let mut buf = vec![0u8; CHUNK];
-    let mut seen = 0u64;
-    let mut body = Range {
-        src,
-        at: HEADER as u64,
-        to: size,
-    };
-    loop {
-        let n = fill(&mut body, &mut buf)?;
-        s.add(&buf[..n]);
-        seen += n as u64;
-        if n < CHUNK {
-            break;
-        }
-    }
-    if seen != len || s.finish() != sum {
-        return None;
-    }
-    drop(buf);
-    let spans = table(src, size)?;
+    let spans = table(src, size, sum)?;
     let sections = decode_sections(src, &spans)?;
     Some((Catalog { sections }, sum))
 }
 
+/// One section's place in the body and the checksum of its bytes.
+#[derive(Clone, Copy)]
+struct Span {
+    at: u64,
+    len: u64,
+    sum: u64,
+}
+
 /// Where each section's bytes are, from the table at the body's end: `None` unless the
-/// sections and the table fill the body exactly.
-fn table<S: Source + ?Sized>(src: &S, size: u64) -> Option<Vec<(u64, u64)>> {
+/// table's checksum is `sum` and the sections and the table fill the body exactly.
+fn table<S: Source + ?Sized>(src: &S, size: u64, sum: u64) -> Option<Vec<Span>> {
     let body = size - HEADER as u64;
     let mut w = [0u8; 8];
     if body < 8 {
@@ -123,24 +119,29 @@ fn table<S: Source + ?Sized>(src: &S, size: u64) -> Option<Vec<(u64, u64)>> {
     }
     read_exact_at(src, size - 8, &mut w)?;
     let n = u64::from_le_bytes(w);
-    let lens_at = (body - 8).checked_sub(n.checked_mul(8)?)? + HEADER as u64;
-    let mut lens = vec![0u8; usize::try_from(n * 8).ok()?];
-    read_exact_at(src, lens_at, &mut lens)?;
-    let mut at = HEADER as u64;
-    let mut spans = Vec::with_capacity(lens.len() / 8);
-    for l in lens.chunks_exact(8) {
-        let l = u64::from_le_bytes(l.try_into().ok()?);
-        spans.push((at, l));
-        at = at.checked_add(l)?;
+    let table_len = n.checked_mul(16)?.checked_add(8)?;
+    let table_at = body.checked_sub(table_len)? + HEADER as u64;
+    let mut t = vec![0u8; usize::try_from(table_len).ok()?];
+    read_exact_at(src, table_at, &mut t)?;
+    if checksum(&t) != sum {
+        return None;
     }
-    (at == lens_at).then_some(spans)
+    let mut at = HEADER as u64;
+    let mut spans = Vec::with_capacity(t.len() / 16);
+    for e in t[..t.len() - 8].chunks_exact(16) {
+        let len = u64::from_le_bytes(e[..8].try_into().ok()?);
+        let sum = u64::from_le_bytes(e[8..].try_into().ok()?);
+        spans.push(Span { at, len, sum });
+        at = at.checked_add(len)?;
+    }
+    (at == table_at).then_some(spans)
 }
 
 /// Every section, the large ones each on a thread of its own (the first section read on
 /// this one); `None` if any fails to decode or does not end where the table says.
-fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[(u64, u64)]) -> Option<Vec<Section>> {
+fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[Span]) -> Option<Vec<Section>> {
     let (alone, here): (Vec<usize>, Vec<usize>) =
-        (0..spans.len()).partition(|&i| i > 0 && spans[i].1 >= OWN_THREAD);
+        (0..spans.len()).partition(|&i| i > 0 && spans[i].len >= OWN_THREAD);
     let mut out: Vec<Option<Section>> = (0..spans.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let threads: Vec<_> = (alone.iter())
@@ -157,21 +158,43 @@ fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[(u64, u64)]) -> Option<
     out.into_iter().collect()
 }
 
-/// One section from its span of the body.
-fn section<S: Source + ?Sized>(src: &S, (at, len): (u64, u64)) -> Option<Section> {
+/// One section from its span of the body, `None` unless its bytes' checksum is the table's.
+fn section<S: Source + ?Sized>(src: &S, span: Span) -> Option<Section> {
+    let Span { at, len, sum } = span;
     // postcard copies each string through this scratch space before it allocates it, and
     // only ever uses its start (the longest single field); it must be as long as the
     // section only for a section that is one field.
     let mut scratch = Scratch::new(usize::try_from(len).ok()?)?;
-    let range = Range {
-        src,
-        at,
-        to: at + len,
+    let range = Summed {
+        inner: Range {
+            src,
+            at,
+            to: at + len,
+        },
+        sum: Running::new(),
     };
     let reader = BufReader::with_capacity(CHUNK, range);
     let (s, (reader, _)) = postcard::from_io::<Section, _>((reader, scratch.bytes())).ok()?;
-    // Every byte of the span is the section's: a shorter one would mean a mislaid table.
-    (reader.buffer().is_empty() && reader.get_ref().at == at + len).then_some(s)
+    // Every byte of the span is the section's (a shorter one would mean a mislaid table),
+    // and every byte passed through the sum.
+    if !reader.buffer().is_empty() || reader.get_ref().inner.at != at + len {
+        return None;
+    }
+    (reader.into_inner().sum.finish() == sum).then_some(s)
+}
+
+/// A reader that sums the bytes read through it (a section's checksum, as it decodes).
+struct Summed<R: Read> {
+    inner: R,
+    sum: Running,
+}
+
+impl<R: Read> Read for Summed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sum.add(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Fill `buf` from `src` at `at`; `None` if the source ends first or fails.
@@ -233,16 +256,17 @@ impl Drop for Scratch {
     }
 }
 
-/// A writer that counts the bytes passed through it (a section's length in the table).
+/// A writer that sums the bytes passed through it (a section's length and checksum in the
+/// table).
 struct Counted<W: Write> {
     out: W,
-    n: u64,
+    sum: Running,
 }
 
 impl<W: Write> Write for Counted<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let k = self.out.write(buf)?;
-        self.n += k as u64;
+        self.sum.add(&buf[..k]);
         Ok(k)
     }
 
@@ -252,51 +276,36 @@ impl<W: Write> Write for Counted<W> {
 }
 
 /// Write `cat`'s file to `out` (at its start) without holding it: a placeholder header, the
-/// body serialized through a buffer of `CHUNK` bytes, then the body read back from `out`
-/// for its checksum (seeded with its length, so known only once the body is written: a
-/// read from the page cache, far cheaper than serializing twice), then the real header.
-/// Returns the header. Issue 10: the save serialized the whole file into one buffer first,
-/// as large as the file (tens of MB at 100k sessions), on top of the decoded catalog.
-pub fn write_to(mut out: impl Read + Write + Seek, cat: &Catalog) -> std::io::Result<[u8; HEADER]> {
+/// sections serialized through a buffer of `CHUNK` bytes, each summed as it goes out, then
+/// the table, then the real header. Returns the header. Issue 10: the save serialized the
+/// whole file into one buffer first, as large as the file (tens of MB at 100k sessions), on
+/// top of the decoded catalog; and until each section had its own checksum, the body was
+/// read back after it was written for the one checksum that covered it.
+pub fn write_to(mut out: impl Write + Seek, cat: &Catalog) -> std::io::Result<[u8; HEADER]> {
     let mut head = [0u8; HEADER];
     head[..8].copy_from_slice(MAGIC);
     head[8..12].copy_from_slice(&VERSION.to_le_bytes());
     head[12..20].copy_from_slice(&schema().to_le_bytes());
     out.write_all(&head)?;
     let mut w = std::io::BufWriter::with_capacity(CHUNK, &mut out);
-    // Each section in turn, its length counted as it goes out; then the table.
-    let mut lens = Vec::with_capacity(cat.sections.len() + 1);
+    // Each section in turn, its length and checksum taken as it goes out; then the table.
+    let mut table = Vec::with_capacity(16 * cat.sections.len() + 8);
     for s in &cat.sections {
-        let mut counted = Counted { out: &mut w, n: 0 };
+        let mut counted = Counted {
+            out: &mut w,
+            sum: Running::new(),
+        };
         postcard::to_io(s, &mut counted).map_err(std::io::Error::other)?;
-        lens.push(counted.n);
+        table.extend_from_slice(&counted.sum.len.to_le_bytes());
+        table.extend_from_slice(&counted.sum.finish().to_le_bytes());
     }
-    lens.push(cat.sections.len() as u64);
-    for l in lens {
-        w.write_all(&l.to_le_bytes())?;
-    }
+    table.extend_from_slice(&(cat.sections.len() as u64).to_le_bytes());
+    w.write_all(&table)?;
     w.flush()?;
     drop(w);
     let len = out.stream_position()? - HEADER as u64;
-    out.seek(SeekFrom::Start(HEADER as u64))?;
-    let mut s = Sum::new(len);
-    let mut buf = vec![0u8; CHUNK];
-    let mut seen = 0u64;
-    loop {
-        let n = fill(&mut out, &mut buf).ok_or_else(|| std::io::Error::other("read back"))?;
-        s.add(&buf[..n]);
-        seen += n as u64;
-        if n < CHUNK {
-            break;
-        }
-    }
-    if seen != len {
-        return Err(std::io::Error::other(
-            "the catalog read back is not what was written",
-        ));
-    }
     head[20..28].copy_from_slice(&len.to_le_bytes());
-    head[28..36].copy_from_slice(&s.finish().to_le_bytes());
+    head[28..36].copy_from_slice(&checksum(&table).to_le_bytes());
     out.seek(SeekFrom::Start(0))?;
     out.write_all(&head)?;
     out.flush()?;

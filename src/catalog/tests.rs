@@ -344,25 +344,48 @@ fn three_sections() -> Catalog {
     }
 }
 
-/// The body ends in a table: each section's length, then their count, one little-endian
-/// word each; the lengths and the table fill the body exactly. Each section decodes from
-/// its own span, large ones on threads of their own, and they come back in file order.
-#[test]
-fn the_body_ends_in_a_table_of_its_sections_lengths() {
-    let cat = three_sections();
-    let bytes = encode(&cat).unwrap();
+/// The table at the body's end: for each section, little-endian words, its length and
+/// its checksum.
+fn table_of(bytes: &[u8]) -> Vec<(u64, u64)> {
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
     let end = bytes.len();
-    assert_eq!(word(end - 8), 3, "the section count");
-    let lens: Vec<u64> = (0..3).map(|i| word(end - 32 + 8 * i)).collect();
+    let n = word(end - 8) as usize;
+    let at = end - 8 - 16 * n;
+    (0..n)
+        .map(|i| (word(at + 16 * i), word(at + 16 * i + 8)))
+        .collect()
+}
+
+/// The body ends in a table: each section's length and checksum, then their count, one
+/// little-endian word each; the sections and the table fill the body exactly, and the
+/// header's checksum is the table's. Each section decodes from its own span, large ones on
+/// threads of their own, and they come back in file order.
+#[test]
+fn the_body_ends_in_a_table_of_its_sections_lengths_and_checksums() {
+    let cat = three_sections();
+    let bytes = encode(&cat).unwrap();
+    let end = bytes.len();
+    assert_eq!(&bytes[end - 8..], 3u64.to_le_bytes(), "the section count");
+    let table = table_of(&bytes);
+    let lens: Vec<u64> = table.iter().map(|t| t.0).collect();
     assert_eq!(
-        HEADER as u64 + lens.iter().sum::<u64>() + 32,
+        HEADER as u64 + lens.iter().sum::<u64>() + 56,
         end as u64,
         "{lens:?}"
     );
+    let mut at = HEADER;
+    for (i, &(len, sum)) in table.iter().enumerate() {
+        let own = postcard::to_stdvec(&cat.sections[i]).unwrap();
+        assert_eq!(&bytes[at..at + len as usize], own.as_slice(), "section {i}");
+        let mut r = super::Running::new();
+        r.add(&own);
+        assert_eq!(r.finish(), sum, "section {i}'s checksum");
+        at += len as usize;
+    }
     assert_eq!(
-        lens[0],
-        postcard::to_stdvec(&cat.sections[0]).unwrap().len() as u64
+        bytes[28..36],
+        checksum(&bytes[at..]).to_le_bytes(),
+        "the header's checksum is the table's"
     );
     assert!(
         lens[1] > 256 << 10,
@@ -380,18 +403,27 @@ fn the_body_ends_in_a_table_of_its_sections_lengths() {
     );
 }
 
-/// A table that does not describe the body is refused, even under a checksum that holds
-/// (as a writer's bug would leave it): lengths that overrun the body or stop short of the
-/// table, two sections' lengths swapped, a count larger than the body, an older layout.
+/// `bytes` with its header's checksum taken again over the table its count word points to
+/// (as a writer's bug would leave a file: the checksums hold, the table is wrong).
+fn resum(mut b: Vec<u8>) -> Vec<u8> {
+    let end = b.len();
+    let n = u64::from_le_bytes(b[end - 8..].try_into().unwrap());
+    if let Some(at) = (n.checked_mul(16).and_then(|t| t.checked_add(8)))
+        .and_then(|t| (end as u64).checked_sub(t))
+        .filter(|&at| at >= HEADER as u64)
+    {
+        let sum = checksum(&b[at as usize..]);
+        b[28..36].copy_from_slice(&sum.to_le_bytes());
+    }
+    b
+}
+
+/// A table that does not describe the body is refused, even under a checksum that holds:
+/// lengths that overrun the body or stop short of the table, two sections swapped in the
+/// table, a count larger than the body, an older layout.
 #[test]
 fn a_table_that_does_not_describe_the_body_is_refused() {
     let bytes = encode(&three_sections()).unwrap();
-    let resum = |mut b: Vec<u8>| {
-        let body = b[HEADER..].to_vec();
-        b[20..28].copy_from_slice(&(body.len() as u64).to_le_bytes());
-        b[28..36].copy_from_slice(&checksum(&body).to_le_bytes());
-        b
-    };
     assert_eq!(decode(&resum(bytes.clone())), Some(three_sections()));
     let end = bytes.len();
     let set = |at: usize, v: u64| {
@@ -399,22 +431,89 @@ fn a_table_that_does_not_describe_the_body_is_refused() {
         b[at..at + 8].copy_from_slice(&v.to_le_bytes());
         resum(b)
     };
+    // The entries: the empty section at end - 56, the big one at end - 40, the small one
+    // at end - 24; each its length, then its checksum.
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-    let (big, small) = (word(end - 24), word(end - 16));
+    let small = word(end - 24);
     for (what, b) in [
-        ("overrun", set(end - 16, small + 1)),
-        ("short", set(end - 16, small - 1)),
+        ("overrun", set(end - 24, small + 1)),
+        ("short", set(end - 24, small - 1)),
         ("count", set(end - 8, u64::MAX / 4)),
         ("no sections", set(end - 8, 0)),
         ("one more", set(end - 8, 4)),
     ] {
         assert!(decode(&b).is_none(), "{what}");
     }
-    // Swapped lengths: the spans still fill the body, but no section ends where it should.
-    let mut b = set(end - 24, small);
-    b[end - 16..end - 8].copy_from_slice(&big.to_le_bytes());
+    // Swapped entries: the spans still fill the body and each checksum is right for the
+    // bytes it names, but no section ends where it should.
+    let mut b = bytes.clone();
+    b[end - 40..end - 24].copy_from_slice(&bytes[end - 24..end - 8]);
+    b[end - 24..end - 8].copy_from_slice(&bytes[end - 40..end - 24]);
     assert!(decode(&resum(b)).is_none(), "swapped");
     let mut old = bytes;
     old[8..12].copy_from_slice(&(VERSION - 1).to_le_bytes());
-    assert!(decode(&old).is_none(), "the layout before the table");
+    assert!(
+        decode(&old).is_none(),
+        "the layout before the checksums in the table"
+    );
+}
+
+/// Each section is checked on its own: a changed byte in any section is refused although
+/// the header's checksum (the table's) still holds, and so is a table naming another
+/// checksum for a section whose bytes are intact.
+#[test]
+fn a_section_whose_bytes_changed_is_refused_by_its_own_checksum() {
+    let bytes = encode(&three_sections()).unwrap();
+    let table = table_of(&bytes);
+    let mut at = HEADER;
+    for (i, &(len, _)) in table.iter().enumerate() {
+        // The first, middle and last byte of each non-empty section.
+        for k in [0, len as usize / 2, (len as usize).saturating_sub(1)] {
+            if len == 0 {
+                continue;
+            }
+            let mut b = bytes.clone();
+            b[at + k] ^= 0x20;
+            assert!(decode(&b).is_none(), "section {i}, byte {k}");
+        }
+        let mut b = bytes.clone();
+        let entry = bytes.len() - 8 - 16 * (table.len() - i);
+        b[entry + 8] ^= 1;
+        assert!(
+            decode(&resum(b)).is_none(),
+            "section {i}'s checksum in the table"
+        );
+        at += len as usize;
+    }
+}
+
+/// Bytes read by position, counted: how much of the file a decode reads.
+struct Counting {
+    bytes: Vec<u8>,
+    read: std::sync::atomic::AtomicU64,
+}
+
+impl super::stream::Source for Counting {
+    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+        let n = super::stream::Source::read_at(self.bytes.as_slice(), buf, at)?;
+        (self.read).fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A decode reads each byte of the file once, not the body once for a checksum and again to
+/// decode it (issue 10: at 100k sessions, a serial pass over ~37 MB before any decoding).
+#[test]
+fn a_decode_reads_the_file_once() {
+    let bytes = encode(&three_sections()).unwrap();
+    let size = bytes.len() as u64;
+    let src = Counting {
+        bytes,
+        read: Default::default(),
+    };
+    let (cat, _) = super::stream::read_from(&src, size).unwrap();
+    assert_eq!(cat, three_sections());
+    let read = src.read.load(std::sync::atomic::Ordering::Relaxed);
+    // The count word is read twice: alone, then with the table it ends.
+    assert!(read <= size + 8, "{read} bytes read of a {size}-byte file");
 }
