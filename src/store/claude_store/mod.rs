@@ -304,13 +304,17 @@ impl Store for ClaudeStore {
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
         let project = c.path.parent().unwrap_or(Path::new("/"));
         let seen = self.seen.get(project);
-        let probe = seen
-            .as_deref()
-            .is_none_or(|p| p.may_hold(&c.id) && !p.surely_absent(&c.id));
-        let mut v = if probe {
-            discover::subagent_dirs(project, &c.id)
-        } else {
-            Vec::new()
+        let probe = match seen.as_deref() {
+            None => seen::Probe::Walk,
+            Some(p) if !p.may_hold(&c.id) => seen::Probe::Absent,
+            Some(p) => p.subagents(&c.id),
+        };
+        let mut v = match probe {
+            seen::Probe::Absent => Vec::new(),
+            // What the walk would name, without listing it (1,458 listings of a warm check
+            // at 10k Claude sessions, four syscalls and a walk from `/` each).
+            seen::Probe::Leaf => vec![project.join(&c.id).join("subagents")],
+            seen::Probe::Walk => discover::subagent_dirs(project, &c.id),
         };
         v.push(c.path.clone());
         if seen.is_none_or(|p| p.legacy) {

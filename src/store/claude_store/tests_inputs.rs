@@ -190,3 +190,31 @@ fn a_legacy_subagent_is_an_input_of_its_parent() {
     let inputs = store.summary_inputs(&candidate(&store, "s1"));
     assert!(inputs.contains(&dir.join("agent-ab12.jsonl")), "{inputs:?}");
 }
+
+/// A `subagents/` that holds no directory is named without being listed (its link count
+/// says so), exactly as the walk names it; one that holds a directory is walked, so a
+/// nested workflow directory and a new agent there still move the key.
+#[test]
+fn a_subagents_directory_without_subdirectories_is_named_as_the_walk_names_it() {
+    let (d, store, p) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let project = d.path().join("claude/projects/-w");
+    let subs = project.join("s1/subagents");
+    agent(&subs, "a1");
+    let c = candidate(&store, "s1");
+    assert_eq!(
+        discover::subagent_dirs(&project, "s1"),
+        std::slice::from_ref(&subs)
+    );
+    assert_eq!(store.summary_inputs(&c)[..2], [subs.clone(), p.clone()]);
+    let k = key(&store, "s1");
+    let nested = subs.join("workflows/wf1");
+    agent(&nested, "a2");
+    let walked = discover::subagent_dirs(&project, "s1");
+    assert_eq!(walked.len(), 3);
+    assert_eq!(store.summary_inputs(&c)[..3], walked[..]);
+    assert_ne!(key(&store, "s1"), k);
+    let k = key(&store, "s1");
+    agent(&nested, "a3");
+    later_mtime(&nested);
+    assert_ne!(key(&store, "s1"), k);
+}

@@ -147,6 +147,15 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, out: &mut Vec<(Entry, boo
 /// Every rollout under `root`, one per id: plain beats `.zst`, active beats archived,
 /// newest mtime first.
 pub fn discover(root: &Path) -> Vec<Entry> {
+    let mut out = discover_unordered(root);
+    // Ids are unique, so the order is total and an unstable sort gives the same one.
+    out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
+    out
+}
+
+/// `discover` in no particular order, for a caller that orders or keys the entries itself
+/// (the catalog's survey, which sorted 10k rollouts by time for nothing).
+pub fn discover_unordered(root: &Path) -> Vec<Entry> {
     let mut all = Vec::new();
     walk(&root.join("sessions"), 4, false, &mut all);
     walk(&root.join("archived_sessions"), 0, true, &mut all);
@@ -182,24 +191,22 @@ pub fn discover(root: &Path) -> Vec<Entry> {
         }
         kept[best] = Some(active && archived);
     }
-    let mut out: Vec<Entry> = all
-        .into_iter()
+    all.into_iter()
         .zip(kept)
         .filter_map(|((mut e, _), k)| {
             e.duplicate_in_archive = k?;
             Some(e)
         })
-        .collect();
-    // Ids are unique now, so the order is total and an unstable sort gives the same one.
-    out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.id.cmp(&a.id)));
-    out
+        .collect()
 }
 
-impl From<&Entry> for Candidate {
-    fn from(e: &Entry) -> Candidate {
+/// A candidate takes the entry's id and path without copying them: discovery's entries are
+/// dropped once the candidates are made (a copy of each was a twentieth of a warm check).
+impl From<Entry> for Candidate {
+    fn from(e: Entry) -> Candidate {
         Candidate {
-            id: e.id.clone(),
-            path: e.path.clone(),
+            id: e.id,
+            path: e.path,
             mtime: e.mtime,
             stat: e.stat,
         }
@@ -243,7 +250,7 @@ mod tests {
         let path = day.join(format!("rollout-2026-03-14T10-15-02-{id}.jsonl"));
         std::fs::write(&path, "{}\n").unwrap();
         let found = discover(d.path());
-        let c = Candidate::from(&found[0]);
+        let c = Candidate::from(found[0].clone());
         let want = crate::catalog::stamp::Stat::of(&std::fs::symlink_metadata(&path).unwrap());
         assert_eq!(c.stat, Some(want));
     }

@@ -87,7 +87,11 @@ impl CodexStore {
     }
 
     fn discover_entries(&self) -> Vec<discover::Entry> {
-        let all = discover::discover(&self.root);
+        self.keep(discover::discover(&self.root))
+    }
+
+    /// Keep `all`, the whole of a discovery, by id (see `found`), and hand it back.
+    fn keep(&self, all: Vec<discover::Entry>) -> Vec<discover::Entry> {
         let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
         *map = found::ById::new(&all);
         all
@@ -245,9 +249,17 @@ impl Store for CodexStore {
 
     fn discover(&self) -> Vec<Candidate> {
         self.discover_entries()
-            .iter()
+            .into_iter()
             .map(Candidate::from)
             .collect()
+    }
+
+    fn discover_unordered(&self) -> Vec<Candidate> {
+        (self
+            .keep(discover::discover_unordered(&self.root))
+            .into_iter())
+        .map(Candidate::from)
+        .collect()
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
