@@ -342,6 +342,52 @@ fn a_warm_list_with_nothing_changed_leaves_the_catalog_files_alone() {
     assert_ne!(stamp(catalog::FILE), before.0, "the change was not written");
 }
 
+/// A running session's row expires at the pass that reads it, so every list reads it again;
+/// when what it reads is what the catalog holds, the catalog is not rewritten (at 100k
+/// sessions every `spool list` while an agent ran rewrote 37 MB to store a new expiry time).
+#[test]
+fn a_warm_list_beside_a_running_session_leaves_the_catalog_alone() {
+    use std::os::unix::fs::MetadataExt;
+    let h = home();
+    // A loom log written now and held open by this process: loom's row says running.
+    let id = "20260314-100000";
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let log = loom_file(&h, id);
+    std::fs::write(
+        &log,
+        format!(
+            "{{\"kind\":\"meta\",\"time\":\"{now}\",\"cwd\":\"/tmp\"}}\n\
+             {{\"kind\":\"message\",\"time\":\"{now}\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n"
+        ),
+    )
+    .expect("loom log");
+    let held = std::fs::File::open(&log).expect("hold");
+    let cache = h.path().join(".cache/spool");
+    let args = ["list", "--json", "--all"];
+    let cold = h.ok(&args);
+    let running = format!("\"id\":\"{id}\"");
+    let line = cold
+        .lines()
+        .find(|l| l.contains(&running))
+        .expect("the running row");
+    assert!(line.contains("\"ended\":\"running\""), "{line}");
+    let stamp = || {
+        let m = std::fs::metadata(cache.join(catalog::FILE)).expect("catalog");
+        (m.ino(), m.mtime(), m.mtime_nsec(), m.size())
+    };
+    let before = stamp();
+    for run in 0..2 {
+        // Past the second the first list stored as the row's expiry time.
+        std::thread::sleep(Duration::from_millis(1100));
+        assert_eq!(h.ok(&args), cold, "warm run {run}");
+        assert_eq!(stamp(), before, "warm run {run} rewrote the catalog");
+    }
+    drop(held);
+    let ended = h.ok(&args);
+    assert_ne!(ended, cold, "the closed log was not seen");
+    assert_ne!(stamp(), before, "the ended row was not written");
+}
+
 /// A start whose first frame came from the head decodes the catalog on a thread of its own
 /// (`Loader::start_deferred`): the loader returns while that decode runs (the UI answers
 /// keys meanwhile), the cached rows reach the UI before any store's news, and the stores

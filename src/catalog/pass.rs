@@ -325,17 +325,21 @@ pub fn refresh(
         entries: Vec::new(),
     });
     let Survey { candidates, keys } = survey;
-    let (fresh, gone) = {
-        let index: FxHashMap<&str, &Meta> = s
-            .entries
-            .iter()
-            .map(|e| (e.meta.id.as_str(), &e.meta))
-            .collect();
-        let found = |id: &str| index.get(id).map(|m| (0, *m));
+    let (fresh, gone, differs) = {
+        let index: FxHashMap<&str, &Entry> =
+            s.entries.iter().map(|e| (e.meta.id.as_str(), e)).collect();
+        let found = |id: &str| index.get(id).map(|e| (0, &e.meta));
         let fresh: Vec<Entry> = reread(store, &found, &candidates[..], &keys)
             .into_iter()
             .filter_map(|(_, e)| e.map(|e| *e))
             .collect();
+        // After the reads: a row that expires as it is read expires by this time.
+        let now = stamp::unix_secs(SystemTime::now());
+        let differs = fresh.iter().any(|e| {
+            index
+                .get(e.meta.id.as_str())
+                .is_none_or(|o| !same_again(o, e, now))
+        });
         let found: FxHashSet<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
         let gone: HashSet<String> = s
             .entries
@@ -343,16 +347,34 @@ pub fn refresh(
             .filter(|e| !found.contains(e.meta.id.as_str()))
             .map(|e| e.meta.id.clone())
             .collect();
-        (fresh, gone)
+        (fresh, gone, differs)
     };
-    let changed = !fresh.is_empty() || !gone.is_empty();
-    if changed {
+    let changed = differs || !gone.is_empty();
+    if !fresh.is_empty() || !gone.is_empty() {
         let drop: HashSet<&str> = fresh.iter().map(|e| e.meta.id.as_str()).collect();
         s.entries
             .retain(|e| !gone.contains(&e.meta.id) && !drop.contains(e.meta.id.as_str()));
         s.entries.extend(fresh);
     }
     (s, changed, candidates)
+}
+
+/// Whether `new`, read again because `old` expired, leaves the catalog's file as good as it
+/// was: the same row and meta, and both expiry times already past, so any later pass reads
+/// it again either way. A running session's row expires at the pass that reads it, so
+/// without this every `spool list` while an agent runs rewrote the whole catalog (37 MB at
+/// 100k sessions) to store a new expiry time that changes nothing.
+fn same_again(old: &Entry, new: &Entry, now: i64) -> bool {
+    let (a, b) = (&old.meta, &new.meta);
+    let past = |t: Option<i64>| t.is_some_and(|t| t <= now);
+    a.id == b.id
+        && a.path == b.path
+        && a.key == b.key
+        && a.cwd == b.cwd
+        && a.cwd_dir == b.cwd_dir
+        && past(a.expires)
+        && past(b.expires)
+        && old.row == new.row
 }
 
 /// What a listing through the catalog held besides its rows: the catalog's metas and
