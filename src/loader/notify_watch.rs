@@ -36,7 +36,7 @@ impl Backend {
     }
 
     /// One directory, without its subdirectories.
-    pub(super) fn register(&mut self, dir: &Path, _parent: Option<Handle>) -> Reg {
+    pub(super) fn register(&mut self, dir: &Path, _parent: Option<Handle>) -> Reg<Handle> {
         match self.0.watch(dir, RecursiveMode::NonRecursive) {
             Ok(()) => Reg::Done {
                 handle: (),
@@ -51,5 +51,35 @@ impl Backend {
                 _ => Reg::Failed,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    /// A registered directory's new file is named to the store and pokes its loader; a
+    /// directory that is not there is `Gone`, as the walk expects.
+    #[test]
+    fn a_file_made_in_a_registered_directory_is_named_and_pokes() {
+        let d = tempfile::tempdir().unwrap();
+        let hits = Arc::new(Mutex::new(Hits::default()));
+        let (tx, rx) = mpsc::channel();
+        let mut b = Backend::new(hits.clone(), tx).expect("a watcher");
+        assert!(matches!(b.register(d.path(), None), Reg::Done { new: true, .. }));
+        assert!(matches!(b.register(&d.path().join("absent"), None), Reg::Gone));
+        let f = d.path().join("s.jsonl");
+        std::fs::write(&f, b"{}\n").unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut poked = false;
+        while !hits.lock().unwrap().paths.contains(&f) {
+            assert!(Instant::now() < until, "no event named {f:?}");
+            poked |= rx.recv_timeout(Duration::from_millis(50)).is_ok();
+        }
+        poked |= rx.recv_timeout(Duration::from_secs(1)).is_ok();
+        assert!(poked, "the loader was not poked");
     }
 }

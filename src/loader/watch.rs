@@ -14,6 +14,11 @@ mod backend;
 #[cfg(not(target_os = "linux"))]
 #[path = "notify_watch.rs"]
 mod backend;
+/// Linux's tests build and run the other systems' backend as well, so it cannot rot unseen
+/// where only Linux is built.
+#[cfg(all(test, target_os = "linux"))]
+#[path = "notify_watch.rs"]
+mod notify_backend;
 use backend::{Backend, Handle};
 
 use super::{Event, POLL, SAFETY_PASS, fingerprint};
@@ -81,10 +86,11 @@ pub(super) struct Watch {
 }
 
 /// How one registration went.
-pub(super) enum Reg {
+/// (Generic over the handle so that tests on Linux build the other systems' backend too.)
+pub(super) enum Reg<H = Handle> {
     /// Watched, by `handle`; `new` unless it was watched already (registered again).
     Done {
-        handle: Handle,
+        handle: H,
         new: bool,
     },
     /// The directory is gone (removed between its parent's read and here): its removal is an
