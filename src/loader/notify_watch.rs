@@ -69,8 +69,14 @@ mod tests {
         let hits = Arc::new(Mutex::new(Hits::default()));
         let (tx, rx) = mpsc::channel();
         let mut b = Backend::new(hits.clone(), tx).expect("a watcher");
-        assert!(matches!(b.register(d.path(), None), Reg::Done { new: true, .. }));
-        assert!(matches!(b.register(&d.path().join("absent"), None), Reg::Gone));
+        assert!(matches!(
+            b.register(d.path(), None),
+            Reg::Done { new: true, .. }
+        ));
+        assert!(matches!(
+            b.register(&d.path().join("absent"), None),
+            Reg::Gone
+        ));
         let f = d.path().join("s.jsonl");
         std::fs::write(&f, b"{}\n").unwrap();
         let until = Instant::now() + Duration::from_secs(10);
