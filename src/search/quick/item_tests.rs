@@ -22,23 +22,15 @@ fn letter_pairs_rule_out_only_what_the_text_cannot_say() {
 #[test]
 fn letter_bits_decide_one_letter_needles_exactly_and_rule_out_only_the_unsaid() {
     let alphabet = b"abcfix1 \nZ";
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = crate::search::quick::tests::xorshift(0x9e37_79b9_7f4a_7c15);
     let needles: Vec<Vec<u8>> = (b'a'..=b'z')
         .map(|a| vec![a])
         .chain((b'a'..=b'j').flat_map(|a| (b'a'..=b'z').map(move |b| vec![a, b])))
         .chain([b"fix".to_vec(), b"abc".to_vec(), b"xif".to_vec()])
         .collect();
     for _ in 0..400 {
-        let len = (next() % 12) as usize;
-        let text: Vec<u8> = (0..len)
-            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
-            .collect();
+        let len = next(12);
+        let text: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
         let p = Pairs::of(&text);
         for n in &needles {
             let said = memchr::memmem::find(&text, n).is_some();

@@ -97,22 +97,16 @@ mod tests {
     #[test]
     fn a_plain_field_is_written_as_the_general_path_writes_it() {
         let alphabet: [&str; 10] = ["a", "Q", "z", " ", "\n", "\t", "  ", "é", "\r", "\u{1b}[1m"];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::search::quick::tests::xorshift(0x2545_f491_4f6c_dd1d);
         for round in 0..20_000 {
             let cap = match round % 4 {
                 0 => None,
-                _ => Some((next() % 8) as usize),
+                _ => Some(next(8)),
             };
             let plain_only = round % 3 != 0;
-            let n = (next() % 14) as usize;
+            let n = next(14);
             let f: String = (0..n)
-                .map(|_| alphabet[(next() % if plain_only { 7 } else { 10 }) as usize])
+                .map(|_| alphabet[next(if plain_only { 7 } else { 10 })])
                 .collect();
             let mut out = b"kept\n".to_vec();
             match push_plain(&mut out, &f, cap) {

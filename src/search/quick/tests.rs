@@ -218,8 +218,9 @@ fn typed_matches_fresh(rows: &[SessionSummary], queries: &[&str]) -> usize {
     seen
 }
 
-/// A xorshift generator of numbers below its argument (the tests need no crate for this).
-fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+/// A xorshift generator of numbers below its argument (the tests need no crate for this);
+/// the quick search's property tests share it.
+pub(super) fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
     move |n| {
         seed ^= seed << 13;
         seed ^= seed >> 7;

@@ -285,13 +285,7 @@ mod tests {
     #[test]
     fn title_letters_agree_with_the_title_rule() {
         let alphabet = ['a', 'b', 'e', 'f', 'i', 'x', '1', ' ', '-', 'é', '日'];
-        let mut seed = 0x51_7cc1_b727_220au64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::search::quick::tests::xorshift(0x51_7cc1_b727_220a);
         let letters = b"abefix1";
         for _ in 0..3000 {
             let title: String = (0..next(14))
