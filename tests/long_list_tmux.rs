@@ -14,8 +14,10 @@ fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
         return;
     };
     let c = t.home().join("c");
+    // Over 4,096 rows shown, so the items are built in two halves on two threads
+    // (`search::quick::HALVES_FROM`) and the match is found across the join.
     let spec = CorpusSpec {
-        sessions: 2400,
+        sessions: 5000,
         rounds_per_session: 2,
         seed: 7,
         big_transcript_mb: None,
@@ -64,8 +66,8 @@ fn a_query_typed_at_once_on_a_long_list_opens_the_session_it_finds() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(
-        shown >= 2000,
-        "a list long enough to build on a thread: {cold}"
+        shown > 4_096,
+        "a list long enough to build on a thread, in two halves: {cold}"
     );
     t.keys(&["q"]);
     t.wait_for("STTY-DONE");
