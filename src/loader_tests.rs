@@ -68,7 +68,7 @@ fn named_by_an_event(watch: &Watch, pokes: &Receiver<()>, path: &Path) -> Vec<Pa
     let mut seen = Vec::new();
     for _ in 0..100 {
         if pokes.recv_timeout(Duration::from_millis(100)).is_ok() {
-            seen.extend(watch.take());
+            seen.extend(watch.take().paths);
             if seen.iter().any(|p| p == path) {
                 break;
             }

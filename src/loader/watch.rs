@@ -242,18 +242,13 @@ impl Watch {
         }
     }
 
-    pub(super) fn take(&self) -> Vec<PathBuf> {
+    /// What events named since the last look, and whether any were lost (and forget both,
+    /// under one lock: an overflow flagged meanwhile is read with the paths named before it).
+    pub(super) fn take(&self) -> Hits {
         self.hits
             .lock()
-            .map(|mut h| std::mem::take(&mut h.paths))
+            .map(|mut h| std::mem::take(&mut *h))
             .unwrap_or_default()
-    }
-
-    /// Whether events were lost since the last look (and forget it).
-    fn lost(&self) -> bool {
-        self.hits
-            .lock()
-            .is_ok_and(|mut h| std::mem::take(&mut h.lost))
     }
 
     /// What the next rescan takes: the paths events named, and whether it compares every
@@ -261,8 +256,10 @@ impl Watch {
     /// anything may have changed, in directories made meanwhile and never registered too,
     /// so the roots are walked again first (what is watched already keeps its watch).
     fn next_pass(&mut self, store: &dyn Store) -> (Vec<PathBuf>, bool) {
-        let touched = self.take();
-        let lost = self.lost();
+        let Hits {
+            paths: touched,
+            lost,
+        } = self.take();
         if lost && self.active {
             let roots = std::mem::take(&mut self.roots);
             self.active = self.add(&roots);

@@ -37,7 +37,7 @@ fn until_named(w: &mut Watch, store: &dyn Store, pokes: &Receiver<()>, want: &Pa
     let end = Instant::now() + Duration::from_secs(5);
     while Instant::now() < end {
         let _ = pokes.recv_timeout(Duration::from_millis(100));
-        let hits = w.take();
+        let hits = w.take().paths;
         w.extend(store, &hits);
         if hits.iter().any(|p| p == want) {
             return true;
@@ -51,7 +51,7 @@ fn never_named(w: &mut Watch, store: &dyn Store, pokes: &Receiver<()>, path: &Pa
     let end = Instant::now() + Duration::from_secs(1);
     while Instant::now() < end {
         let _ = pokes.recv_timeout(Duration::from_millis(100));
-        let hits = w.take();
+        let hits = w.take().paths;
         w.extend(store, &hits);
         if hits.iter().any(|p| p.starts_with(path)) {
             return false;
@@ -235,7 +235,7 @@ fn a_refused_registration_falls_back_to_polling() {
     let end = Instant::now() + Duration::from_secs(5);
     while w.active && Instant::now() < end {
         let _ = rx.recv_timeout(Duration::from_millis(100));
-        let hits = w.take();
+        let hits = w.take().paths;
         w.extend(&store, &hits);
     }
     assert!(!w.active, "the new collection could not be watched: polled");
