@@ -9,7 +9,7 @@
 use std::borrow::Borrow;
 use std::path::Path;
 
-use super::{SCHEMA_VERSION, SESSIONS_FILE, VERSION_FILE, fingerprint, session_number, table};
+use super::{Prints, SCHEMA_VERSION, SESSIONS_FILE, VERSION_FILE, session_number, table};
 use crate::model::SessionSummary;
 use crate::store::Stores;
 
@@ -24,6 +24,7 @@ pub fn is_current<R: Borrow<SessionSummary>>(dir: &Path, rows: &[R], stores: &St
     let Some(mut prints) = table::prints(&dir.join(SESSIONS_FILE)) else {
         return false;
     };
+    let mut print = Prints::default();
     for r in rows.iter().map(R::borrow).filter(|r| r.error().is_none()) {
         let sid = session_number(r.store, &r.id);
         // Removed as it is matched, so a session listed twice is a doubt, and what is left
@@ -32,7 +33,7 @@ pub fn is_current<R: Borrow<SessionSummary>>(dir: &Path, rows: &[R], stores: &St
             return false;
         };
         // The same print `update` compares (`fresh::changed`).
-        if indexed != fingerprint(&r.path, &stores.store_for(r).state_file(&r.id)) {
+        if indexed != print.of(&r.path, &stores.store_for(r).state_file(&r.id)) {
             return false;
         }
     }

@@ -2,8 +2,9 @@
 //! tool calls and their arguments, capped), one per compaction summary, and one for the title
 //! and summary; plus the fingerprint that says whether the session changed since.
 
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::model::{Entry, Message, SessionSummary, StoreKind, Transcript};
@@ -37,36 +38,76 @@ pub fn session_number(store: StoreKind, id: &str) -> u64 {
 /// state). `DefaultHasher` is stable within one
 /// build; a new build at worst re-indexes everything.
 pub fn fingerprint(path: &Path, state_file: &Path) -> u64 {
-    let mut h = DefaultHasher::new();
-    path.hash(&mut h);
-    stat_into(path, &mut h);
-    if path.is_dir()
-        && let Ok(rd) = std::fs::read_dir(path)
-    {
-        let mut names: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        names.sort();
-        for p in names {
-            p.hash(&mut h);
-            stat_into(&p, &mut h);
-        }
-    }
-    stat_into(state_file, &mut h);
-    if let Some(parent) = path.parent() {
-        stat_into(&parent.join("archive.json"), &mut h);
-    }
-    h.finish()
+    Prints::default().of(path, state_file)
 }
 
-fn stat_into(p: &Path, h: &mut DefaultHasher) {
-    let m = std::fs::metadata(p);
-    m.is_ok().hash(h);
-    if let Ok(m) = m {
-        m.len().hash(h);
-        m.modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos())
-            .hash(h);
+/// Full fingerprints taken in one pass over many sessions. A collection's `archive.json` is
+/// the same file for all of its sessions, so it is stat'ed once a pass rather than once a
+/// session (a browser's start checks every listed session: at 10k Claude sessions that was
+/// 8.4k lookups of 12 paths). A change made during the pass shows in the next one, as a
+/// change made just after it would.
+#[derive(Default)]
+pub struct Prints {
+    archives: HashMap<PathBuf, Stat>,
+}
+
+/// What a print says of one file: whether it is there, its length and mtime.
+type Stat = Option<(u64, Option<u128>)>;
+
+impl Prints {
+    /// `fingerprint` of one session. The session's own path is stat'ed once (its type comes
+    /// from that stat), and a directory's files from the directory's handle, so no path is
+    /// looked up from the root twice.
+    pub fn of(&mut self, path: &Path, state_file: &Path) -> u64 {
+        let mut h = DefaultHasher::new();
+        path.hash(&mut h);
+        let m = std::fs::metadata(path);
+        hash_stat(&stat_of(&m), &mut h);
+        if m.is_ok_and(|m| m.is_dir())
+            && let Ok(rd) = std::fs::read_dir(path)
+        {
+            let mut files: Vec<_> = rd.flatten().map(|e| (e.path(), entry_stat(&e))).collect();
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            for (p, st) in files {
+                p.hash(&mut h);
+                hash_stat(&st, &mut h);
+            }
+        }
+        hash_stat(&stat_of(&std::fs::metadata(state_file)), &mut h);
+        if let Some(parent) = path.parent() {
+            let archive = (self.archives.entry(parent.to_path_buf()))
+                .or_insert_with(|| stat_of(&std::fs::metadata(parent.join("archive.json"))));
+            hash_stat(archive, &mut h);
+        }
+        h.finish()
+    }
+}
+
+/// An entry of a session's directory as `std::fs::metadata` of its path sees it: stat'ed
+/// from the directory's handle, but a symlink followed (the entry's own stat would not).
+fn entry_stat(e: &std::fs::DirEntry) -> Stat {
+    match e.file_type() {
+        Ok(t) if !t.is_symlink() => stat_of(&e.metadata()),
+        _ => stat_of(&std::fs::metadata(e.path())),
+    }
+}
+
+fn stat_of(m: &std::io::Result<std::fs::Metadata>) -> Stat {
+    let m = m.as_ref().ok()?;
+    let t = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+    Some((m.len(), t.map(|d| d.as_nanos())))
+}
+
+/// Hashed as the prints always were (presence, then length and mtime), so an index built
+/// before this way of taking them is still current.
+fn hash_stat(s: &Stat, h: &mut DefaultHasher) {
+    s.is_some().hash(h);
+    if let Some((len, t)) = s {
+        len.hash(h);
+        t.hash(h);
     }
 }
 

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use super::stamps::{self, Stamps, StoreStamp};
 use super::write::{Changed, Row};
-use super::{Freshness, THREADS, TextIndex, fingerprint, session_number};
+use super::{Freshness, Prints, THREADS, TextIndex, session_number};
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Store, Stores, gather_parallel};
@@ -86,6 +86,7 @@ impl TextIndex {
         seen: &mut HashSet<u64>,
     ) -> Vec<Changed<'a>> {
         let mut changed = Vec::new();
+        let mut print = Prints::default();
         let known = &self.sessions.get().map;
         for r in
             (rows.iter().map(<R as Borrow<SessionSummary>>::borrow)).filter(|r| r.error().is_none())
@@ -94,7 +95,7 @@ impl TextIndex {
             seen.insert(sid);
             // Quick before full, so a write in between changes at least the quick print.
             let quick = quick(&r.path, None);
-            let full = fingerprint(&r.path, &stores.store_for(r).state_file(&r.id));
+            let full = print.of(&r.path, &stores.store_for(r).state_file(&r.id));
             if known.get(&sid).is_none_or(|k| k.fp.full != full) {
                 changed.push((sid, Print { full, quick }, Row::Borrowed(r)));
             }
@@ -138,6 +139,7 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let mut todo = Vec::new();
+        let mut print = Prints::default();
         for (store, st) in stores.stores.iter().zip(&then.stores) {
             for (sid, id, path) in &st.hot {
                 let (quick, mtime) = quick_at(path, None);
@@ -145,7 +147,7 @@ impl TextIndex {
                 if known.is_some_and(|k| k.quick == quick) {
                     continue;
                 }
-                let full = fingerprint(path, &store.state_file(id));
+                let full = print.of(path, &store.state_file(id));
                 match known {
                     Some(k) if k.full == full => self.requick.push((*sid, quick)),
                     _ => {
@@ -180,6 +182,7 @@ impl TextIndex {
         };
         let mut seen = HashSet::new();
         let mut todo = Vec::new();
+        let mut print = Prints::default();
         for store in &stores.stores {
             let found = store.discover();
             let name = stamps::name(store.as_ref());
@@ -196,7 +199,7 @@ impl TextIndex {
                     seen.insert(sid);
                     continue;
                 }
-                let full = fingerprint(&c.path, &store.state_file(&c.id));
+                let full = print.of(&c.path, &store.state_file(&c.id));
                 match known {
                     Some(k) if k.full == full => {
                         seen.insert(sid);
@@ -266,6 +269,7 @@ impl TextIndex {
     /// search is asked again).
     pub fn restale(&mut self, rows: &[SessionSummary], stores: &Stores) -> Result<bool> {
         let mut todo = Vec::new();
+        let mut print = Prints::default();
         for r in rows {
             let sid = session_number(r.store, &r.id);
             let Some(k) = self.sessions.get().map.get(&sid).map(|k| k.fp) else {
@@ -273,7 +277,7 @@ impl TextIndex {
             };
             let store = stores.store_for(r);
             let (quick, mtime) = quick_at(&r.path, None);
-            let full = fingerprint(&r.path, &store.state_file(&r.id));
+            let full = print.of(&r.path, &store.state_file(&r.id));
             if full != k.full {
                 let c = Candidate {
                     id: r.id.to_string(),

@@ -27,7 +27,7 @@ use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
 pub use current::is_current;
-pub use docs::{Doc, PART_CAP, docs, fingerprint, session_number, title_doc};
+pub use docs::{Doc, PART_CAP, Prints, docs, fingerprint, session_number, title_doc};
 pub use fresh::Print;
 pub use hits::Hit;
 use session_docs::each_session_doc;

@@ -70,6 +70,66 @@ fn fingerprint_follows_the_file_and_the_sidecar() {
     assert_ne!(b, fp(), "a sidecar (rename, pin)");
 }
 
+/// A print as the first version took it, every file stat'ed by its path from the root: an
+/// index built by that version must stay current under the faster way of taking prints.
+fn print_by_paths(path: &std::path::Path, state_file: &std::path::Path) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let stat = |p: &std::path::Path, h: &mut DefaultHasher| {
+        let m = std::fs::metadata(p);
+        m.is_ok().hash(h);
+        if let Ok(m) = m {
+            m.len().hash(h);
+            let t = m.modified().ok();
+            let t = t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            t.map(|d| d.as_nanos()).hash(h);
+        }
+    };
+    let mut h = DefaultHasher::new();
+    path.hash(&mut h);
+    stat(path, &mut h);
+    if path.is_dir() {
+        let mut names: Vec<_> = (std::fs::read_dir(path).unwrap().flatten())
+            .map(|e| e.path())
+            .collect();
+        names.sort();
+        for p in names {
+            p.hash(&mut h);
+            stat(&p, &mut h);
+        }
+    }
+    stat(state_file, &mut h);
+    stat(&path.parent().unwrap().join("archive.json"), &mut h);
+    h.finish()
+}
+
+#[test]
+fn prints_taken_in_one_pass_are_the_prints_taken_path_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::write(a.join("messages.jsonl"), "one\n").unwrap();
+    std::fs::write(a.join("meta.json"), "{}").unwrap();
+    // A symlinked entry is followed, as `metadata` of its path follows it.
+    std::fs::write(dir.path().join("elsewhere"), "twelve bytes").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("elsewhere"), a.join("linked")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), a.join("dangling")).unwrap();
+    std::fs::write(&b, "a single file").unwrap();
+    std::fs::write(dir.path().join("archive.json"), "[]").unwrap();
+    let state = |id| crate::store::sidecar::path(dir.path(), id);
+    let mut pass = Prints::default();
+    for _ in 0..2 {
+        assert_eq!(pass.of(&a, &state("a")), print_by_paths(&a, &state("a")));
+        assert_eq!(pass.of(&b, &state("b")), print_by_paths(&b, &state("b")));
+    }
+    // The archive file is stat'ed once a pass: a new pass sees it change.
+    let before = pass.of(&b, &state("b"));
+    std::fs::write(dir.path().join("archive.json"), "[\"b\"]").unwrap();
+    assert_eq!(pass.of(&b, &state("b")), before, "one stat a pass");
+    let now = Prints::default().of(&b, &state("b"));
+    assert_ne!(now, before, "a new pass");
+    assert_eq!(now, print_by_paths(&b, &state("b")));
+}
+
 /// The demo's stores and their rows, and an empty index in a temporary directory (kept
 /// alive by the returned guards).
 fn demo_and_index() -> (
