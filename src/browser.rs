@@ -238,8 +238,12 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             // The catalog's rows are also put in order (and their matcher items started) on
             // the loader's thread: on the UI thread that held a key typed then for 76–300 ms.
             let seed = app.list.seed();
-            Loader::start_deferred(stores.clone(), tx.clone(), move || {
+            Loader::start_checking_early(stores.clone(), tx.clone(), move |give| {
                 let (actions, warm) = crate::catalog::warm::cached(&c, &s, head_keys);
+                // The stores check now, beside the rows' ordering below; their news follows
+                // the rows.
+                give(Some(warm));
+                crate::keytrace::phase("catalog_read", launched);
                 let mut seed = Some(seed);
                 for a in actions {
                     let a = match a {
@@ -249,7 +253,9 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                         },
                         a => a,
                     };
-                    tx.send(Event::Action(a)).ok()?;
+                    if tx.send(Event::Action(a)).is_err() {
+                        return;
+                    }
                 }
                 crate::keytrace::phase("catalog_decoded", launched);
                 // The decode's scratch and the metas' paths, the items' temporary text:
@@ -257,7 +263,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                 let trim = Instant::now();
                 crate::heap::give_back();
                 crate::keytrace::phase("gave_back_decode", trim);
-                Some(warm)
             })
         }
         cache => {

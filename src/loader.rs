@@ -15,17 +15,21 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::app::pane::{RAW_PER_ROUND, WINDOW_PER_ROUND};
-use crate::app::{Action, Loaded, View};
+use crate::app::{Action, View};
 use crate::catalog::Entry;
 use crate::catalog::live::{Cat, Early, check_cached};
 use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
-use crate::store::{Candidate, Span, Store, Stores};
+use crate::store::{Candidate, Store, Stores};
 
 mod first;
+mod gate;
+mod pane;
 mod watch;
 use first::{FIRST_ROWS_WAIT, FirstRows, Runner};
+use gate::{Gate, Opener};
+pub use pane::load;
+use pane::pane_worker;
 #[cfg(test)]
 use watch::rescan;
 use watch::{Watch, WatchSetup, watch_loop};
@@ -115,7 +119,7 @@ impl Loader {
     /// pass that sends only what changed; one without is listed cold. Either way the
     /// catalog is kept current, then and while spool runs.
     pub fn start_with(stores: Arc<Stores>, tx: Sender<Event>, warm: Option<Warm>) -> Loader {
-        Loader::start_after(stores, tx, move || warm, false)
+        Loader::start_after(stores, tx, move |give| give(warm), false)
     }
 
     /// As `start_with`, with the catalog read by `open` on a thread of its own (it sends the
@@ -127,13 +131,25 @@ impl Loader {
         tx: Sender<Event>,
         open: impl FnOnce() -> Option<Warm> + Send + 'static,
     ) -> Loader {
+        Loader::start_after(stores, tx, move |give| give(open()), true)
+    }
+
+    /// As `start_deferred`, with `open` handing the metas over (`give`) as soon as they are
+    /// decoded: the stores check while it still sends the rows, and their news waits until
+    /// `open` returns (`gate`). At 100k sessions the rows are put in order after the decode
+    /// (~100 ms of CPU), and the checks began only after that (issue 10).
+    pub fn start_checking_early(
+        stores: Arc<Stores>,
+        tx: Sender<Event>,
+        open: impl FnOnce(&mut dyn FnMut(Option<Warm>)) + Send + 'static,
+    ) -> Loader {
         Loader::start_after(stores, tx, open, true)
     }
 
     fn start_after(
         stores: Arc<Stores>,
         tx: Sender<Event>,
-        open: impl FnOnce() -> Option<Warm> + Send + 'static,
+        open: impl FnOnce(&mut dyn FnMut(Option<Warm>)) + Send + 'static,
         deferred: bool,
     ) -> Loader {
         let stop = Arc::new(AtomicBool::new(false));
@@ -146,7 +162,7 @@ impl Loader {
         // them on the channel.
         let mut parts = Vec::with_capacity(channels.len());
         for (i, (ptx, prx)) in channels.into_iter().enumerate() {
-            let (part, slot) = mpsc::sync_channel::<(Cat, Arc<FirstRows>)>(1);
+            let (part, slot) = mpsc::sync_channel::<(Cat, Arc<FirstRows>, Arc<Gate>)>(1);
             parts.push(part);
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
             let _ = thread::Builder::new()
@@ -157,33 +173,43 @@ impl Loader {
                         crate::priority::background();
                         Early::take(stores.stores[i].as_ref())
                     });
-                    let Ok((cat, first)) = slot.recv() else {
+                    let Ok((cat, first, gate)) = slot.recv() else {
                         return;
                     };
-                    list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, &first, early)
+                    let first = (&*first, &*gate);
+                    list_and_watch(&stores, i, &tx, ptx, prx, &stop, cat, first, early)
                 });
         }
         let lists = {
             let stores = stores.clone();
             move || {
-                let (cache, mut known) = match open() {
-                    Some(w) => (Some(w.cache), w.known),
-                    None => (None, Vec::new()),
-                };
-                // Only stores listed cold take part: a store with cached rows sends no first
-                // rows.
-                let name_ordered = (0..stores.stores.len())
-                    .filter(|&i| stores.stores[i].orders_by_name())
-                    .filter(|&i| known.get(i).is_none_or(Option::is_none))
-                    .count();
-                let first = Arc::new(FirstRows::new(name_ordered));
-                for (i, part) in parts.into_iter().enumerate() {
-                    let cat = Cat {
-                        cache: cache.clone(),
-                        known: known.get_mut(i).and_then(Option::take),
+                let gate = Arc::new(Gate::default());
+                let _open_when_done = Opener(gate.clone());
+                let mut parts = Some(parts);
+                // Called once (by `open`, else after it with `None`: every store cold).
+                let mut give = |warm: Option<Warm>| {
+                    let Some(parts) = parts.take() else { return };
+                    let (cache, mut known) = match warm {
+                        Some(w) => (Some(w.cache), w.known),
+                        None => (None, Vec::new()),
                     };
-                    let _ = part.send((cat, first.clone()));
-                }
+                    // Only stores listed cold take part: a store with cached rows sends no
+                    // first rows.
+                    let name_ordered = (0..stores.stores.len())
+                        .filter(|&i| stores.stores[i].orders_by_name())
+                        .filter(|&i| known.get(i).is_none_or(Option::is_none))
+                        .count();
+                    let first = Arc::new(FirstRows::new(name_ordered));
+                    for (i, part) in parts.into_iter().enumerate() {
+                        let cat = Cat {
+                            cache: cache.clone(),
+                            known: known.get_mut(i).and_then(Option::take),
+                        };
+                        let _ = part.send((cat, first.clone(), gate.clone()));
+                    }
+                };
+                open(&mut give);
+                give(None);
             }
         };
         if deferred {
@@ -254,60 +280,6 @@ impl Loader {
     }
 }
 
-fn pane_worker(stores: &Stores, mailbox: &Mailbox, tx: &Sender<Event>, stop: &AtomicBool) {
-    let (lock, cv) = &**mailbox;
-    loop {
-        let req = {
-            let Ok(mut slot) = lock.lock() else { return };
-            while slot.is_none() {
-                if stop.load(Ordering::SeqCst) {
-                    return;
-                }
-                slot = match cv.wait(slot) {
-                    Ok(s) => s,
-                    Err(_) => return,
-                };
-            }
-            slot.take()
-        };
-        let Some(req) = req else { continue };
-        let content = load(stores, &req);
-        let msg = Event::Action(Action::Loaded {
-            token: req.token,
-            content,
-        });
-        if tx.send(msg).is_err() {
-            return;
-        }
-    }
-}
-
-/// Read one pane request from its store.
-pub fn load(stores: &Stores, req: &Request) -> Loaded {
-    let store = stores.store_for(&req.summary);
-    let id = &req.summary.id;
-    let r = match req.view {
-        View::Transcript => {
-            let span = req.rounds.map(Span::LastRounds).unwrap_or(Span::All);
-            store
-                .transcript(id, span)
-                .map(|t| Loaded::Transcript(Arc::new(t)))
-        }
-        // A page from the end: only what the first screens show is read and held.
-        View::Window => match req.rounds {
-            Some(r) => store.window_page(id, r.saturating_mul(WINDOW_PER_ROUND)),
-            None => store.window(id),
-        }
-        .map(|w| Loaded::Window(Arc::new(w))),
-        View::Raw => match req.rounds {
-            Some(r) => store.raw_page(id, (r as u64).saturating_mul(RAW_PER_ROUND)),
-            None => store.raw(id).map(|t| (t, false)),
-        }
-        .map(|(r, more)| Loaded::Raw(Arc::new(r), more)),
-    };
-    r.unwrap_or_else(|e| Loaded::Failed(e.to_string()))
-}
-
 /// The change detector of polling: the catalog's key of the files a row is derived from
 /// (appends to `messages.jsonl` do not touch a directory's mtime; a pin changes a state file).
 fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
@@ -323,7 +295,7 @@ fn list_and_watch(
     pokes: Receiver<()>,
     stop: &AtomicBool,
     mut cat: Cat,
-    first: &FirstRows,
+    (first, gate): (&FirstRows, &Gate),
     early: Option<Early>,
 ) {
     let store = stores.stores[i].as_ref();
@@ -332,7 +304,7 @@ fn list_and_watch(
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
         crate::priority::background();
         let old = Cat::by_id(metas);
-        let Some(mut known) = check_cached(store, i, tx, &cat, old, early) else {
+        let Some(mut known) = check_cached(store, i, tx, &cat, old, early, || gate.wait()) else {
             return;
         };
         // The survey's candidates and the pass's metas are freed: given back before the
@@ -344,8 +316,10 @@ fn list_and_watch(
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;
     }
-    // Not in the catalog after all (it changed since the head was cut): listed cold.
+    // Not in the catalog after all (it changed since the head was cut): listed cold, after
+    // the catalog's rows.
     drop(early);
+    gate.wait();
     // A name-ordered store is in the race for the first screen until its first rows are out.
     // `then`, not `then_some`: a Runner made for another store and dropped would count as a
     // name-ordered store finished.

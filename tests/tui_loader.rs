@@ -318,3 +318,55 @@ fn a_warm_start_surveys_its_stores_while_the_catalog_decodes() {
     }
     assert_eq!(reread, 2, "both sessions, new to the catalog, were read");
 }
+
+/// With `start_checking_early`, a store checks its sessions as soon as the catalog's metas
+/// are handed over, while the catalog's thread is still sending the rows, and its news (the
+/// sessions it read again) reaches the channel only after those rows.
+#[test]
+fn a_store_checks_while_the_rows_are_sent_and_its_news_follows_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]));
+    let fake = Fake::new(dir.path(), ids);
+    let reads = fake.nices.clone();
+    let stores = Arc::new(Stores {
+        stores: vec![Box::new(fake)],
+        state_dir: dir.path().join("state"),
+    });
+    let cache = dir.path().join("cache");
+    let (tx, rx) = mpsc::channel();
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let rows_tx = tx.clone();
+    let _loader = Loader::start_checking_early(stores, tx, move |give| {
+        give(Some(spool::catalog::warm::Warm {
+            cache,
+            known: vec![Some(Vec::new())],
+        }));
+        // Both sessions are new to the (empty) catalog: the check reads them again.
+        let since = std::time::Instant::now();
+        while reads.lock().unwrap().len() < 2 && since.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        seen_tx.send(reads.lock().unwrap().len()).unwrap();
+        let row = tui_common::row(StoreKind::Loom, "cached", "a cached row", 1);
+        let _ = rows_tx.send(Event::Action(Action::Cached(vec![Arc::new(row)])));
+    });
+    let read = seen_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(
+        read, 2,
+        "the store was checked while the rows were being sent"
+    );
+    let mut cached = false;
+    let mut reread = 0;
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Action(Action::Cached(_)) => cached = true,
+            Event::Action(Action::Reread { rows, .. }) => {
+                assert!(cached, "the check's news came before the catalog's rows");
+                reread += rows.len();
+            }
+            Event::Action(Action::Progress { finished: true, .. }) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(reread, 2);
+}

@@ -62,7 +62,8 @@ impl Early {
 /// sent. Returns the known sessions for the watcher, or `None` when the app went away.
 /// `old` is consumed: the catalog's metas are freed (or moved into what is returned) before
 /// the watcher starts, not held for the life of the browser. `early` is the store's survey
-/// if it was taken already (else it is taken here).
+/// if it was taken already (else it is taken here). Nothing is sent before `before_news`
+/// returns (the catalog's rows are then on the channel, `loader::gate`).
 pub fn check_cached(
     store: &dyn Store,
     i: usize,
@@ -70,6 +71,7 @@ pub fn check_cached(
     cat: &Cat,
     old: ById,
     early: Option<Early>,
+    before_news: impl FnOnce(),
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
     let Early { survey, since } = early.unwrap_or_else(|| Early::take(store));
@@ -77,6 +79,7 @@ pub fn check_cached(
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));
     crate::keytrace::count(&format!("reread_{}", kind.as_str()), checked.fresh.len());
+    before_news();
     if !checked.gone.is_empty() {
         let keys = checked.gone.iter().map(|id| (kind, id.clone())).collect();
         tx.send(Event::Action(Action::Removed(keys))).ok()?;

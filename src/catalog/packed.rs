@@ -74,14 +74,21 @@ impl Packed {
     pub fn of(s: Survey) -> Packed {
         let Survey { candidates, keys } = s;
         let n = candidates.len();
+        // Room for every id and every name that is not its id, so the text is allocated
+        // once: grown as it filled, its copies were a tenth of packing a 33k-session store.
+        let room = (candidates.iter())
+            .map(|c| c.id.len() + split(&c.path).map_or(0, |(_, n)| n.len()))
+            .sum();
         let mut p = Packed {
             dirs: Vec::new(),
-            text: Vec::with_capacity(candidates.iter().map(|c| c.id.len()).sum()),
+            text: Vec::with_capacity(room),
             spots: Vec::with_capacity(n),
             mtimes: Vec::with_capacity(n),
             keys,
         };
-        let mut index: FxHashMap<PathBuf, u32> = FxHashMap::default();
+        // By bytes: `Path`'s own equality takes `/s/.` for `/s`, and the two join a name
+        // into different paths.
+        let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for c in candidates {
             p.push(c, &mut index);
         }
@@ -90,7 +97,7 @@ impl Packed {
         p
     }
 
-    fn push(&mut self, c: Candidate, index: &mut FxHashMap<PathBuf, u32>) {
+    fn push(&mut self, c: Candidate, index: &mut FxHashMap<Box<[u8]>, u32>) {
         let mut dir_of = |d: &Path, dirs: &mut Vec<PathBuf>| -> u32 {
             // Most candidates share the last one's directory.
             if let Some(last) = dirs.last()
@@ -98,20 +105,16 @@ impl Packed {
             {
                 return dirs.len() as u32 - 1;
             }
-            *index.entry(d.to_path_buf()).or_insert_with(|| {
-                dirs.push(d.to_path_buf());
-                dirs.len() as u32 - 1
-            })
+            *index
+                .entry(d.as_os_str().as_bytes().into())
+                .or_insert_with(|| {
+                    dirs.push(d.to_path_buf());
+                    dirs.len() as u32 - 1
+                })
         };
         self.text.extend_from_slice(c.id.as_bytes());
         let id_end = self.text.len() as u32;
-        let split = match (c.path.parent(), c.path.file_name()) {
-            (Some(d), Some(name)) if d.join(name).as_os_str() == c.path.as_os_str() => {
-                Some((d, name))
-            }
-            _ => None,
-        };
-        let dir = match split {
+        let dir = match split(&c.path) {
             Some((d, name)) => {
                 let i = dir_of(d, &mut self.dirs);
                 if name.as_bytes() == c.id.as_bytes() {
@@ -157,6 +160,23 @@ impl Packed {
             + self.keys.capacity() * 8
             + (self.dirs.iter()).map(|d| d.capacity() + 24).sum::<usize>()
     }
+}
+
+/// `path` as a directory and a name that `Path::push` joins back to the same bytes: cut at
+/// its last separator, by bytes. `None` where the join would not give the path back (no
+/// separator, a root, a trailing or doubled separator, a `.` or `..` name), which is then
+/// held whole. `parent`, `file_name` and a trial `join` did this by parsing the path's
+/// components and allocating the joined path, for each of a store's sessions (issue 10).
+fn split(path: &Path) -> Option<(&Path, &OsStr)> {
+    let b = path.as_os_str().as_bytes();
+    let cut = b.iter().rposition(|&c| c == b'/')?;
+    let (dir, name) = (&b[..cut], &b[cut + 1..]);
+    let plain_name = !name.is_empty() && name != b"." && name != b"..";
+    // `push` adds one separator after a directory that does not end in one (a doubled one
+    // would come back single); an empty directory (the path was `/name`) is the root.
+    let joins = dir.is_empty() || !dir.ends_with(b"/");
+    let dir = if dir.is_empty() { &b[..1] } else { dir };
+    (plain_name && joins).then(|| (Path::new(OsStr::from_bytes(dir)), OsStr::from_bytes(name)))
 }
 
 impl Listed for Packed {
@@ -222,6 +242,13 @@ mod tests {
             c("f", "/", None),
             c("", "/s/loop/x", None),
             c("g", "rel/g", None),
+            c("i", "//i", None),
+            c("j", "/s//j", None),
+            c("k", "/s/./k", None),
+            c("l", "/s/l/.", None),
+            c("m", "/s/l/..", None),
+            c("n", "/n", None),
+            c("o", "o", None),
         ];
         cs.push(Candidate {
             id: "h".into(),
@@ -251,7 +278,7 @@ mod tests {
                 );
             });
         }
-        assert_eq!(p.dirs.len(), 7, "one entry per directory: {:?}", p.dirs);
+        assert_eq!(p.dirs.len(), 13, "one entry per directory: {:?}", p.dirs);
     }
 
     /// A Loop-like store of 10k sessions in one directory: its packed survey is a fraction

@@ -1,0 +1,75 @@
+//! The browser's warm check taken apart, step by step on one thread at a time, in process CPU
+//! time (every thread a step starts counts) and wall time, median of rounds: the catalog's
+//! decode, then per store its survey (discovery and the stat pass) and its check against the
+//! decoded metas (issue 10's warm "loaded and checked"). CPU time does not depend on the
+//! machine's load the way a wall clock does.
+//! Usage: `warm_check_cost CORPUS_DIR CACHE_DIR [ROUNDS]`; the state directory is
+//! `$XDG_DATA_HOME/spool/state`, as the browser's, so the keys are the catalog's.
+use spool::catalog::{live::Cat, packed::Packed, survey, warm};
+use spool::store::{Roots, Stores};
+use std::path::Path;
+use std::time::Instant;
+
+#[path = "common/clock.rs"]
+mod clock;
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `f`'s process CPU and wall time in ms, and what it returned.
+fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
+    let (c, t) = (
+        clock::cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID),
+        Instant::now(),
+    );
+    let out = f();
+    let cpu = clock::cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID) - c;
+    (cpu, t.elapsed().as_secs_f64() * 1e3, out)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let corpus = args.next().expect("CORPUS_DIR");
+    let cache = args.next().expect("CACHE_DIR");
+    let rounds: usize = args.next().map_or(5, |s| s.parse().unwrap());
+    let mut roots = Roots::all_in(Path::new(&corpus));
+    roots.state_dir = spool::store::state::default_root(Path::new("/nonexistent"));
+    let stores = Stores::open(&roots);
+    let mut figures: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut note =
+        |name: String, cpu: f64, wall: f64| match figures.iter_mut().find(|f| f.0 == name) {
+            Some(f) => {
+                f.1.push(cpu);
+                f.2.push(wall);
+            }
+            None => figures.push((name, vec![cpu], vec![wall])),
+        };
+    for _ in 0..rounds {
+        let (cpu, wall, (rows, w)) = timed(|| warm::open(Path::new(&cache), &stores));
+        note(format!("decode ({} rows)", rows.len()), cpu, wall);
+        for (s, known) in stores.stores.iter().zip(w.known) {
+            let Some(metas) = known else { continue };
+            let kind = s.kind().as_str();
+            let (cpu, wall, packed) = timed(|| Packed::of(survey::survey(s.as_ref())));
+            note(format!("{kind} survey"), cpu, wall);
+            let (cpu, wall, checked) = timed(|| {
+                spool::catalog::pass::check_packed(s.as_ref(), Cat::by_id(metas), &packed)
+            });
+            note(
+                format!("{kind} check (re-read {})", checked.fresh.len()),
+                cpu,
+                wall,
+            );
+        }
+        drop(rows);
+    }
+    for (name, mut cpu, mut wall) in figures {
+        println!(
+            "{name:32} {:7.1} ms CPU {:7.1} ms wall",
+            median(&mut cpu),
+            median(&mut wall)
+        );
+    }
+}
