@@ -18,8 +18,19 @@ use crate::model::{Ended, StoreKind};
 /// A time as the catalog stores it (`wire::time_opt`): seconds and nanoseconds.
 pub type Stamp = Option<(i64, u32)>;
 
-/// A list of strings the listing does not print (a row's badges), read past without a
-/// copy. postcard names no types, so each field is skipped as what it is.
+/// A field the listing does not print, read past and not kept (no room in the view).
+/// postcard names no types, so each is read as what it is: `T` is its form. A string is
+/// read as bytes (the same bytes in postcard), not checked as UTF-8: `from_utf8` was a
+/// tenth of reading the views, and the section's checksum already vouches for them.
+struct Skip<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Skip<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|_| Skip(std::marker::PhantomData))
+    }
+}
+
+/// A list of strings (a row's badges), each read past as bytes.
 struct Strs;
 
 impl<'de> Deserialize<'de> for Strs {
@@ -31,7 +42,7 @@ impl<'de> Deserialize<'de> for Strs {
                 f.write_str("a list of strings")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strs, A::Error> {
-                while seq.next_element::<&'de str>()?.is_some() {}
+                while seq.next_element::<Skip<&'de [u8]>>()?.is_some() {}
                 Ok(Strs)
             }
         }
@@ -59,13 +70,16 @@ pub struct RowView<'a> {
     #[serde(borrow)]
     pub path: &'a [u8],
     pub error: Option<&'a str>,
-    _first_prompt: &'a str,
+    #[serde(borrow)]
+    _first_prompt: Skip<&'a [u8]>,
     pub has_user_message: bool,
-    _model: Option<&'a str>,
+    #[serde(borrow)]
+    _model: Skip<Option<&'a [u8]>>,
     _badges: Strs,
-    _read_only: bool,
+    _read_only: Skip<bool>,
     pub ended: Option<Ended>,
-    _git_branch: Option<&'a str>,
+    #[serde(borrow)]
+    _git_branch: Skip<Option<&'a [u8]>>,
 }
 
 impl RowView<'_> {
