@@ -473,3 +473,57 @@ fn listing_and_keeping_what_was_read_gives_the_same_rows() {
         .unwrap();
     }
 }
+
+/// A warm `list --json` prints from the catalog's bytes (`list_warm`) only while the stat
+/// pass finds every session as cached: then its rows, in order, are the stores' own. After
+/// an append, a new session or a removal it hands the surveys it took to the usual path,
+/// which brings the catalog up to date, and the next list reads in place again.
+#[test]
+fn a_warm_list_reads_rows_in_place_only_while_the_catalog_is_current() {
+    use spool::catalog::list_warm;
+    let h = home();
+    let stores = h.stores();
+    let cache = h.path().join(".cache/spool");
+    let refs = |rows: &[&spool::catalog::view::RowView]| -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{}:{}", r.store, r.id))
+            .collect()
+    };
+    let direct = |kind| -> Vec<String> {
+        stores
+            .list_of(kind)
+            .iter()
+            .map(SessionSummary::reference)
+            .collect()
+    };
+    let settle = |what: &str| {
+        let taken = list_warm::json(&stores, None, &cache, refs)
+            .expect_err(&format!("{what}: the catalog is not current"));
+        assert_eq!(taken.len(), stores.stores.len(), "{what}: a survey a store");
+        let (rows, _) = catalog::pass::list_surveyed(&stores, None, Some(&cache), taken);
+        let rows: Vec<String> = rows.iter().map(|r| r.reference()).collect();
+        assert_eq!(rows, direct(None), "{what}: the usual path's rows");
+        let warm = list_warm::json(&stores, None, &cache, refs)
+            .unwrap_or_else(|_| panic!("{what}: current again"));
+        assert_eq!(warm, rows, "{what}: rows read in place");
+    };
+    settle("a cold start");
+    let loom = Some(spool::model::StoreKind::Loom);
+    let only = list_warm::json(&stores, loom, &cache, refs).unwrap_or_else(|_| panic!("loom"));
+    assert!(!only.is_empty());
+    assert_eq!(only, direct(loom), "one store's rows");
+
+    let log = loom_file(&h, "20260314-141500");
+    let before = std::fs::read_to_string(&log).unwrap();
+    let last = before.lines().last().unwrap().to_string();
+    std::fs::write(&log, format!("{before}{last}\n")).unwrap();
+    settle("an append");
+    std::fs::copy(
+        loom_file(&h, "20260314-162041"),
+        loom_file(&h, "20260316-000000"),
+    )
+    .unwrap();
+    settle("a new session");
+    std::fs::remove_file(loom_file(&h, "20260314-162041")).unwrap();
+    settle("a session gone");
+}

@@ -23,6 +23,7 @@ mod head_patch;
 #[cfg(test)]
 mod head_tests;
 pub mod known;
+pub mod list_warm;
 pub mod live;
 pub mod log;
 pub mod packed;
@@ -33,6 +34,7 @@ mod stream;
 pub mod survey;
 #[cfg(test)]
 mod tests;
+pub mod view;
 pub mod warm;
 mod wire;
 

@@ -218,7 +218,7 @@ fn still_valid(path: &Path, key: u64, m: &impl Held, cwds: &mut CwdMemo, now: i6
 /// holds, else its entry read again. `old` is a lookup rather than a map of owned metas, so a pass over the catalog's
 /// own entries copies nothing (at 100k sessions, a copy of every meta is tens of MB). The
 /// candidates are read by position (`Listed`): as discovery gave them, or packed.
-fn reread<'a, M: Held + 'a, L: Listed + ?Sized>(
+pub(super) fn reread<'a, M: Held + 'a, L: Listed + ?Sized>(
     store: &dyn Store,
     old: &(dyn Fn(&str) -> Option<(usize, &'a M)> + Sync),
     candidates: &L,
@@ -427,6 +427,17 @@ pub fn list_shared(
     kind: Option<StoreKind>,
     cache: Option<&Path>,
 ) -> (Vec<Arc<SessionSummary>>, Leftover) {
+    list_surveyed(stores, kind, cache, Vec::new())
+}
+
+/// `list_shared` with the surveys of the first stores chosen taken already (in the order
+/// of `stores`, as `list_warm` took them before it found the catalog out of date).
+pub fn list_surveyed(
+    stores: &Stores,
+    kind: Option<StoreKind>,
+    cache: Option<&Path>,
+    taken: Vec<Survey>,
+) -> (Vec<Arc<SessionSummary>>, Leftover) {
     let Some(cache) = cache else {
         let rows = stores.list_of(kind).into_iter().map(Arc::new).collect();
         return (rows, Leftover::default());
@@ -445,12 +456,14 @@ pub fn list_shared(
     // it, never leaving a store paired with another store's section.
     let (mut cat, done) = std::thread::scope(|scope| {
         let mut give = Vec::with_capacity(chosen.len());
+        let mut taken = taken.into_iter();
         let working: Vec<_> = (chosen.iter())
             .map(|&s| {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<Option<Section>>(1);
                 give.push(tx);
+                let pre = taken.next();
                 scope.spawn(move || {
-                    let v = survey::survey(s);
+                    let v = pre.unwrap_or_else(|| survey::survey(s));
                     // No section comes only when this thread's sender was dropped by a panic.
                     let old = rx.recv().ok()?;
                     Some(refresh(s, old, v))

@@ -82,6 +82,42 @@ pub fn read(path: &Path) -> Option<(Catalog, u64)> {
 /// `read` from any source of `size` bytes: the file, or `decode`'s bytes, so that the tests
 /// of damaged catalogs go through the one check the warm start uses.
 pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64)> {
+    let (spans, sum) = spans(src, size)?;
+    let sections = decode_sections(src, &spans)?;
+    Some((Catalog { sections }, sum))
+}
+
+/// The catalog file at `path` whole, and where each section's bytes are in it with the
+/// checksum they must have (`holds`): for reading the rows in place (`view`). `None` where
+/// `read` would refuse the file before its sections.
+pub fn whole(path: &Path) -> Option<(Vec<u8>, Vec<Placed>)> {
+    let mut f = regular::open(path, regular::Links::Refuse).ok()?;
+    let size = f.metadata().ok()?.len();
+    if size > CAP {
+        return None;
+    }
+    let mut buf = vec![0u8; usize::try_from(size).ok()?];
+    f.read_exact(&mut buf).ok()?;
+    let (spans, _) = spans(&buf[..], size)?;
+    let at = |x: u64| usize::try_from(x).ok();
+    let ranges = (spans.iter())
+        .map(|s| Some((at(s.at)?..at(s.at + s.len)?, s.sum)))
+        .collect::<Option<Vec<_>>>()?;
+    Some((buf, ranges))
+}
+
+/// Where a section's bytes are in the file, and their checksum.
+pub type Placed = (std::ops::Range<usize>, u64);
+
+/// Whether a section's bytes have the checksum its table entry names.
+pub fn holds(bytes: &[u8], sum: u64) -> bool {
+    let mut r = Running::new();
+    r.add(bytes);
+    r.finish() == sum
+}
+
+/// The header's checks and the table's spans, with the table's checksum.
+fn spans<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Vec<Span>, u64)> {
     if size > CAP || size < HEADER as u64 {
         return None;
     }
@@ -96,9 +132,7 @@ pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64
     if size - HEADER as u64 != len {
         return None;
     }
-    let spans = table(src, size, sum)?;
-    let sections = decode_sections(src, &spans)?;
-    Some((Catalog { sections }, sum))
+    Some((table(src, size, sum)?, sum))
 }
 
 /// One section's place in the body and the checksum of its bytes.

@@ -7,26 +7,109 @@
 use std::borrow::Borrow;
 use std::io::Write;
 
+use crate::catalog::view::{RowView, Stamp};
 use crate::model::SessionSummary;
 use crate::model::session::rfc3339;
 
+/// What a line prints, borrowed from a row or from the catalog's bytes (`catalog::view`):
+/// both go through the one writer, so they cannot print differently.
+pub struct Fields<'a> {
+    pub store: crate::model::StoreKind,
+    pub id: &'a str,
+    pub title: &'a str,
+    pub summary: &'a str,
+    pub cwd: Option<&'a str>,
+    pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub messages: u64,
+    pub pinned: bool,
+    pub unread: bool,
+    pub archived: bool,
+    pub forked_from: Option<&'a str>,
+    /// The path as `Path::to_string_lossy` gives it.
+    pub path: std::borrow::Cow<'a, str>,
+    pub error: Option<&'a str>,
+    pub ended: Option<crate::model::Ended>,
+}
+
+impl<'a> Fields<'a> {
+    pub fn of(r: &'a SessionSummary) -> Fields<'a> {
+        Fields {
+            store: r.store,
+            id: &r.id,
+            title: &r.title,
+            summary: &r.summary,
+            cwd: r.cwd.as_deref(),
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            messages: r.messages,
+            pinned: r.pinned(),
+            unread: r.unread,
+            archived: r.archived,
+            forked_from: r.forked_from(),
+            path: lossy(r.path.as_os_str().as_encoded_bytes()),
+            error: r.error(),
+            ended: r.ended,
+        }
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// A row read in place from the catalog (`catalog::view`), its times checked there.
+    pub fn of_view(r: &RowView<'a>) -> Fields<'a> {
+        let at = |t: Stamp| t.and_then(|(s, n)| chrono::DateTime::from_timestamp(s, n));
+        Fields {
+            store: r.store,
+            id: r.id,
+            title: r.title,
+            summary: r.summary,
+            cwd: r.cwd,
+            created_at: at(r.created_at),
+            updated_at: at(r.updated_at),
+            messages: r.messages,
+            pinned: r.pinned(),
+            unread: r.unread,
+            archived: r.archived,
+            forked_from: r.forked_from,
+            path: lossy(r.path),
+            error: r.error,
+            ended: r.ended,
+        }
+    }
+}
+
+/// `String::from_utf8_lossy` (what `Path::to_string_lossy` is on Unix), with the check
+/// of a valid path done by `from_utf8` alone: the lossy walk over its chunks was a tenth
+/// of writing the lines.
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.into(),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// Append `r`'s JSON line (no newline) to `out`.
 pub fn row(out: &mut Vec<u8>, r: &SessionSummary) {
+    fields(out, &Fields::of(r));
+}
+
+/// Append the JSON line of `r`'s fields (no newline) to `out`.
+pub fn fields(out: &mut Vec<u8>, r: &Fields) {
     out.extend_from_slice(b"{\"ref\":\"");
     // `FORMAT:ID`: the format is a fixed lowercase word, only the id needs escaping.
     out.extend_from_slice(r.store.as_str().as_bytes());
     out.push(b':');
-    escaped(out, &r.id);
+    escaped(out, r.id);
     out.extend_from_slice(b"\",\"format\":\"");
     out.extend_from_slice(r.store.as_str().as_bytes());
     out.extend_from_slice(b"\",\"id\":");
-    string(out, &r.id);
+    string(out, r.id);
     out.extend_from_slice(b",\"title\":");
-    string(out, &r.title);
+    string(out, r.title);
     out.extend_from_slice(b",\"summary\":");
-    string(out, &r.summary);
+    string(out, r.summary);
     out.extend_from_slice(b",\"cwd\":");
-    opt(out, r.cwd.as_deref());
+    opt(out, r.cwd);
     out.extend_from_slice(b",\"created_at\":");
     time(out, r.created_at);
     out.extend_from_slice(b",\"updated_at\":");
@@ -34,17 +117,17 @@ pub fn row(out: &mut Vec<u8>, r: &SessionSummary) {
     // Writing to a Vec cannot fail.
     let _ = write!(out, ",\"messages\":{}", r.messages);
     out.extend_from_slice(b",\"pinned\":");
-    boolean(out, r.pinned());
+    boolean(out, r.pinned);
     out.extend_from_slice(b",\"unread\":");
     boolean(out, r.unread);
     out.extend_from_slice(b",\"archived\":");
     boolean(out, r.archived);
     out.extend_from_slice(b",\"forked_from\":");
-    opt(out, r.forked_from());
+    opt(out, r.forked_from);
     out.extend_from_slice(b",\"path\":");
-    string(out, &r.path.to_string_lossy());
+    string(out, &r.path);
     out.extend_from_slice(b",\"error\":");
-    opt(out, r.error());
+    opt(out, r.error);
     out.extend_from_slice(b",\"ended\":");
     opt(out, r.ended.map(|e| e.as_str()));
     out.push(b'}');
@@ -63,22 +146,32 @@ pub fn lines<R: Borrow<SessionSummary> + Sync>(
     out: &mut impl Write,
     rows: &[R],
 ) -> std::io::Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    lines_in(out, rows, PIECE, threads)
+    lines_of(out, rows, |buf, r| row(buf, r.borrow()))
 }
 
-/// `lines` with the piece size and the number of formatting threads given (tests).
-fn lines_in<R: Borrow<SessionSummary> + Sync>(
+/// `lines` for rows of any kind, each written by `line` (no newline).
+pub fn lines_of<R: Sync>(
+    out: &mut impl Write,
+    rows: &[R],
+    line: impl Fn(&mut Vec<u8>, &R) + Sync,
+) -> std::io::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    lines_in(out, rows, PIECE, threads, &line)
+}
+
+/// `lines_of` with the piece size and the number of formatting threads given (tests).
+fn lines_in<R: Sync>(
     out: &mut impl Write,
     rows: &[R],
     piece: usize,
     threads: usize,
+    line: &(impl Fn(&mut Vec<u8>, &R) + Sync),
 ) -> std::io::Result<()> {
     let pieces: Vec<&[R]> = rows.chunks(piece.max(1)).collect();
     let format = |buf: &mut Vec<u8>, p: &[R]| {
         buf.clear();
         for r in p {
-            row(buf, r.borrow());
+            line(buf, r);
             buf.push(b'\n');
         }
     };
@@ -334,7 +427,7 @@ mod tests {
                 serial.push(b'\n');
             }
             let mut out = Vec::new();
-            lines_in(&mut out, &rows[..n], piece, threads).unwrap();
+            lines_in(&mut out, &rows[..n], piece, threads, &|b, r| row(b, r)).unwrap();
             let what = format!("{n} rows, {piece} a piece, {threads} threads");
             assert!(out == serial, "{what}");
             assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), n, "{what}");
@@ -360,7 +453,7 @@ mod tests {
         let rows: Vec<SessionSummary> = (0..500)
             .map(|i| SessionSummary::new(StoreKind::Loop, format!("{i}"), "/p"))
             .collect();
-        let e = lines_in(&mut Fails(3), &rows, 5, 2).unwrap_err();
+        let e = lines_in(&mut Fails(3), &rows, 5, 2, &|b, r| row(b, r)).unwrap_err();
         assert_eq!(e.to_string(), "full");
     }
 

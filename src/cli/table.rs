@@ -7,17 +7,32 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::{ListArgs, filter, stdout_err};
+use crate::catalog::view::RowView;
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::Stores;
+use crate::store::registry::{Facts, Filter};
 use crate::text;
 
 pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
     let filter = filter(a.all, a.archived, a.empty, a.format, a.cwd.as_ref());
     // Through spool's catalog: warm, a stat pass instead of a read of every session.
     let cache = crate::hints::cache_dir();
+    let query = a.query.as_deref().filter(|q| !q.trim().is_empty());
+    let mut taken = Vec::new();
+    if let Some(c) = cache.as_deref()
+        && a.json
+        && query.is_none()
+        && !a.inbox
+    {
+        match warm_json(out, stores, c, &filter, a) {
+            Ok(r) => return r,
+            Err(surveys) => taken = surveys,
+        }
+    }
     // The rows stay in the catalog's `Arc`s: moving 100k of them out cost more than it saved.
-    let (listed, left) = crate::catalog::pass::list_shared(stores, a.format, cache.as_deref());
+    let (listed, left) =
+        crate::catalog::pass::list_surveyed(stores, a.format, cache.as_deref(), taken);
     let mut rows: Vec<Arc<SessionSummary>> = listed
         .into_iter()
         .filter(|s| filter.accepts(s))
@@ -26,7 +41,7 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     if a.inbox {
         rows = crate::inbox::rows(rows);
     }
-    if let Some(q) = a.query.as_deref().filter(|q| !q.trim().is_empty()) {
+    if let Some(q) = query {
         let owned = rows.into_iter().map(Arc::unwrap_or_clone).collect();
         rows = (crate::search::rank_rows(owned, q).into_iter())
             .map(Arc::new)
@@ -51,6 +66,38 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     std::mem::forget(rows);
     std::mem::forget(left);
     Ok(())
+}
+
+/// `list --json` printed from the catalog's own bytes when the stat pass finds it current
+/// (`catalog::list_warm`); otherwise the surveys taken, for the usual path.
+fn warm_json(
+    out: &mut impl Write,
+    stores: &Stores,
+    cache: &std::path::Path,
+    filter: &Filter,
+    a: &ListArgs,
+) -> std::result::Result<Result<()>, Vec<crate::catalog::survey::Survey>> {
+    crate::catalog::list_warm::json(stores, a.format, cache, |rows| {
+        let keep = |r: &&RowView| {
+            filter.admits(Facts {
+                store: r.store,
+                child: r.child_of.is_some(),
+                cwd: r.cwd,
+                error: r.error.is_some(),
+                archived: r.archived,
+                empty: r.error.is_none() && !r.has_user_message,
+            }) && (a.ended.is_empty() || r.ended.is_some_and(|x| a.ended.contains(&x)))
+        };
+        let rows: Vec<&RowView> = (rows.iter().copied().filter(keep))
+            .take(a.limit.unwrap_or(usize::MAX))
+            .collect();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        super::jsonl::lines_of(&mut out, &rows, |buf, r| {
+            super::jsonl::fields(buf, &super::jsonl::Fields::of_view(r))
+        })
+        .and_then(|()| out.flush())
+        .map_err(stdout_err)
+    })
 }
 
 /// Compact JSON with every character a terminal could act on escaped (serde_json leaves

@@ -86,28 +86,54 @@ pub struct Filter {
 impl Filter {
     /// Whether a row passes. Error rows always pass the archived/empty rules.
     pub fn accepts(&self, s: &SessionSummary) -> bool {
+        self.admits(Facts {
+            store: s.store,
+            child: s.child_of().is_some(),
+            cwd: s.cwd.as_deref(),
+            error: s.error().is_some(),
+            archived: s.archived,
+            empty: s.is_empty(),
+        })
+    }
+
+    /// `accepts` over the few facts it looks at (a row, or a row read in place from the
+    /// catalog by a warm `list --json`).
+    pub fn admits(&self, s: Facts) -> bool {
         if let Some(f) = self.format
             && s.store != f
         {
             return false;
         }
         // Subagent threads are shown under their parent, never as rows of their own.
-        if s.child_of().is_some() {
+        if s.child {
             return false;
         }
         if let Some(cwd) = &self.cwd
-            && !same_dir(s.cwd.as_deref(), cwd)
+            && !same_dir(s.cwd, cwd)
         {
             return false;
         }
-        if s.error().is_some() || self.all {
+        if s.error || self.all {
             return true;
         }
         if self.archived != s.archived {
             return false;
         }
-        self.empty || !s.is_empty()
+        self.empty || !s.empty
     }
+}
+
+/// What `Filter` decides on.
+pub struct Facts<'a> {
+    pub store: StoreKind,
+    /// Shown under another session (`child_of`).
+    pub child: bool,
+    pub cwd: Option<&'a str>,
+    /// An error row.
+    pub error: bool,
+    pub archived: bool,
+    /// `SessionSummary::is_empty`.
+    pub empty: bool,
 }
 
 fn same_dir(a: Option<&str>, b: &str) -> bool {
