@@ -145,7 +145,10 @@ impl Watch {
     /// meanwhile is either read here or raises an event. Each subdirectory is registered
     /// under its parent's handle: the watch keeps its name, not its path.
     fn add_tree(&mut self, d: &WatchDir) -> bool {
-        let mut todo: Vec<(PathBuf, u32, Option<Handle>)> = vec![(d.path.clone(), d.depth, None)];
+        // A root its store saw to hold no subdirectory is not read (1,458 `subagents/`
+        // listings at 10k Claude sessions, none holding a directory).
+        let depth = if d.leaf { 0 } else { d.depth };
+        let mut todo: Vec<(PathBuf, u32, Option<Handle>)> = vec![(d.path.clone(), depth, None)];
         while let Some((dir, depth, parent)) = todo.pop() {
             let handle = match self.register(&dir, parent) {
                 Reg::Done { handle, .. } => handle,
@@ -210,6 +213,7 @@ impl Watch {
             (levels >= 1 && levels <= r.depth).then(|| WatchDir {
                 path: path.to_path_buf(),
                 depth: r.depth - levels,
+                leaf: false,
             })
         })
     }

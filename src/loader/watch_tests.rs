@@ -189,6 +189,59 @@ fn claude_a_session_in_a_new_project_is_seen_live() {
     assert!(until_named(&mut w, &store, &rx, &project.join("s2.jsonl")));
 }
 
+/// Whether `dir`'s filesystem counts subdirectories in a directory's link count (the rule a
+/// Claude store uses to register a `subagents/` without reading it).
+fn counts_subdirectories(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+    let mut fs = std::mem::MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: `c` is NUL-terminated and `fs` is a buffer of the size the call writes.
+    assert_eq!(unsafe { libc::statfs(c.as_ptr(), fs.as_mut_ptr()) }, 0);
+    // SAFETY: the call succeeded, so it filled the buffer.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = unsafe { fs.assume_init() }.f_type as i64;
+    [0xEF53, 0x5846_5342, 0x0102_1994].contains(&kind)
+}
+
+/// Claude: a `subagents/` holding no directory is registered without being read, one holding
+/// a workflow is walked, and a workflow directory made later in the first is still watched.
+#[test]
+fn claude_registers_a_leaf_subagents_directory_without_reading_it() {
+    let d = tempfile::tempdir().unwrap();
+    let store = ClaudeStore::new(&d.path().join("claude"), &d.path().join("state"));
+    let project = store.sessions_dir().join("-home-a");
+    write(&project.join("s1.jsonl"), "{}\n");
+    write(&project.join("s1/subagents/agent-a1.jsonl"), "{}\n");
+    write(&project.join("s2.jsonl"), "{}\n");
+    write(
+        &project.join("s2/subagents/workflows/w1/agent-a2.jsonl"),
+        "{}\n",
+    );
+    write(&project.join("s3/tool-results/t.txt"), "x");
+    let (mut w, rx) = started(&store, usize::MAX);
+    assert!(w.active);
+    // projects/, the project, s1's and s2's subagents/, s2's workflows/ and w1/.
+    assert_eq!(w.registered, 6);
+    // s2's three directories are read; s1's `subagents/` too where the link count is not
+    // to be trusted.
+    let read = if counts_subdirectories(d.path()) {
+        3
+    } else {
+        4
+    };
+    assert_eq!(w.read, read);
+    let late = project.join("s1/subagents/workflows");
+    fs::create_dir(&late).unwrap();
+    assert!(until_named(&mut w, &store, &rx, &late));
+    write(&late.join("agent-a3.jsonl"), "{}\n");
+    assert!(until_named(
+        &mut w,
+        &store,
+        &rx,
+        &late.join("agent-a3.jsonl")
+    ));
+}
+
 /// A store watched to every depth (Codex's dated tree): a new day's directory made after
 /// the start is registered (notify's recursive mode did this on its own), and a symlinked
 /// directory is neither walked nor registered, so what is written behind it is not seen.

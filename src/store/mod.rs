@@ -143,6 +143,10 @@ pub struct WatchDir {
     pub path: PathBuf,
     /// Levels of subdirectories registered below `path`: 0 for `path` alone.
     pub depth: u32,
+    /// The store saw `path` hold no subdirectory (a link count of 2), so the watcher
+    /// registers it without reading it; one made later raises an event and is registered
+    /// within `depth` as usual.
+    pub leaf: bool,
 }
 
 impl WatchDir {
@@ -154,6 +158,7 @@ impl WatchDir {
         WatchDir {
             path: path.to_path_buf(),
             depth: 0,
+            leaf: false,
         }
     }
 
@@ -162,6 +167,15 @@ impl WatchDir {
         WatchDir {
             path: path.to_path_buf(),
             depth: WatchDir::TREE,
+            leaf: false,
+        }
+    }
+
+    /// `tree`, for a directory seen to hold no subdirectory: registered without a read.
+    pub fn leaf_tree(path: &Path) -> WatchDir {
+        WatchDir {
+            leaf: true,
+            ..WatchDir::tree(path)
         }
     }
 }
@@ -189,6 +203,7 @@ pub trait Store: Send + Sync {
             WatchDir {
                 path: sessions.to_path_buf(),
                 depth: self.watch_depth(),
+                leaf: false,
             },
             WatchDir::flat(&sidecar::dir(sessions)),
         ]

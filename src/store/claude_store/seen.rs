@@ -78,22 +78,53 @@ impl Project {
     }
 
     /// What a lookup of `<name>/subagents` from the project's handle says about the walk of
-    /// it (`discover::subagent_dirs`), without listing it where the answer is certain.
+    /// it (`discover::subagent_dirs`), without listing it where the answer is certain. It
+    /// follows a final symlink as the walk's `read_dir` does.
+    pub fn subagents(&self, name: &str) -> Probe {
+        match self.look(name, true) {
+            None => Probe::Walk,
+            Some(Err(e)) if e == libc::ENOENT => Probe::Absent,
+            Some(Err(_)) => Probe::Walk,
+            Some(Ok(st)) if is_dir(&st) && self.leaf(&st) => Probe::Leaf,
+            Some(Ok(_)) => Probe::Walk,
+        }
+    }
+
+    /// What the watcher registers for `<name>/subagents` (`watched`): the lookup does not
+    /// follow a final symlink, as the watcher never does. `Absent` for anything but a
+    /// directory (or a failed lookup), as `symlink_metadata` of the path said before;
+    /// `None` without a handle, so the caller looks it up by its path.
+    pub fn watched_subagents(&self, name: &str) -> Option<Probe> {
+        Some(match self.look(name, false)? {
+            Ok(st) if is_dir(&st) && self.leaf(&st) => Probe::Leaf,
+            Ok(st) if is_dir(&st) => Probe::Walk,
+            _ => Probe::Absent,
+        })
+    }
+
+    /// Whether the link count of the directory `st` describes says it holds no
+    /// subdirectory (see `leaf_rule`).
+    fn leaf(&self, st: &libc::statx) -> bool {
+        let counted = st.stx_mask & libc::STATX_NLINK != 0;
+        counted && st.stx_nlink == 2 && self.leaf_rule == Some(dev(st))
+    }
+
+    /// A `statx` of `<name>/subagents` from the project's handle (type and link count), or
+    /// its errno; `None` without a handle or for a name that cannot be one.
     ///
     /// A `statx`, not an open: most session directories hold `tool-results/` and no
     /// `subagents/` (5,506 of 6,955 at 10k Claude sessions), and a failed open still
     /// allocates and frees a file around its lookup (1.75 µs of CPU a probe against 0.95 µs
-    /// for a `statx`). It follows a final symlink as the walk's `read_dir` does.
-    pub fn subagents(&self, name: &str) -> Probe {
-        let Some(fd) = &self.fd else {
-            return Probe::Walk;
-        };
+    /// for a `statx`).
+    fn look(&self, name: &str, follow: bool) -> Option<Result<libc::statx, i32>> {
+        let fd = self.fd.as_ref()?;
         let mut rel = Vec::with_capacity(name.len() + 11);
         rel.extend_from_slice(name.as_bytes());
         rel.extend_from_slice(b"/subagents\0");
         if rel[..rel.len() - 1].contains(&0) {
-            return Probe::Walk;
+            return None;
         }
+        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
         let mut out = std::mem::MaybeUninit::<libc::statx>::zeroed();
         // SAFETY: `rel` is NUL-terminated with no other NUL, `fd` is open for the call, and
         // `out` is a zeroed buffer of the size the call writes.
@@ -101,25 +132,23 @@ impl Project {
             libc::statx(
                 fd.as_raw_fd(),
                 rel.as_ptr().cast(),
-                libc::AT_STATX_SYNC_AS_STAT,
+                libc::AT_STATX_SYNC_AS_STAT | flags,
                 libc::STATX_TYPE | libc::STATX_NLINK,
                 out.as_mut_ptr(),
             )
         };
         if got != 0 {
-            let absent = std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT);
-            return if absent { Probe::Absent } else { Probe::Walk };
+            return Some(Err(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(0)));
         }
         // SAFETY: the call succeeded, so it filled the buffer (and it was zeroed before).
-        let st = unsafe { out.assume_init() };
-        let dir = u32::from(st.stx_mode) & libc::S_IFMT == libc::S_IFDIR;
-        let counted = st.stx_mask & libc::STATX_NLINK != 0;
-        if dir && counted && st.stx_nlink == 2 && self.leaf_rule == Some(dev(&st)) {
-            Probe::Leaf
-        } else {
-            Probe::Walk
-        }
+        Some(Ok(unsafe { out.assume_init() }))
     }
+}
+
+fn is_dir(st: &libc::statx) -> bool {
+    u32::from(st.stx_mode) & libc::S_IFMT == libc::S_IFDIR
 }
 
 /// What `Project::subagents` found.

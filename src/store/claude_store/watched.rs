@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::discover;
+use super::seen::{Probe, Project};
 use crate::store::WatchDir;
 
 /// `projects/`, every project directory, and the `subagents/` tree of every session
@@ -19,19 +20,40 @@ pub fn watch_dirs(projects: &Path) -> Vec<WatchDir> {
     out
 }
 
-/// One project directory and the subagent trees of its session directories.
+/// One project directory and the subagent trees of its session directories. Each
+/// `<id>/subagents` is looked up from a handle on the project (6,954 lookups from `/` at
+/// 10k sessions before), and one whose link count says it holds no subdirectory is
+/// registered without being listed (`WatchDir::leaf_tree`).
 fn project(dir: &Path) -> Vec<WatchDir> {
     let mut out = vec![WatchDir::flat(dir)];
     let Ok(rd) = std::fs::read_dir(dir) else {
         return out;
     };
+    let handle = Project::open(dir, true);
     for e in rd.flatten() {
         // Not followed: discovery walks no symlinked session directory either.
-        if e.file_type().is_ok_and(|t| t.is_dir()) {
-            out.extend(subagents(&e.path()));
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let name = e.file_name();
+        let probe = name
+            .to_str()
+            .and_then(|n| handle.watched_subagents(n))
+            .unwrap_or_else(|| by_path(&e.path()));
+        let path = || e.path().join("subagents");
+        match probe {
+            Probe::Absent => {}
+            Probe::Leaf => out.push(WatchDir::leaf_tree(&path())),
+            Probe::Walk => out.push(WatchDir::tree(&path())),
         }
     }
     out
+}
+
+/// `<session_dir>/subagents` looked up by its path, its final symlink not followed.
+fn by_path(session_dir: &Path) -> Probe {
+    let dir = std::fs::symlink_metadata(session_dir.join("subagents")).is_ok_and(|m| m.is_dir());
+    if dir { Probe::Walk } else { Probe::Absent }
 }
 
 fn subagents(session_dir: &Path) -> Option<WatchDir> {
@@ -125,6 +147,9 @@ mod tests {
         std::fs::create_dir_all(p3.join("s4/subagents")).unwrap();
         let mut got = watch_more(&projects, &p3);
         got.sort();
+        // The empty `subagents/` may be registered without a read (the filesystem's link
+        // counts decide): a tree all the same.
+        got.iter_mut().for_each(|w| w.leaf = false);
         assert_eq!(
             got,
             vec![dir(p3.clone(), false), dir(p3.join("s4/subagents"), true)]
