@@ -24,10 +24,12 @@ use crate::text::{one_line, truncate_chars};
 
 mod item;
 mod matching;
+mod own;
+mod pairs;
 mod plain;
 mod tight;
 
-use item::{Item, Pairs, Row, Titles};
+use item::{Item, Row, Titles};
 use matching::{Query, Rank, Refine, Seen};
 
 /// Identity of a session across reloads: its store and id (never its row number).
@@ -146,7 +148,7 @@ pub fn rank_rows(rows: Vec<SessionSummary>, q: &str) -> Vec<SessionSummary> {
             let s = Arc::new(s);
             let rank = {
                 let item = Item::new(&s);
-                let pairs = Pairs::of(item.text_lower());
+                let pairs = item.pairs();
                 let lower = item.title_lower();
                 let title = item::folded(lower.as_bytes());
                 let row = Row::of(&title, &pairs, item::recency_of(&s));

@@ -1,5 +1,8 @@
 //! One session as the quick search holds it: summary, first prompt and project lower-cased
-//! once into one byte string, beside a pointer to the session's row.
+//! once into one byte string, beside a pointer to the session's row. A field the search
+//! would hold as the row's own bytes lower-cased (plain ASCII, one line, under the cap) is
+//! not copied: it is read from the row and lower-cased as it is compared (issue 10: those
+//! copies were 12 MB of the 28 MB the items held at 100k sessions).
 //!
 //! Terms without capitals (nearly every query) are matched on those bytes with memchr and
 //! memmem, never through a UTF-32 copy; the title is matched on `Titles`' packed copy. The
@@ -15,22 +18,30 @@ use crate::model::SessionSummary;
 use crate::text::{is_one_line, one_line, terminal_unsafe, truncate_chars};
 
 use super::FIELD_CAP;
+use super::own::Field;
+pub(super) use super::pairs::Pairs;
 use super::plain::push_plain;
 use super::tight::Letters;
 
 pub(super) struct Item {
     /// The session, for its text as written (terms with capitals) and its title.
     row: Arc<SessionSummary>,
-    /// Summary, first prompt and project (cwd basename), one line each, capped,
-    /// lower-cased, `\n` apart.
+    /// Summary, first prompt and project (cwd basename) as searched (one line each, capped,
+    /// lower-cased), one after the other, but for those that are the row's own (`OWN`).
     bytes: Box<[u8]>,
-    /// Where summary and first prompt end in `bytes` (each is capped at `FIELD_CAP` chars,
-    /// a few thousand bytes at most).
+    /// Where summary and first prompt end in the text as searched, the three fields `\n`
+    /// apart (each is capped at `FIELD_CAP` chars, a few thousand bytes at most): offsets
+    /// into it are what a match remembers (`Seen`), whichever fields are copied.
     ends: [u16; 2],
-    /// `caps_of` the title and text as searched, and `TITLE_NOT_ASCII`: in the room the
-    /// narrower `ends` left, so no byte more a row.
+    /// `caps_of` the title and text as searched, `TITLE_NOT_ASCII` and `OWN`: in the room
+    /// the narrower `ends` left, so no byte more a row.
     caps: u32,
 }
+
+/// In `Item::caps`, one for each of summary, first prompt and project: the field as searched
+/// is the row's own bytes lower-cased (ASCII), so `bytes` does not hold it. Not capitals
+/// (`caps_of` has 26 bits), so no hint of what a term needs.
+const OWN: [u32; 3] = [1 << 26, 1 << 27, 1 << 28];
 
 /// In `Item::caps`: the title as searched is not ASCII, so its lower-cased letters and
 /// pairs (`Titles`) are no sure sign of what it says as written (`İ` lower-cases to two
@@ -147,10 +158,31 @@ impl Item {
     /// `new`, with `scratch` to write the text in before it is boxed at its length (one
     /// allocation a row; a build reuses it from row to row).
     pub(super) fn new_in(s: &Arc<SessionSummary>, scratch: &mut Vec<u8>) -> Item {
+        Item::build(s, scratch, true)
+    }
+
+    /// The item as it was built before fields were read from the row: every field's
+    /// lower-cased copy kept (what the new items are held to).
+    #[cfg(test)]
+    pub(super) fn copied(s: &Arc<SessionSummary>) -> Item {
+        Item::build(s, &mut Vec::new(), false)
+    }
+
+    /// Whether a field of the text is read from the row.
+    #[cfg(test)]
+    pub(super) fn reads_the_row(&self) -> bool {
+        self.caps & (OWN[0] | OWN[1] | OWN[2]) != 0
+    }
+
+    /// `new_in`; with `read_own`, a field the search holds as the row's own bytes
+    /// lower-cased is not copied.
+    fn build(s: &Arc<SessionSummary>, scratch: &mut Vec<u8>, read_own: bool) -> Item {
         let lower = scratch;
         lower.clear();
         let mut ends = [0u16; 2];
         let mut caps = 0;
+        // The length of the text as searched so far, fields `\n` apart.
+        let mut searched_len = 0;
         let fields = [
             (&s.summary[..], Some(FIELD_CAP)),
             (&s.first_prompt[..], Some(FIELD_CAP)),
@@ -158,18 +190,29 @@ impl Item {
         ];
         for (i, (f, cap)) in fields.into_iter().enumerate() {
             if i > 0 {
-                lower.push(b'\n');
+                searched_len += 1;
             }
+            let start = lower.len();
             caps |= match push_plain(lower, f, cap) {
-                Some(c) => c,
+                Some(c) => {
+                    // As long as the field and equal to it but for case: it is the row's
+                    // own bytes lower-cased, read from the row rather than kept twice.
+                    if read_own && lower[start..].eq_ignore_ascii_case(f.as_bytes()) {
+                        lower.truncate(start);
+                        searched_len += f.len();
+                        caps |= OWN[i];
+                    }
+                    c
+                }
                 None => {
                     let f = searched(f, cap);
                     lower.extend_from_slice(f.to_lowercase().as_bytes());
                     caps_of(&f, false)
                 }
             };
+            searched_len += lower.len() - start;
             if i < 2 {
-                ends[i] = u16::try_from(lower.len()).unwrap_or(u16::MAX);
+                ends[i] = u16::try_from(searched_len).unwrap_or(u16::MAX);
             }
         }
         let title = match is_one_line(&s.title) {
@@ -198,7 +241,7 @@ impl Item {
     /// that is not ASCII: matched so, it takes the path that reads the row for everything.
     #[cfg(test)]
     pub(super) fn without_hints(mut self) -> Item {
-        self.caps = u32::MAX;
+        self.caps |= !(OWN[0] | OWN[1] | OWN[2]);
         self
     }
 
@@ -219,20 +262,55 @@ impl Item {
         one_line(&self.row.title).to_lowercase()
     }
 
-    /// Summary, first prompt and project, lower-cased, `\n` apart.
-    pub(super) fn text_lower(&self) -> &[u8] {
-        &self.bytes
+    /// Summary, first prompt and project, lower-cased, `\n` apart (made on the spot: the
+    /// fields that are the row's own are not kept lower-cased).
+    pub(super) fn text_lower(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, f) in self.field_bytes().into_iter().enumerate() {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(&f.lower());
+        }
+        out
     }
 
-    /// Summary, first prompt and project, lower-cased.
-    fn lower_fields(&self) -> [&[u8]; 3] {
-        let l = self.text_lower();
+    /// The letter pairs of `text_lower`, read without making it.
+    pub(super) fn pairs(&self) -> Pairs {
+        let mut p = Pairs::default();
+        let mut prev = None;
+        for (i, f) in self.field_bytes().into_iter().enumerate() {
+            if i > 0 {
+                p.feed(&mut prev, b'\n');
+            }
+            for &b in f.bytes {
+                p.feed(&mut prev, if f.own { b.to_ascii_lowercase() } else { b });
+            }
+        }
+        p
+    }
+
+    /// Summary, first prompt and project as searched: each the row's own bytes (`OWN`) or
+    /// its lower-cased copy in `bytes`.
+    fn field_bytes(&self) -> [Field<'_>; 3] {
         let e = self.ends.map(|e| e as usize);
-        [
-            &l[..e[0]],
-            &l[(e[0] + 1).min(e[1])..e[1]],
-            &l[(e[1] + 1).min(l.len())..],
-        ]
+        let lens = [e[0], e[1].saturating_sub(e[0] + 1)];
+        let s = &self.row;
+        let written = [&s.summary[..], &s.first_prompt[..], s.project()];
+        // Where the next copied field starts in `bytes`.
+        let mut at = 0;
+        let mut field = |i: usize| {
+            let own = self.caps & OWN[i] != 0;
+            let bytes = match (own, lens.get(i)) {
+                (true, _) => written[i].as_bytes(),
+                (false, Some(&n)) => &self.bytes[at..at + n],
+                // The project, last: the rest.
+                (false, None) => &self.bytes[at..],
+            };
+            at += if own { 0 } else { bytes.len() };
+            Field { bytes, own }
+        };
+        [field(0), field(1), field(2)]
     }
 
     /// The title as written, one line: the row's own when `one_line` keeps it, else made
@@ -254,8 +332,41 @@ impl Item {
         finder: &memchr::memmem::Finder<'_>,
         from: usize,
     ) -> Option<usize> {
-        let text = self.text_lower();
-        Some(finder.find(text.get(from..)?)? + from)
+        let needle = finder.needle();
+        if needle.is_empty() || needle.contains(&b'\n') {
+            // Said across two fields, or at `from` itself: the text as a whole is needed.
+            let text = self.text_lower();
+            return Some(finder.find(text.get(from..)?)? + from);
+        }
+        // A needle without `\n` is said within one field.
+        let mut start = 0;
+        for f in self.field_bytes() {
+            let end = start + f.bytes.len();
+            if from <= end {
+                let skip = from.saturating_sub(start);
+                if let Some(p) = f.from(skip).find(finder) {
+                    return Some(start + skip + p);
+                }
+            }
+            start = end + 1;
+        }
+        None
+    }
+
+    /// Whether the text as searched, lower-cased, says `needle` at byte `at`.
+    pub(super) fn says_at(&self, needle: &[u8], at: usize) -> bool {
+        if needle.contains(&b'\n') {
+            return (self.text_lower().get(at..)).is_some_and(|t| t.starts_with(needle));
+        }
+        let mut start = 0;
+        for f in self.field_bytes() {
+            let end = start + f.bytes.len();
+            if at <= end {
+                return at + needle.len() <= end && f.says_at(needle, at - start);
+            }
+            start = end + 1;
+        }
+        false
     }
 
     /// Whether summary, prompt or project say `needle` (`finder`: over the needle
@@ -265,14 +376,13 @@ impl Item {
         finder: &memchr::memmem::Finder<'_>,
         written: Option<(&memchr::memmem::Finder<'_>, &[u8])>,
     ) -> bool {
-        let text = self.text_lower();
         let Some((wfinder, needle)) = written else {
-            return finder.find(text).is_some();
+            return self.text_find(finder, 0).is_some();
         };
         // The needle has no `\n`, so it is said in one field or not at all. An ASCII needle
         // said as written is said lower-cased at the same place (ASCII lower-cases char by
         // char), so only fields that say it lower-cased are read as written.
-        let lower = self.lower_fields();
+        let lower = self.field_bytes();
         let s = &self.row;
         let written = [
             (&s.summary[..], true),
@@ -280,116 +390,24 @@ impl Item {
             (s.project(), false),
         ];
         (lower.iter().zip(written)).any(|(l, (w, capped))| {
-            (!needle.is_ascii() || finder.find(l).is_some()) && says_written(w, capped, wfinder)
+            (!needle.is_ascii() || l.find(finder).is_some()) && says_written(w, capped, wfinder)
         })
     }
 
     /// Summary, first prompt and project, lower-cased or as written.
     pub(super) fn fields(&self, case_sensitive: bool) -> Vec<Cow<'_, [u8]>> {
         if !case_sensitive {
-            return self.lower_fields().map(Cow::Borrowed).to_vec();
+            return (self.field_bytes().into_iter())
+                .map(|f| match f.own {
+                    true => f.lower(),
+                    false => Cow::Borrowed(f.bytes),
+                })
+                .collect();
         }
         (text_fields(&self.row).into_iter())
             .map(|f| Cow::Owned(f.into_bytes()))
             .collect()
     }
-}
-
-/// Which letters a lower-cased text has (26 bits) and which pairs of letters side by side
-/// (230: one each for the common pairs, shared by the rest). A text without all of a term's
-/// is not read: after a first letter, `fi` and `fix` re-checked 30-90k texts that did not
-/// say them. For one letter or a common pair the bits are the answer (`exact`). 32 bytes a
-/// row: a bit for every pair took 88 (8.8 MB kept at 100k sessions, issue 10); a rare pair
-/// (`xq`) typed alone now reads the texts that have its shared bit.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Pairs([u64; 4]);
-
-/// Where the pairs' bits begin, after the single letters'.
-const LETTERS: usize = 26;
-/// How many bits the pairs have: one each for the `COMMON` pairs, the rest shared.
-const PAIR_BITS: usize = 256 - LETTERS;
-
-/// The pairs of letters most frequent in English, each with a bit of its own: `ti` and `fi`
-/// match most rows at 100k sessions, and reading each text to confirm them cost 40% more
-/// CPU a key. The other 476 pairs share the remaining bits.
-const COMMON: &[u8; 400] = b"\
-    thheineranreonatenndtiesorteofedisitalarsttontngsehaasouiolevecomedehiriroicneea\
-    racelichllbemasiomurcaeltalansdifohopeecprnoctusacotiltrlyncetutsssorsunlowageie\
-    wheewiemadolrtpowenaulnitsmoowpaimmiaishirsuidosiviaamficivipligtuevldrympfeblab\
-    ghtyopwosaayexkefrooavagifapgrodbosprddoucbueiovbyrmepttocfaefcurnscgidayocrcldu\
-    gaquueffbaeylsvaumppuauplugohtruugdsltpircrregauckewmubrbiptakpuuirgibtlnykirkys";
-
-/// Each pair's bit among `PAIR_BITS` (`a * 26 + b`): its own for a `COMMON` pair, else one
-/// of the shared ones, hashed.
-const SLOT: [u8; 676] = slots();
-
-const fn slots() -> [u8; 676] {
-    let mut t = [u8::MAX; 676];
-    let mut i = 0;
-    while i < COMMON.len() / 2 {
-        let pair = (COMMON[2 * i] - b'a') as usize * 26 + (COMMON[2 * i + 1] - b'a') as usize;
-        assert!(t[pair] == u8::MAX, "a pair listed twice");
-        t[pair] = i as u8;
-        i += 1;
-    }
-    let own = COMMON.len() / 2;
-    let mut p = 0;
-    while p < 676 {
-        if t[p] == u8::MAX {
-            let h = (p as u32).wrapping_mul(0x9e37_79b1) as u64;
-            t[p] = (own as u64 + ((h * (PAIR_BITS - own) as u64) >> 32)) as u8;
-        }
-        p += 1;
-    }
-    t
-}
-
-impl Pairs {
-    pub(super) fn of(text: &[u8]) -> Pairs {
-        let mut p = Pairs::default();
-        let mut prev = None;
-        for &b in text {
-            let cur = letter(b);
-            if let Some(c) = cur {
-                p.set(c);
-                if let Some(a) = prev {
-                    p.set(LETTERS + SLOT[a * 26 + c] as usize);
-                }
-            }
-            prev = cur;
-        }
-        p
-    }
-
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-
-    /// Whether every pair and letter `need` has is here.
-    pub(super) fn has_all(&self, need: &Pairs) -> bool {
-        self.0.iter().zip(&need.0).all(|(a, b)| a & b == *b)
-    }
-
-    /// Whether `has_all` says exactly whether a lower-cased text contains `needle`: true for
-    /// one lower-case ASCII letter, and for two that are a `COMMON` pair (a bit is set only
-    /// by those bytes side by side); not for longer needles (`fix` is not in "fi ix"), the
-    /// other pairs (they share bits) or other bytes.
-    pub(super) fn exact(needle: &[u8]) -> bool {
-        match needle {
-            [a] => a.is_ascii_lowercase(),
-            [a, b] => {
-                let (Some(a), Some(b)) = (letter(*a), letter(*b)) else {
-                    return false;
-                };
-                (SLOT[a * 26 + b] as usize) < COMMON.len() / 2
-            }
-            _ => false,
-        }
-    }
-}
-
-fn letter(b: u8) -> Option<usize> {
-    b.is_ascii_lowercase().then(|| (b - b'a') as usize)
 }
 
 /// A lower-cased title folded as nucleo folds it for an ASCII term (the quick search's usual
@@ -452,7 +470,7 @@ impl Titles {
             let (at, letters) = t.add(i);
             t.at.push(at);
             t.letters.push(letters);
-            t.pairs.push(Pairs::of(i.text_lower()));
+            t.pairs.push(i.pairs());
         }
         t.recency = recency;
         t
@@ -462,7 +480,7 @@ impl Titles {
         let (at, letters) = self.add(item);
         self.at.push(at);
         self.letters.push(letters);
-        self.pairs.push(Pairs::of(item.text_lower()));
+        self.pairs.push(item.pairs());
         self.recency.push(recency);
     }
 
@@ -491,7 +509,7 @@ impl Titles {
     /// (when they are over half the bytes).
     pub(super) fn set(&mut self, i: usize, item: &Item, recency: i64, items: &[Item]) {
         (self.at[i], self.letters[i]) = self.add(item);
-        self.pairs[i] = Pairs::of(item.text_lower());
+        self.pairs[i] = item.pairs();
         self.recency[i] = recency;
         let live: usize = self.at.iter().map(|a| a.1 as usize).sum();
         if self.bytes.len() > 2 * live + 4096 {
