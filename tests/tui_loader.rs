@@ -118,16 +118,26 @@ impl Store for Fake {
     }
 }
 
+/// The stores of a test with one store, its state under `dir`.
+fn only(fake: Fake, dir: &Path) -> Arc<Stores> {
+    Arc::new(Stores {
+        stores: vec![Box::new(fake)],
+        state_dir: dir.join("state"),
+    })
+}
+
+/// The ids of a store of two sessions.
+fn two_sessions() -> Arc<Mutex<Vec<String>>> {
+    Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]))
+}
+
 #[test]
 fn rows_stream_with_progress_then_pane_answers_and_watch_adds_new_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let ids = Arc::new(Mutex::new(
         (0..1000).map(|i| format!("s{i:04}")).collect::<Vec<_>>(),
     ));
-    let stores = Arc::new(Stores {
-        stores: vec![Box::new(Fake::new(dir.path(), ids.clone()))],
-        state_dir: dir.path().join("state"),
-    });
+    let stores = only(Fake::new(dir.path(), ids.clone()), dir.path());
     let (tx, rx) = mpsc::channel();
     let loader = Loader::start(stores, tx);
     let mut rows = 0;
@@ -251,10 +261,7 @@ fn the_first_screens_rows_are_read_at_the_uis_priority_and_the_rest_yields() {
     ));
     let fake = Fake::new(dir.path(), ids);
     let nices = fake.nices.clone();
-    let stores = Arc::new(Stores {
-        stores: vec![Box::new(fake)],
-        state_dir: dir.path().join("state"),
-    });
+    let stores = only(fake, dir.path());
     let ui = spool::priority::current_nice();
     let (tx, rx) = mpsc::channel();
     let _loader = Loader::start(stores, tx);
@@ -285,13 +292,9 @@ fn the_first_screens_rows_are_read_at_the_uis_priority_and_the_rest_yields() {
 #[test]
 fn a_warm_start_surveys_its_stores_while_the_catalog_decodes() {
     let dir = tempfile::tempdir().unwrap();
-    let ids = Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]));
-    let fake = Fake::new(dir.path(), ids);
+    let fake = Fake::new(dir.path(), two_sessions());
     let discovered = fake.discovered.clone();
-    let stores = Arc::new(Stores {
-        stores: vec![Box::new(fake)],
-        state_dir: dir.path().join("state"),
-    });
+    let stores = only(fake, dir.path());
     let cache = dir.path().join("cache");
     let (tx, rx) = mpsc::channel();
     let (seen_tx, seen_rx) = mpsc::channel();
@@ -325,13 +328,9 @@ fn a_warm_start_surveys_its_stores_while_the_catalog_decodes() {
 #[test]
 fn a_store_checks_while_the_rows_are_sent_and_its_news_follows_them() {
     let dir = tempfile::tempdir().unwrap();
-    let ids = Arc::new(Mutex::new(vec!["s1".to_string(), "s2".to_string()]));
-    let fake = Fake::new(dir.path(), ids);
+    let fake = Fake::new(dir.path(), two_sessions());
     let reads = fake.nices.clone();
-    let stores = Arc::new(Stores {
-        stores: vec![Box::new(fake)],
-        state_dir: dir.path().join("state"),
-    });
+    let stores = only(fake, dir.path());
     let cache = dir.path().join("cache");
     let (tx, rx) = mpsc::channel();
     let (seen_tx, seen_rx) = mpsc::channel();
