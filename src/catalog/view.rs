@@ -14,6 +14,7 @@ use std::path::Path;
 
 use super::slim::Held;
 use crate::model::{Ended, StoreKind};
+use crate::store::registry::Facts;
 
 /// A time as the catalog stores it (`wire::time_opt`): seconds and nanoseconds.
 pub type Stamp = Option<(i64, u32)>;
@@ -82,7 +83,22 @@ pub struct RowView<'a> {
     _git_branch: Skip<Option<&'a [u8]>>,
 }
 
-impl RowView<'_> {
+impl<'a> RowView<'a> {
+    /// What `list`'s filter decides on, as `Filter::accepts` reads it from a row.
+    pub fn facts(&self) -> Facts<'a> {
+        Facts {
+            store: self.store,
+            child: self.child_of.is_some(),
+            cwd: self.cwd,
+            error: self.error.is_some(),
+            archived: self.archived,
+            empty: crate::model::session::counts_as_empty(
+                self.error.is_some(),
+                self.has_user_message,
+            ),
+        }
+    }
+
     pub fn pinned(&self) -> bool {
         self.pinned_at.is_some() || self.pinned_flag
     }

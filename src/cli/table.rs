@@ -11,7 +11,7 @@ use crate::catalog::view::RowView;
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::Stores;
-use crate::store::registry::{Facts, Filter};
+use crate::store::registry::Filter;
 use crate::text;
 
 pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Result<()> {
@@ -36,7 +36,7 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     let mut rows: Vec<Arc<SessionSummary>> = listed
         .into_iter()
         .filter(|s| filter.accepts(s))
-        .filter(|s| a.ended.is_empty() || s.ended.is_some_and(|x| a.ended.contains(&x)))
+        .filter(|s| ended_so(a, s.ended))
         .collect();
     if a.inbox {
         rows = crate::inbox::rows(rows);
@@ -68,6 +68,11 @@ pub(super) fn list(out: &mut impl Write, stores: &Stores, a: &ListArgs) -> Resul
     Ok(())
 }
 
+/// Whether a row that ended so passes `--ended` (every row when it is not given).
+fn ended_so(a: &ListArgs, ended: Option<crate::model::Ended>) -> bool {
+    a.ended.is_empty() || ended.is_some_and(|x| a.ended.contains(&x))
+}
+
 /// `list --json` printed from the catalog's own bytes when the stat pass finds it current
 /// (`catalog::list_warm`); otherwise the surveys taken, for the usual path.
 fn warm_json(
@@ -78,16 +83,7 @@ fn warm_json(
     a: &ListArgs,
 ) -> std::result::Result<Result<()>, Vec<crate::catalog::survey::Survey>> {
     crate::catalog::list_warm::json(stores, a.format, cache, |rows| {
-        let keep = |r: &&RowView| {
-            filter.admits(Facts {
-                store: r.store,
-                child: r.child_of.is_some(),
-                cwd: r.cwd,
-                error: r.error.is_some(),
-                archived: r.archived,
-                empty: r.error.is_none() && !r.has_user_message,
-            }) && (a.ended.is_empty() || r.ended.is_some_and(|x| a.ended.contains(&x)))
-        };
+        let keep = |r: &&RowView| filter.admits(r.facts()) && ended_so(a, r.ended);
         let rows: Vec<&RowView> = (rows.iter().copied().filter(keep))
             .take(a.limit.unwrap_or(usize::MAX))
             .collect();

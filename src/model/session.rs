@@ -283,7 +283,7 @@ impl SessionSummary {
 
     /// Hidden by default as an empty session (no user message). Error rows are never empty.
     pub fn is_empty(&self) -> bool {
-        self.error().is_none() && !self.has_user_message
+        counts_as_empty(self.error().is_some(), self.has_user_message)
     }
 
     /// The name the browser shows. The stores' own titles follow their contracts (`list
@@ -389,6 +389,12 @@ pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 /// Milliseconds since the epoch (pi-ai timestamps) to UTC.
 pub fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp_millis(ms)
+}
+
+/// A session is empty when it is readable and no user message was ever said in it (the
+/// rule of `SessionSummary::is_empty`, also read from a catalog row in place).
+pub fn counts_as_empty(error: bool, has_user_message: bool) -> bool {
+    !error && !has_user_message
 }
 
 #[cfg(test)]
