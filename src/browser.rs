@@ -298,6 +298,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     let tracing = crate::keytrace::on();
     let mut turn = crate::keytrace::Turn::new(started);
     let mut rows_traced = drawn;
+    // Whether any frame is on screen: until one is, no event waits for a frame budget.
+    let mut painted = drawn;
     // Whether this turn applied a key or a paste, and the events that came during a
     // preview wait (handled first by the next turn).
     let mut keyed = false;
@@ -339,6 +341,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             tui.draw(|f| ui::draw(f, &mut app, &theme))
                 .wrap_err("could not draw")?;
             crate::keytrace::drawn(&turn);
+            painted = true;
             if turn.woke == started {
                 crate::keytrace::phase("loop_frame", launched);
             }
@@ -370,7 +373,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         let woke = Instant::now();
         // A key among them (one typed during a preview wait) is drawn at once.
-        let since = last_draw.elapsed();
+        let since = painted.then(|| last_draw.elapsed());
         let wait = (events.iter().map(|e| frame_wait(Some(e), since)).min())
             .unwrap_or_else(|| frame_wait(None, since));
         if !wait.is_zero() {
@@ -482,11 +485,17 @@ fn to_actions(app: &App, e: Event) -> Vec<Action> {
 /// the budget after a progress frame added up to 16 ms to keys typed while the index built
 /// (`SPOOL_KEYTRACE`: `budget_sleep 16.6` on the slowest keys). Keys already queued behind
 /// it are still drained into the same frame.
-fn frame_wait(first: Option<&Event>, since_draw: Duration) -> Duration {
+///
+/// `since_draw` is `None` while no frame is on screen: a cold start's loop turns (the
+/// stores' progress) draw nothing until the first rows come, and the rows then waited out
+/// the budget counted from the last such turn (`SPOOL_KEYTRACE` at 100k sessions:
+/// `budget_sleep 16.96` on the rows' frame, 79 ms after launch). The first frame is what
+/// the user waits for, and there is no earlier frame to space it from.
+fn frame_wait(first: Option<&Event>, since_draw: Option<Duration>) -> Duration {
     use crossterm::event::Event as Term;
-    match first {
-        Some(Event::Input(Term::Key(_) | Term::Paste(_))) => Duration::ZERO,
-        _ => FRAME.saturating_sub(since_draw),
+    match (first, since_draw) {
+        (Some(Event::Input(Term::Key(_) | Term::Paste(_))), _) | (_, None) => Duration::ZERO,
+        (_, Some(since)) => FRAME.saturating_sub(since),
     }
 }
 
@@ -502,14 +511,29 @@ mod tests {
             KeyModifiers::NONE,
         )));
         let paste = Event::Input(crossterm::event::Event::Paste("x".into()));
-        let just_drawn = Duration::from_millis(1);
+        let just_drawn = Some(Duration::from_millis(1));
         assert_eq!(frame_wait(Some(&key), just_drawn), Duration::ZERO);
         assert_eq!(frame_wait(Some(&paste), just_drawn), Duration::ZERO);
         assert_eq!(
             frame_wait(Some(&Event::Wake), just_drawn),
-            FRAME - just_drawn
+            FRAME - Duration::from_millis(1)
         );
-        assert_eq!(frame_wait(None, just_drawn), FRAME - just_drawn);
-        assert_eq!(frame_wait(Some(&Event::Wake), FRAME * 2), Duration::ZERO);
+        assert_eq!(
+            frame_wait(None, just_drawn),
+            FRAME - Duration::from_millis(1)
+        );
+        assert_eq!(
+            frame_wait(Some(&Event::Wake), Some(FRAME * 2)),
+            Duration::ZERO
+        );
+    }
+
+    #[test]
+    fn before_any_frame_nothing_waits_for_a_frame_budget() {
+        // A cold start's first rows, after turns that drew nothing: drawn at once.
+        let rows = Event::Action(Action::Cached(Vec::new()));
+        assert_eq!(frame_wait(Some(&rows), None), Duration::ZERO);
+        assert_eq!(frame_wait(Some(&Event::Wake), None), Duration::ZERO);
+        assert_eq!(frame_wait(None, None), Duration::ZERO);
     }
 }
