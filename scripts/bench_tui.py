@@ -10,12 +10,17 @@ HOME and cache per run.
     (SPOOL_BIN=PATH runs another build of spool)
     python3 scripts/bench_tui.py                       # 10k and 100k, 5 runs each
     python3 scripts/bench_tui.py --sizes 10000 --runs 3
+    python3 scripts/bench_tui.py --sizes 100000 --runs 5 --control   # first paint also as tmux
+                                    # reads it (see CONTROL), the floor's too
     python3 scripts/bench_tui.py --picker 'other=other-picker --flag'   # runs beside spool
     python3 scripts/bench_tui.py --existing 'claude 10k=--claude-dir H/.claude --codex-dir /E ...'
                                     # an existing corpus instead, spool run with those flags
 
 Figures (medians over runs, ms unless noted):
-  first paint warm/cold  launch -> first screen with any text (warm: catalog present)
+  first paint warm/cold  launch -> first screen with any text (warm: catalog present), as
+                         the first `capture-pane` poll that shows it
+    (tmux's read)        launch -> the first of the pane's writes holding text, as tmux reads
+                         it (a control-mode client's `%output`; not the poll's fork and exec)
   loaded                 launch -> screen shows no "loading" and stays still for --quiet ms
   loaded and checked     spool only, warm: spool's own launch -> its last store's warm check
                          (SPOOL_KEYTRACE `checked_X_at`); the screen cannot show it, as the head
@@ -46,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,15 +68,107 @@ def screen():
     return tmux("capture-pane", "-p", "-t", "b")
 
 
+# The first paint as tmux receives it. `capture-pane` is a fork and exec of a tmux client
+# per poll, and at 100k sessions under load the poll in flight when spool's first frame
+# landed took 18-70 ms (`strace -e write` on spool: the frame written 3-5 ms after its
+# exec), so the polled figure measures the poll as much as the picker. A control-mode client
+# (`tmux -C`) is told of each of the pane's writes as tmux reads them (`%output`); a stamper
+# process, started before the launch and fed the client's output, notes the first one
+# holding text (a thread of the harness would share the interpreter with the polls and be
+# late by their turns). The client then detaches, and the rest of the run has no client
+# attached, as with `new-session -d`. Off unless `--control`.
+CONTROL = {"on": False, "proc": None, "ms": None, "ready": threading.Event()}
+
+# Reads the control client's lines on stdin; prints `S <clock>` at the first (the session
+# exists) and `T <clock>` at the first `%output` with text, escape sequences removed (tmux
+# writes bytes below 32, and backslash, as three octal digits); then drains to EOF.
+# time.perf_counter is CLOCK_MONOTONIC, the same clock in both processes.
+STAMPER = r"""
+import re, sys, time
+esc = re.compile(r"\x1b(\[[0-9;?<=>]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78DEHM])")
+out = sys.stdout
+out.write("R\n"); out.flush()
+seen = text = False
+for line in sys.stdin.buffer:
+    now = time.perf_counter()
+    if not seen:
+        seen = True
+        out.write("S %r\n" % now); out.flush()
+    if not text and line.startswith(b"%output "):
+        parts = line.decode("utf-8", "replace").rstrip("\n").split(" ", 2)
+        raw = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), parts[2] if len(parts) > 2 else "")
+        if esc.sub("", raw).strip():
+            text = True
+            out.write("T %r\n" % now); out.flush()
+"""
+
+
+def control_start(argv):
+    """Start the stamper, then the control client that makes the session; returns t0."""
+    r, w = os.pipe()
+    stamper = subprocess.Popen([sys.executable, "-c", STAMPER], stdin=r, stdout=subprocess.PIPE)
+    os.close(r)
+    stamper.stdout.readline()
+    t0 = time.perf_counter()
+    p = subprocess.Popen(["tmux", "-L", SOCK, "-C", *argv], stdin=subprocess.PIPE, stdout=w,
+                         stderr=subprocess.DEVNULL)
+    os.close(w)
+    CONTROL["proc"] = p
+    threading.Thread(target=control_stamps, args=(stamper, t0), daemon=True).start()
+    # As `new-session -d` returns once the session exists: the client's first line is the
+    # command's answer (or the session's output, which comes after it).
+    CONTROL["ready"].wait(5)
+    return t0
+
+
+def control_stamps(stamper, t0):
+    for line in stamper.stdout:
+        kind, at = line.split()
+        if kind == b"S":
+            CONTROL["ready"].set()
+        elif kind == b"T":
+            CONTROL["ms"] = (float(at) - t0) * 1000
+            detach()
+    stamper.wait()
+
+
+def detach():
+    p = CONTROL["proc"]
+    if p is not None and p.poll() is None:
+        try:
+            p.stdin.write(b"detach-client\n")
+            p.stdin.flush()
+        except OSError:
+            pass
+
+
 def start(cmd, env):
-    """Start `cmd` (argv) in a fresh 120x30 pane; returns the launch time."""
+    """Start `cmd` (argv) in a fresh 120x30 pane; returns the launch time. With CONTROL on,
+    the session is made by a control-mode client whose first text is stamped (`control_ms`)."""
     tmux("kill-server")
     envs = []
     for k, v in env.items():
         envs += ["-e", "%s=%s" % (k, v)]
+    argv = ["new-session", "-s", "b", "-x", "120", "-y", "30", *envs, "--", *cmd]
+    CONTROL["ms"] = None
+    CONTROL["ready"].clear()
+    if CONTROL["on"]:
+        return control_start(argv)
     t0 = time.perf_counter()
-    tmux("new-session", "-d", "-s", "b", "-x", "120", "-y", "30", *envs, "--", *cmd)
+    tmux("new-session", "-d", *argv[1:])
     return t0
+
+
+def shown(figs):
+    """The figures to print: the control-mode ones only when they were taken."""
+    return {k: v for k, v in figs.items() if CONTROL["on"] or "control mode" not in k}
+
+
+def control_ms():
+    """Launch to the first text tmux read from the pane (None without CONTROL); detaches
+    the control client if it is still attached (a picker that printed no text)."""
+    detach()
+    return CONTROL["ms"]
 
 
 def pane_pid():
@@ -274,6 +372,7 @@ def run_picker(cmd, env, cache, a, keys):
         shutil.rmtree(cache, ignore_errors=True)
     t0 = start(cmd, env)
     out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    out["cold_output"] = control_ms()
     # Let the first full-text index build finish (spool's status bar says "indexing"), so
     # the warm start below runs with a current index: else its peak RSS is the build's.
     # At 100k the build starts seconds after the list is loaded, so first wait for its
@@ -291,6 +390,7 @@ def run_picker(cmd, env, cache, a, keys):
         os.remove(trace)
     t0 = start(cmd, {**env, "SPOOL_KEYTRACE": trace} if cache else env)
     out["warm_first"], out["warm_loaded"], _ = watch(t0, a.quiet, a.timeout)
+    out["warm_output"] = control_ms()
     # With the head on screen the rest of the catalog loads and is checked without changing
     # the screen, so the screen cannot tell when spool is loaded: spool's trace can. Keys are
     # typed after the last store's check, as a user's would be measured on a loaded list.
@@ -376,7 +476,12 @@ def main():
                     help="--during-build: also report spool's own share of each key (the time "
                          "from the key read to its frame written, logged by spool under "
                          "SPOOL_KEYTRACE), to tell spool's delays from the terminal's")
+    ap.add_argument("--control", action="store_true",
+                    help="also time the first paint as tmux reads it: sessions are made by a "
+                         "control-mode client (`tmux -C`), detached after the first text "
+                         "(the 'tmux's read' figures; without it they read –)")
     a = ap.parse_args()
+    CONTROL["on"] = a.control
     if a.during_build:
         return during_build(a)
     if a.existing:
@@ -403,6 +508,8 @@ def main():
             rows.append((n, name, {
                 "first paint, warm": fmt(pct(get("warm_first"), 50)),
                 "first paint, cold": fmt(pct(get("cold_first"), 50)),
+                "first paint, warm (tmux's read, control mode)": fmt(pct(get("warm_output"), 50)),
+                "first paint, cold (tmux's read, control mode)": fmt(pct(get("cold_output"), 50)),
                 "everything loaded, warm": fmt(pct(get("warm_loaded"), 50)),
                 "loaded and checked, warm (spool's trace)": fmt(pct([x for x in get("warm_checked") if x], 50)),
                 "everything loaded, cold": fmt(pct(get("cold_loaded"), 50)),
@@ -428,7 +535,7 @@ def main():
     for n, name, figs in rows:
         print("**%s sessions: %s**\n" % (format(n, ","), name))
         print("| what | ms |\n| --- | --- |")
-        for k, v in figs.items():
+        for k, v in shown(figs).items():
             print("| %s | %s |" % (k, v))
         print()
 
@@ -453,9 +560,11 @@ def bench_existing(a):
         cold = timed(lst, env)
         warm = [timed(lst, env) for _ in range(a.runs)]
         print("**%s: spool %s**\n\n| what | ms |\n| --- | --- |" % (name, flags))
-        for k, v in {
+        for k, v in shown({
             "first paint, warm": fmt(pct(get("warm_first"), 50)),
             "first paint, cold": fmt(pct(get("cold_first"), 50)),
+            "first paint, warm (tmux's read, control mode)": fmt(pct(get("warm_output"), 50)),
+            "first paint, cold (tmux's read, control mode)": fmt(pct(get("cold_output"), 50)),
             "everything loaded, warm": fmt(pct(get("warm_loaded"), 50)),
             "loaded and checked, warm (spool's trace)": fmt(pct([x for x in get("warm_checked") if x], 50)),
             "everything loaded, cold": fmt(pct(get("cold_loaded"), 50)),
@@ -464,7 +573,7 @@ def bench_existing(a):
             "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
             "list --json --all, warm catalog": fmt(pct(warm, 50)),
             "list --json --all, no catalog": fmt(cold),
-        }.items():
+        }).items():
             print("| %s | %s |" % (k, v))
         print()
         shutil.rmtree(home, ignore_errors=True)
