@@ -37,7 +37,7 @@ fn malloc_arenas(browser: bool) {
         let n = if browser {
             1
         } else {
-            std::thread::available_parallelism().map_or(2, |n| n.get().min(8)) as i32
+            spool::store::cores().map_or(2, |n| n.get().min(8)) as i32
         };
         // SAFETY: mallopt only sets a tuning value; it runs before any other thread exists
         // (parsing the command line starts none).

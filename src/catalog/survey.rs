@@ -27,7 +27,7 @@ pub fn survey(store: &dyn Store) -> Survey {
 /// The candidates per thread of a pass over `n` (the machine's cores, at most 8; a small
 /// store is not worth a thread per core).
 pub fn chunk_len(n: usize) -> usize {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    let threads = crate::store::cores().map_or(2, |n| n.get().min(8));
     n.div_ceil(threads).max(256)
 }
 

@@ -374,6 +374,27 @@ mod tests {
         }
     }
 
+    /// The file mapped whole is the file's bytes, and stays them while a save replaces the
+    /// catalog (by a rename: the inode mapped is never rewritten); a file too short for its
+    /// header, or empty (which cannot be mapped), is no catalog.
+    #[test]
+    fn the_mapped_file_is_its_bytes_and_outlives_a_save_over_it() {
+        let d = tempfile::tempdir().unwrap();
+        save(d.path(), &catalog()).unwrap();
+        let f = crate::catalog::file(d.path());
+        let want = std::fs::read(&f).unwrap();
+        let (bytes, spans) = stream::whole(&f).unwrap();
+        assert_eq!(&bytes[..], &want[..]);
+        save(d.path(), &Catalog { sections: vec![] }).unwrap();
+        assert_ne!(std::fs::read(&f).unwrap(), want);
+        assert_eq!(&bytes[..], &want[..]);
+        assert!((spans.iter()).all(|(r, sum)| stream::holds(&bytes[r.clone()], *sum)));
+        for short in [&b""[..], &want[..10]] {
+            std::fs::write(&f, short).unwrap();
+            assert!(stream::whole(&f).is_none());
+        }
+    }
+
     /// A section cut short, or with a byte more, is not read as views.
     #[test]
     fn a_section_that_does_not_end_where_its_entries_do_is_refused() {

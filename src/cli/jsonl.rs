@@ -155,7 +155,7 @@ pub fn lines_of<R: Sync>(
     rows: &[R],
     line: impl Fn(&mut Vec<u8>, &R) + Sync,
 ) -> std::io::Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let threads = crate::store::cores().map_or(1, |n| n.get().min(4));
     lines_in(out, rows, PIECE, threads, &line)
 }
 

@@ -364,6 +364,14 @@ pub trait Store: Send + Sync {
     }
 }
 
+/// `std::thread::available_parallelism`, asked once per process: each call opens and reads
+/// the cgroup's CPU quota files and asks `sched_getaffinity`, and a warm `spool list` asked
+/// eleven times, from the threads it starts (issue 10).
+pub fn cores() -> Option<std::num::NonZeroUsize> {
+    static CORES: std::sync::OnceLock<Option<std::num::NonZeroUsize>> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().ok())
+}
+
 /// Run `work` on each part on a scoped thread of its own and gather what they return, in
 /// the parts' order; a part whose thread panicked gives nothing (one bad session is never a
 /// failed listing). Listing the stores side by side, listing a large store, and REF
@@ -389,9 +397,7 @@ pub fn gather_parallel<P: Send, R: Send>(
 /// the machine's cores (at most 8 threads).
 pub fn list_parallel(store: &dyn Store) -> Vec<SessionSummary> {
     let candidates = store.discover();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
+    let threads = cores().map_or(1, |n| n.get()).clamp(1, 8);
     let chunk = candidates.len().div_ceil(threads).max(1);
     gather_parallel(candidates.chunks(chunk), |part| {
         part.iter().filter_map(|c| store.summarize(c)).collect()
@@ -462,4 +468,18 @@ pub fn last_rounds(
         .copied()
         .unwrap_or(entries.len());
     (entries.into_iter().skip(cut).collect(), total, first)
+}
+
+#[cfg(test)]
+mod cores_tests {
+    /// The cached count is the one std gives, on every call and from any thread.
+    #[test]
+    fn cores_is_what_std_says_from_any_thread() {
+        let want = std::thread::available_parallelism().ok();
+        assert!(want.is_some());
+        assert_eq!(super::cores(), want);
+        let other = std::thread::spawn(super::cores).join().unwrap();
+        assert_eq!(other, want);
+        assert_eq!(super::cores(), want);
+    }
 }

@@ -295,9 +295,7 @@ impl Store for PiStore {
     /// the newest as the session and mark the others (DECIDED, section 1).
     fn list(&self) -> Vec<SessionSummary> {
         let candidates = self.discover();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
+        let threads = crate::store::cores().map_or(1, |n| n.get()).clamp(1, 8);
         let chunk = candidates.len().div_ceil(threads).max(1);
         let mut rows = super::gather_parallel(candidates.chunks(chunk), |part| {
             part.iter().filter_map(|c| self.summarize(c)).collect()
