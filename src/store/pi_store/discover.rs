@@ -116,9 +116,14 @@ fn candidates(root: &Path, only: Option<&str>) -> Vec<Candidate> {
     }
     let mut dirs = Vec::new();
     files_in(root, &mut out, Some(&mut dirs), only);
-    for d in dirs {
-        files_in(&d, &mut out, None, only);
-    }
+    // The per-cwd directories on two threads (a `statx` per session was most of a warm
+    // check's discovery), gathered in the order one thread lists them.
+    let listed = crate::store::fanout::in_order(&dirs, |d| {
+        let mut v = Vec::new();
+        files_in(d, &mut v, None, only);
+        v
+    });
+    out.extend(listed.into_iter().flatten());
     // Unstable: a stable sort's scratch buffer was half the candidates again; the paths
     // (unique) make the order total all the same.
     out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));
