@@ -149,7 +149,7 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out
         let meta = e.metadata().ok();
         let entry = Entry {
             id,
-            path: e.path(),
+            path: crate::store::fanout::path_of(dir, &os_name),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
             archived,
@@ -325,8 +325,13 @@ mod tests {
             std::fs::write(dir.join(format!("deeper/{}", name(day, 99))), "").unwrap();
             std::fs::write(arch.join(name(day, 200 + day % 6)), "").unwrap();
         }
-        std::fs::write(root.join("sessions").join(name(1, 300)), "").unwrap();
-        std::fs::write(root.join("sessions/2026").join(name(2, 301)), "").unwrap();
+        // Rollouts beside the directories at every level above the days, so that some
+        // come after a day directory in the listing's (hash) order.
+        for n in 0..12 {
+            for dir in ["sessions", "sessions/2026", "sessions/2026/01"] {
+                std::fs::write(root.join(dir).join(name(n, 300 + n % 8)), "").unwrap();
+            }
+        }
         let mut one = Vec::new();
         walk(&root.join("sessions"), 4, false, None, &mut one);
         walk(&arch, 0, true, None, &mut one);
@@ -338,7 +343,7 @@ mod tests {
             })
             .collect();
         let got: Vec<_> = walk_all(root).iter().map(|(e, z)| seen(e, *z)).collect();
-        assert_eq!(want.len(), 194);
+        assert_eq!(want.len(), 192 + 3 * 12);
         assert_eq!(got, want);
     }
 

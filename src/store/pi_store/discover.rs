@@ -66,7 +66,9 @@ fn files_in(
     };
     let mut subdirs = subdirs;
     for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
+        // One copy of the name (a lossy `String` of it was a second, per session).
+        let os_name = e.file_name();
+        let name = os_name.to_string_lossy();
         if name.starts_with('.') {
             continue;
         }
@@ -80,14 +82,14 @@ fn files_in(
         if !ft.is_file() || !name.ends_with(".jsonl") || name.len() == ".jsonl".len() {
             continue;
         }
-        let id = super::listing::stem_id(Path::new(&name));
+        let id = super::listing::stem_id(Path::new(&*name));
         if only.is_some_and(|o| o != id) {
             continue;
         }
         let meta = e.metadata().ok();
         out.push(Candidate {
             id,
-            path: e.path(),
+            path: crate::store::fanout::path_of(dir, &os_name),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
         });
