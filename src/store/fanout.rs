@@ -77,14 +77,38 @@ mod tests {
         }
     }
 
-    /// Items of uneven cost (so the two threads interleave) come back in the items' order,
-    /// each exactly once.
+    /// Items done on both threads, interleaved, come back in the items' order, each once.
     #[test]
     fn results_come_in_the_items_order() {
         let items: Vec<u64> = (0..200).collect();
         let work = |&n: &u64| (0..(n % 7) * 5_000).fold(n, |h, k| h.wrapping_mul(31) ^ k);
         let want: Vec<u64> = items.iter().map(work).collect();
-        assert_eq!(in_order(&items, work), want);
+        // This thread holds its first item until the other has taken a few, which then
+        // holds its fourth until this one has done three: they interleave (each wait gives
+        // up after a while, should the other thread never start).
+        let (mine, theirs) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let wait = |count: &AtomicUsize, n: usize| {
+            for _ in 0..1_000_000 {
+                if count.load(Ordering::SeqCst) >= n {
+                    break;
+                }
+                std::thread::yield_now();
+            }
+        };
+        let got = in_order(&items, |n| {
+            if std::thread::current().name() == Some("spool-discover") {
+                if theirs.fetch_add(1, Ordering::SeqCst) == 3 {
+                    wait(&mine, 3);
+                }
+            } else {
+                if *n == 0 {
+                    wait(&theirs, 3);
+                }
+                mine.fetch_add(1, Ordering::SeqCst);
+            }
+            work(n)
+        });
+        assert_eq!(got, want);
         assert_eq!(in_order(&items[..1], work), want[..1]);
         assert!(in_order(&items[..0], work).is_empty());
     }
