@@ -14,8 +14,8 @@ static A: Counting = Counting;
 
 const N: usize = 10_000;
 
-/// Per rollout: the path once and a 56-byte slot (the id's 16 bytes, the boxed path, the
-/// mtime and the flags). The hash map of whole entries by their id text took the path plus
+/// Per rollout: the path once and a 48-byte slot (the id's 16 bytes, where the path lies in
+/// the one buffer of paths, the mtime and the flags). The hash map of whole entries by their id text took the path plus
 /// about 230 (the id twice, 96-byte buckets at the table's load).
 #[test]
 fn a_discovery_keeps_each_path_once_and_no_id_text() {

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod claude_store;
 pub mod codex_store;
 pub mod entries;
+pub mod fanout;
 pub mod harness_store;
 pub mod json_first;
 pub mod lease;

@@ -126,7 +126,7 @@ fn list_project(dir: &Path, handle: bool, out: &mut Vec<Candidate>, seen: &mut P
         let meta = e.metadata().ok();
         out.push(Candidate {
             id: String::from_utf8_lossy(stem).into_owned(),
-            path: e.path(),
+            path: crate::store::fanout::path_of(dir, &name),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
         });

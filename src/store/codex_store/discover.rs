@@ -104,8 +104,20 @@ fn classify(name: &str, is_dir: bool) -> Option<(String, Found, bool)> {
     parse_stem(stem).map(|(id, _)| (id, Found::LegacyJson, false))
 }
 
-/// Walk `dir` to `depth_left` levels of subdirectories, collecting rollout entries.
-fn walk(dir: &Path, depth_left: usize, archived: bool, out: &mut Vec<(Entry, bool)>) {
+/// One step of a walk, in walk order: a rollout entry (and whether it is a `.zst`), or a
+/// directory whose own walk was left for later (its depth left, archived).
+enum Step {
+    Found(Entry, bool),
+    Later(PathBuf, usize, bool),
+}
+
+/// The depth left of the directories a walk of `sessions/` leaves for later: the day
+/// directories of `YYYY/MM/DD`, which hold the rollouts (68 of them at 10k rollouts).
+const LATER_AT: usize = 1;
+
+/// Walk `dir` to `depth_left` levels of subdirectories, collecting rollout entries; a
+/// subdirectory whose depth left would be `later` is not walked but named in its place.
+fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out: &mut Vec<Step>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -118,8 +130,12 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, out: &mut Vec<(Entry, boo
         // DirEntry::file_type does not follow symlinks: a linked rollout is not Codex's.
         let Ok(ft) = e.file_type() else { continue };
         if ft.is_dir() && classify(&name, true).is_none() {
-            if depth_left > 0 {
-                walk(&e.path(), depth_left - 1, archived, out);
+            if let Some(next) = depth_left.checked_sub(1) {
+                if later == Some(next) {
+                    out.push(Step::Later(e.path(), next, archived));
+                } else {
+                    walk(&e.path(), next, archived, later, out);
+                }
             }
             continue;
         }
@@ -133,15 +149,49 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, out: &mut Vec<(Entry, boo
         let meta = e.metadata().ok();
         let entry = Entry {
             id,
-            path: e.path(),
+            path: crate::store::fanout::path_of(dir, &os_name),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
             archived,
             found,
             duplicate_in_archive: false,
         };
-        out.push((entry, zst));
+        out.push(Step::Found(entry, zst));
     }
+}
+
+/// Every rollout entry under `root` (and whether it is a `.zst`) in the order one walk of
+/// `sessions/` and then `archived_sessions/` lists them. The day directories and the
+/// archive are listed on two threads (`fanout`) and put back in their places.
+fn walk_all(root: &Path) -> Vec<(Entry, bool)> {
+    let mut plan = Vec::new();
+    walk(&root.join("sessions"), 4, false, Some(LATER_AT), &mut plan);
+    plan.push(Step::Later(root.join("archived_sessions"), 0, true));
+    let later: Vec<(&Path, usize, bool)> = (plan.iter())
+        .filter_map(|s| match s {
+            Step::Later(dir, depth, archived) => Some((dir.as_path(), *depth, *archived)),
+            Step::Found(..) => None,
+        })
+        .collect();
+    let mut walked = crate::store::fanout::in_order(&later, |&(dir, depth, archived)| {
+        let mut out = Vec::new();
+        walk(dir, depth, archived, None, &mut out);
+        out
+    })
+    .into_iter();
+    let found = |s: Step| match s {
+        Step::Found(e, zst) => Some((e, zst)),
+        // A walk with nothing left for later names no directory.
+        Step::Later(..) => None,
+    };
+    let mut all = Vec::new();
+    for step in plan {
+        match step {
+            Step::Found(e, zst) => all.push((e, zst)),
+            Step::Later(..) => all.extend(walked.next().into_iter().flatten().filter_map(found)),
+        }
+    }
+    all
 }
 
 /// Every rollout under `root`, one per id: plain beats `.zst`, active beats archived,
@@ -156,9 +206,7 @@ pub fn discover(root: &Path) -> Vec<Entry> {
 /// `discover` in no particular order, for a caller that orders or keys the entries itself
 /// (the catalog's survey, which sorted 10k rollouts by time for nothing).
 pub fn discover_unordered(root: &Path) -> Vec<Entry> {
-    let mut all = Vec::new();
-    walk(&root.join("sessions"), 4, false, &mut all);
-    walk(&root.join("archived_sessions"), 0, true, &mut all);
+    let all = walk_all(root);
     let rank = |e: &Entry, zst: bool| {
         let found = match e.found {
             Found::Rollout => 0,
@@ -253,6 +301,50 @@ mod tests {
         let c = Candidate::from(found[0].clone());
         let want = crate::catalog::stamp::Stat::of(&std::fs::symlink_metadata(&path).unwrap());
         assert_eq!(c.stat, Some(want));
+    }
+
+    /// The walk with the day directories and the archive listed on two threads gives the
+    /// entries in the order one walk does: rollouts at every depth, directories between
+    /// them, an id in several days (the first in walk order wins), an archived copy.
+    #[test]
+    fn the_walk_on_two_threads_lists_in_one_walks_order() {
+        let d = tempfile::tempdir().unwrap();
+        let (root, arch) = (d.path(), d.path().join("archived_sessions"));
+        let name = |day: usize, n: usize| {
+            let id = format!("019ceba0-ae55-7d10-9f2a-{:012x}", n);
+            format!("rollout-2026-03-{:02}T10-15-02-{id}.jsonl", day % 28 + 1)
+        };
+        std::fs::create_dir_all(&arch).unwrap();
+        for day in 0..40 {
+            let dir = root.join(format!("sessions/2026/{:02}/{day:02}", day % 3));
+            std::fs::create_dir_all(dir.join("deeper")).unwrap();
+            for n in 0..(day % 5 + 1) {
+                // Ids repeat across days (n % 4): which copy is kept is the walk's order.
+                std::fs::write(dir.join(name(day, n % 4 + day % 2 * 10)), "").unwrap();
+            }
+            std::fs::write(dir.join(format!("deeper/{}", name(day, 99))), "").unwrap();
+            std::fs::write(arch.join(name(day, 200 + day % 6)), "").unwrap();
+        }
+        // Rollouts beside the directories at every level above the days, so that some
+        // come after a day directory in the listing's (hash) order.
+        for n in 0..12 {
+            for dir in ["sessions", "sessions/2026", "sessions/2026/01"] {
+                std::fs::write(root.join(dir).join(name(n, 300 + n % 8)), "").unwrap();
+            }
+        }
+        let mut one = Vec::new();
+        walk(&root.join("sessions"), 4, false, None, &mut one);
+        walk(&arch, 0, true, None, &mut one);
+        let seen = |e: &Entry, zst: bool| (e.id.clone(), e.path.clone(), e.archived, zst);
+        let want: Vec<_> = (one.iter())
+            .map(|s| match s {
+                Step::Found(e, zst) => seen(e, *zst),
+                Step::Later(..) => unreachable!("nothing is left for later"),
+            })
+            .collect();
+        let got: Vec<_> = walk_all(root).iter().map(|(e, z)| seen(e, *z)).collect();
+        assert_eq!(want.len(), 192 + 3 * 12);
+        assert_eq!(got, want);
     }
 
     /// The hand-read time is chrono's on every name it takes, and leaves the rest to chrono.

@@ -66,7 +66,9 @@ fn files_in(
     };
     let mut subdirs = subdirs;
     for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
+        // One copy of the name (a lossy `String` of it was a second, per session).
+        let os_name = e.file_name();
+        let name = os_name.to_string_lossy();
         if name.starts_with('.') {
             continue;
         }
@@ -80,14 +82,14 @@ fn files_in(
         if !ft.is_file() || !name.ends_with(".jsonl") || name.len() == ".jsonl".len() {
             continue;
         }
-        let id = super::listing::stem_id(Path::new(&name));
+        let id = super::listing::stem_id(Path::new(&*name));
         if only.is_some_and(|o| o != id) {
             continue;
         }
         let meta = e.metadata().ok();
         out.push(Candidate {
             id,
-            path: e.path(),
+            path: crate::store::fanout::path_of(dir, &os_name),
             mtime: meta.as_ref().and_then(|m| m.modified().ok()),
             stat: meta.as_ref().map(crate::catalog::stamp::Stat::of),
         });
@@ -116,9 +118,14 @@ fn candidates(root: &Path, only: Option<&str>) -> Vec<Candidate> {
     }
     let mut dirs = Vec::new();
     files_in(root, &mut out, Some(&mut dirs), only);
-    for d in dirs {
-        files_in(&d, &mut out, None, only);
-    }
+    // The per-cwd directories on two threads (a `statx` per session was most of a warm
+    // check's discovery), gathered in the order one thread lists them.
+    let listed = crate::store::fanout::in_order(&dirs, |d| {
+        let mut v = Vec::new();
+        files_in(d, &mut v, None, only);
+        v
+    });
+    out.extend(listed.into_iter().flatten());
     // Unstable: a stable sort's scratch buffer was half the candidates again; the paths
     // (unique) make the order total all the same.
     out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));

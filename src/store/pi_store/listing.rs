@@ -227,13 +227,14 @@ pub fn title(f: &Facts) -> String {
 
 /// The session id from a file stem: the part after the first `_`, else the whole stem.
 pub fn stem_id(path: &Path) -> String {
+    // Borrowed until the id is known: one copy a session, not two.
     let stem = path
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| s.to_string_lossy())
         .unwrap_or_default();
     match stem.split_once('_') {
         Some((_, id)) if !id.is_empty() => id.to_string(),
-        _ => stem,
+        _ => stem.into_owned(),
     }
 }
 
