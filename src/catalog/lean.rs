@@ -72,3 +72,94 @@ impl Gather for Lean {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, Section, load, load_as, log, save};
+    use crate::model::StoreKind;
+
+    fn entry(id: &str, key: u64) -> Entry {
+        let mut row = SessionSummary::new(StoreKind::Loom, id, format!("/s/{id}.jsonl"));
+        row.title = format!("title of {id}").into();
+        row.cwd = Some("/home/u/acme".into());
+        Entry {
+            meta: Meta {
+                id: row.id.to_string(),
+                path: row.path.to_path_buf(),
+                key,
+                cwd: row.cwd.clone(),
+                cwd_dir: true,
+                expires: Some(7),
+            },
+            row: Some(Arc::new(row)),
+        }
+    }
+
+    /// What a whole entry's meta and a lean one have to agree on.
+    type Seen = (String, u64, u64, Option<String>, bool, Option<i64>);
+
+    fn of_meta(m: &Meta) -> Seen {
+        let cwd = m.cwd.as_deref().map(str::to_string);
+        (
+            m.id.clone(),
+            path_hash(&m.path),
+            m.key,
+            cwd,
+            m.cwd_dir,
+            m.expires,
+        )
+    }
+
+    fn of_slim(m: &Slim) -> Seen {
+        let cwd = m.cwd.as_deref().map(str::to_string);
+        (m.id.to_string(), m.path, m.key, cwd, m.cwd_dir, m.expires)
+    }
+
+    /// Decoded lean, a catalog (and its patch log) gives the rows and metas that decoding it
+    /// whole and slimming gives: a common entry, one whose meta differs from its row, one
+    /// without a row, and a log that re-reads one and removes another.
+    #[test]
+    fn a_lean_catalog_holds_what_a_whole_one_slimmed_holds() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = d.path().join("spool");
+        let mut odd = entry("b", 2);
+        odd.meta.id = "other".into();
+        odd.meta.path = "/s/other.jsonl".into();
+        odd.meta.cwd = None;
+        let mut skipped = entry("c", 3);
+        skipped.meta.path = "/s/c.txt".into();
+        skipped.row = None;
+        let entries = vec![entry("a", 1), odd, skipped, entry("d", 4)];
+        let cat = Catalog {
+            sections: vec![Section {
+                kind: StoreKind::Loom,
+                dir: "/s".into(),
+                entries,
+            }],
+        };
+        save(&cache, &cat).unwrap();
+        let fresh = [entry("a", 10)];
+        log::append(
+            &cache,
+            StoreKind::Loom,
+            "/s".as_ref(),
+            &fresh,
+            &["d".into()],
+        );
+        let whole = load(&cache).unwrap();
+        let lean = load_as::<Lean>(&cache).unwrap();
+        let (w, l) = (&whole.sections[0], &lean.sections[0]);
+        let ids: Vec<_> = w.entries.iter().map(|e| e.meta.id.as_str()).collect();
+        assert_eq!(ids, ["other", "c", "a"], "the log was replayed");
+        let metas: Vec<_> = w.entries.iter().map(|e| of_meta(&e.meta)).collect();
+        assert_eq!(
+            l.entries.metas.iter().map(of_slim).collect::<Vec<_>>(),
+            metas
+        );
+        let rows: Vec<_> = w.entries.iter().map(|e| e.row.as_deref()).collect();
+        let lean_rows: Vec<_> = l.entries.rows.iter().map(Option::as_deref).collect();
+        assert_eq!(lean_rows, rows);
+        assert_eq!((w.kind, &w.dir), (l.kind, &l.dir));
+    }
+}
