@@ -50,7 +50,7 @@ impl Early {
     /// it ended since launch (issue 10's warm start).
     pub fn take(store: &dyn Store) -> Early {
         let since = std::time::Instant::now();
-        let survey = Packed::of(survey::survey(store));
+        let survey = survey::packed(store);
         let kind = store.kind().as_str();
         crate::keytrace::phase(&format!("surveyed_{kind}"), since);
         crate::keytrace::phase_since_launch(&format!("surveyed_{kind}_at"));

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::wire::Gather;
 use super::{Catalog, Entry, HEADER, MAGIC, Section, VERSION, checksum, schema};
 use crate::model::StoreKind;
 use crate::store::{atomic, regular};
@@ -91,7 +92,7 @@ fn record_at(bytes: &[u8], at: usize) -> Option<(Record, usize)> {
 }
 
 /// Apply the log in `cache` (if it names the base `cat` was decoded from) to `cat`.
-pub fn replay(cache: &Path, base: u64, cat: &mut Catalog) {
+pub fn replay<L: Gather>(cache: &Path, base: u64, cat: &mut Catalog<L>) {
     each(cache, base, |r| apply_record(cat, r));
 }
 
@@ -111,7 +112,7 @@ pub(super) fn each(cache: &Path, base: u64, mut f: impl FnMut(Record)) {
     }
 }
 
-fn apply_record(cat: &mut Catalog, r: Record) {
+fn apply_record<L: Gather>(cat: &mut Catalog<L>, r: Record) {
     let out = Out {
         kind: r.kind,
         dir: &r.dir,
@@ -121,11 +122,11 @@ fn apply_record(cat: &mut Catalog, r: Record) {
     apply_out(cat, &out);
 }
 
-fn apply_out(cat: &mut Catalog, r: &Out<'_>) {
+fn apply_out<L: Gather>(cat: &mut Catalog<L>, r: &Out<'_>) {
     let mut s = cat.take(r.kind, r.dir).unwrap_or_else(|| Section {
         kind: r.kind,
         dir: r.dir.to_path_buf(),
-        entries: Vec::new(),
+        entries: L::default(),
     });
     super::apply(&mut s, r.fresh, r.gone);
     cat.put(s);

@@ -23,6 +23,7 @@ mod head_patch;
 #[cfg(test)]
 mod head_tests;
 pub mod known;
+pub mod lean;
 pub mod list_warm;
 pub mod live;
 pub mod log;
@@ -90,24 +91,27 @@ pub struct Entry {
     pub row: Option<Arc<SessionSummary>>,
 }
 
-/// The rows of one store (by kind and `sessions/` directory).
+/// The rows of one store (by kind and `sessions/` directory), as whole entries or in
+/// another `Gather` form (the warm start's, `lean`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Section {
+#[serde(bound(deserialize = "L: wire::Gather"))]
+pub struct Section<L = Vec<Entry>> {
     pub kind: StoreKind,
     #[serde(with = "crate::model::wire::path_bytes")]
     pub dir: PathBuf,
     #[serde(deserialize_with = "wire::entries")]
-    pub entries: Vec<Entry>,
+    pub entries: L,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Catalog {
-    pub sections: Vec<Section>,
+#[serde(bound(deserialize = "L: wire::Gather"))]
+pub struct Catalog<L = Vec<Entry>> {
+    pub sections: Vec<Section<L>>,
 }
 
-impl Catalog {
+impl<L> Catalog<L> {
     /// Remove and return the section of the store `kind` reading `dir`.
-    pub fn take(&mut self, kind: StoreKind, dir: &Path) -> Option<Section> {
+    pub fn take(&mut self, kind: StoreKind, dir: &Path) -> Option<Section<L>> {
         let i = self
             .sections
             .iter()
@@ -116,7 +120,7 @@ impl Catalog {
     }
 
     /// Put `s` in, replacing that store's section.
-    pub fn put(&mut self, s: Section) {
+    pub fn put(&mut self, s: Section<L>) {
         self.take(s.kind, &s.dir);
         self.sections.push(s);
     }
@@ -268,7 +272,12 @@ pub fn decode(bytes: &[u8]) -> Option<Catalog> {
 /// Read the catalog in `cache` (`None`: missing, unreadable, corrupt or foreign), with the
 /// patches of its log applied.
 pub fn load(cache: &Path) -> Option<Catalog> {
-    let (mut cat, base) = stream::read(&file(cache))?;
+    load_as(cache)
+}
+
+/// `load` into the entries' form `L` (the warm start's `lean::Lean`).
+pub fn load_as<L: wire::Gather + Send>(cache: &Path) -> Option<Catalog<L>> {
+    let (mut cat, base) = stream::read::<L>(&file(cache))?;
     log::replay(cache, base, &mut cat);
     Some(cat)
 }
@@ -331,12 +340,12 @@ pub fn patch(cache: &Path, kind: StoreKind, dir: &Path, f: impl FnOnce(&mut Sect
 }
 
 /// Apply one pass's news to a section: re-read entries replace theirs, gone ids leave.
-pub fn apply(s: &mut Section, fresh: &[Entry], gone: &[String]) {
+pub fn apply<L: wire::Gather>(s: &mut Section<L>, fresh: &[Entry], gone: &[String]) {
     let drop: std::collections::HashSet<&str> = gone
         .iter()
         .map(String::as_str)
         .chain(fresh.iter().map(|e| e.meta.id.as_str()))
         .collect();
-    s.entries.retain(|e| !drop.contains(e.meta.id.as_str()));
-    s.entries.extend(fresh.iter().cloned());
+    s.entries.drop_ids(&drop);
+    s.entries.add(fresh);
 }

@@ -13,6 +13,7 @@ use std::time::SystemTime;
 
 use rustc_hash::FxHashMap;
 
+use super::stamp::Stat;
 use super::survey::Survey;
 use crate::store::Candidate;
 
@@ -73,28 +74,59 @@ impl Packed {
     /// dropped (the keys were taken from them, and a session read again is stat'ed anew).
     pub fn of(s: Survey) -> Packed {
         let Survey { candidates, keys } = s;
+        let (mut p, _) = Packed::pack(candidates);
+        p.keys = keys;
+        p
+    }
+
+    /// `candidates` packed before they are keyed (`survey::packed`), with the stats
+    /// discovery took at the same index (empty where it took none: they are what keying
+    /// needs of the candidates beyond the packed bytes).
+    pub fn pack(candidates: Vec<Candidate>) -> (Packed, Vec<Option<Stat>>) {
         let n = candidates.len();
         // Room for every id and every name that is not its id, so the text is allocated
         // once: grown as it filled, its copies were a tenth of packing a 33k-session store.
         let room = (candidates.iter())
             .map(|c| c.id.len() + split(&c.path).map_or(0, |(_, n)| n.len()))
             .sum();
+        let mut stats = Vec::new();
+        if candidates.iter().any(|c| c.stat.is_some()) {
+            stats.reserve_exact(n);
+        }
         let mut p = Packed {
             dirs: Vec::new(),
             text: Vec::with_capacity(room),
             spots: Vec::with_capacity(n),
             mtimes: Vec::with_capacity(n),
-            keys,
+            keys: Vec::new(),
         };
         // By bytes: `Path`'s own equality takes `/s/.` for `/s`, and the two join a name
         // into different paths.
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for c in candidates {
+            if stats.capacity() > 0 {
+                stats.push(c.stat);
+            }
             p.push(c, &mut index);
         }
         p.text.shrink_to_fit();
         p.dirs.shrink_to_fit();
-        p
+        (p, stats)
+    }
+
+    /// Candidate `i` written into `c`, reusing its buffers (keying a packed survey builds
+    /// no candidate a session); its `stat` is left `None`.
+    pub fn fill(&self, i: usize, c: &mut Candidate) {
+        c.id.clear();
+        c.id.push_str(self.id(i));
+        c.path.as_mut_os_string().clear();
+        c.path
+            .push(&self.dirs[(self.spots[i].dir & !FLAGS) as usize]);
+        if let Some(name) = self.name(i) {
+            c.path.push(name);
+        }
+        c.mtime = self.mtimes[i];
+        c.stat = None;
     }
 
     fn push(&mut self, c: Candidate, index: &mut FxHashMap<Box<[u8]>, u32>) {

@@ -22,6 +22,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use super::wire::Gather;
 use super::{CAP, Catalog, HEADER, MAGIC, Running, Section, VERSION, checksum, schema};
 use crate::store::regular;
 
@@ -73,7 +74,7 @@ impl<S: Source + ?Sized> Read for Range<'_, S> {
 
 /// The catalog at `path` and its header's checksum (the log's base), or `None` for anything
 /// but an intact file of this version and schema, as `decode` decides for bytes.
-pub fn read(path: &Path) -> Option<(Catalog, u64)> {
+pub fn read<L: Gather + Send>(path: &Path) -> Option<(Catalog<L>, u64)> {
     let f = regular::open(path, regular::Links::Refuse).ok()?;
     let size = f.metadata().ok()?.len();
     read_from(&f, size)
@@ -81,7 +82,10 @@ pub fn read(path: &Path) -> Option<(Catalog, u64)> {
 
 /// `read` from any source of `size` bytes: the file, or `decode`'s bytes, so that the tests
 /// of damaged catalogs go through the one check the warm start uses.
-pub fn read_from<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Catalog, u64)> {
+pub fn read_from<S: Source + ?Sized, L: Gather + Send>(
+    src: &S,
+    size: u64,
+) -> Option<(Catalog<L>, u64)> {
     let (spans, sum) = spans(src, size)?;
     let sections = decode_sections(src, &spans)?;
     Some((Catalog { sections }, sum))
@@ -230,10 +234,13 @@ fn table<S: Source + ?Sized>(src: &S, size: u64, sum: u64) -> Option<Vec<Span>> 
 
 /// Every section, the large ones each on a thread of its own (the first section read on
 /// this one); `None` if any fails to decode or does not end where the table says.
-fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[Span]) -> Option<Vec<Section>> {
+fn decode_sections<S: Source + ?Sized, L: Gather + Send>(
+    src: &S,
+    spans: &[Span],
+) -> Option<Vec<Section<L>>> {
     let (alone, here): (Vec<usize>, Vec<usize>) =
         (0..spans.len()).partition(|&i| i > 0 && spans[i].len >= OWN_THREAD);
-    let mut out: Vec<Option<Section>> = (0..spans.len()).map(|_| None).collect();
+    let mut out: Vec<Option<Section<L>>> = (0..spans.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let threads: Vec<_> = (alone.iter())
             .map(|&i| (i, scope.spawn(move || section(src, spans[i]))))
@@ -250,7 +257,7 @@ fn decode_sections<S: Source + ?Sized>(src: &S, spans: &[Span]) -> Option<Vec<Se
 }
 
 /// One section from its span of the body, `None` unless its bytes' checksum is the table's.
-fn section<S: Source + ?Sized>(src: &S, span: Span) -> Option<Section> {
+fn section<S: Source + ?Sized, L: Gather>(src: &S, span: Span) -> Option<Section<L>> {
     let Span { at, len, sum } = span;
     // postcard copies each string through this scratch space before it allocates it, and
     // only ever uses its start (the longest single field); it must be as long as the
@@ -265,7 +272,7 @@ fn section<S: Source + ?Sized>(src: &S, span: Span) -> Option<Section> {
         sum: Running::new(),
     };
     let reader = BufReader::with_capacity(CHUNK, range);
-    let (s, (reader, _)) = postcard::from_io::<Section, _>((reader, scratch.bytes())).ok()?;
+    let (s, (reader, _)) = postcard::from_io::<Section<L>, _>((reader, scratch.bytes())).ok()?;
     // Every byte of the span is the section's (a shorter one would mean a mislaid table),
     // and every byte passed through the sum.
     if !reader.buffer().is_empty() || reader.get_ref().inner.at != at + len {

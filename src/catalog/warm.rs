@@ -8,6 +8,7 @@ use rustc_hash::FxHashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::lean::Lean;
 use super::slim::Slim;
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::Stores;
@@ -25,19 +26,16 @@ pub struct Warm {
 /// Read the catalog in `cache` for `stores`: the cached rows (in no particular order, each
 /// already in the `Arc` the list keeps) and the metas to check them against.
 pub fn open(cache: &Path, stores: &Stores) -> (Vec<Arc<SessionSummary>>, Warm) {
-    let mut cat = super::load(cache).unwrap_or_default();
+    // Decoded lean: the metas come slimmed, and no meta copies its row's path.
+    let mut cat = super::load_as::<Lean>(cache).unwrap_or_default();
     // One exact allocation: reserving per section let the vector double past the total.
-    let mut rows = Vec::with_capacity(cat.sections.iter().map(|s| s.entries.len()).sum());
+    let mut rows = Vec::with_capacity(cat.sections.iter().map(|s| s.entries.rows.len()).sum());
     let known = stores
         .stores
         .iter()
         .map(|s| {
-            let section = cat.take(s.kind(), s.sessions_dir())?;
-            let mut metas = Vec::with_capacity(section.entries.len());
-            for e in section.entries {
-                rows.extend(e.row);
-                metas.push(Slim::of(e.meta));
-            }
+            let Lean { rows: r, metas } = cat.take(s.kind(), s.sessions_dir())?.entries;
+            rows.extend(r.into_iter().flatten());
             Some(metas)
         })
         .collect();

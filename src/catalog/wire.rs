@@ -23,14 +23,48 @@ struct Out<'a> {
 
 /// What is read: the same fields, owned.
 #[derive(Deserialize)]
-struct In {
-    key: u64,
-    cwd_dir: bool,
-    expires: Option<i64>,
-    row: Option<SessionSummary>,
-    id: Option<String>,
-    path: Option<Vec<u8>>,
-    cwd: Option<Option<crate::model::Shared>>,
+pub struct In {
+    pub key: u64,
+    pub cwd_dir: bool,
+    pub expires: Option<i64>,
+    pub row: Option<SessionSummary>,
+    pub id: Option<String>,
+    pub path: Option<Vec<u8>>,
+    pub cwd: Option<Option<crate::model::Shared>>,
+}
+
+/// Why an entry cannot be read: its meta names no session of its own and it has no row.
+pub const MISSING: &str = "an entry without a row names no session";
+
+impl In {
+    /// The entry it encodes: the meta's fields the file left out are its row's.
+    pub fn entry(self) -> Result<Entry, &'static str> {
+        use std::os::unix::ffi::OsStringExt;
+        let r = self.row.as_ref();
+        let id = match self.id {
+            Some(id) => id,
+            None => r.ok_or(MISSING)?.id.to_string(),
+        };
+        let path = match self.path {
+            Some(p) => std::ffi::OsString::from_vec(p).into(),
+            None => r.ok_or(MISSING)?.path.to_path_buf(),
+        };
+        let cwd = match self.cwd {
+            Some(c) => c,
+            None => r.ok_or(MISSING)?.cwd.clone(),
+        };
+        Ok(Entry {
+            meta: Meta {
+                id,
+                path,
+                key: self.key,
+                cwd,
+                cwd_dir: self.cwd_dir,
+                expires: self.expires,
+            },
+            row: self.row.map(std::sync::Arc::new),
+        })
+    }
 }
 
 impl Serialize for Entry {
@@ -55,33 +89,40 @@ impl Serialize for Entry {
 
 impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-        use std::os::unix::ffi::OsStringExt;
-        let w = In::deserialize(d)?;
-        let r = w.row.as_ref();
-        let missing = || serde::de::Error::custom("an entry without a row names no session");
-        let id = match w.id {
-            Some(id) => id,
-            None => r.ok_or_else(missing)?.id.to_string(),
-        };
-        let path = match w.path {
-            Some(p) => std::ffi::OsString::from_vec(p).into(),
-            None => r.ok_or_else(missing)?.path.to_path_buf(),
-        };
-        let cwd = match w.cwd {
-            Some(c) => c,
-            None => r.ok_or_else(missing)?.cwd.clone(),
-        };
-        Ok(Entry {
-            meta: Meta {
-                id,
-                path,
-                key: w.key,
-                cwd,
-                cwd_dir: w.cwd_dir,
-                expires: w.expires,
-            },
-            row: w.row.map(std::sync::Arc::new),
-        })
+        In::deserialize(d)?
+            .entry()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a section's entries are decoded into: whole entries (`Vec<Entry>`: the passes, the
+/// CLI, the saves), or the warm start's rows and slim metas (`lean::Lean`), which never
+/// hold a meta's path or a vector of whole entries (issue 10). The catalog's patch log is
+/// replayed on either form.
+pub trait Gather: Default {
+    /// Room for `n` entries.
+    fn reserve(&mut self, n: usize);
+    /// Add one entry as the file holds it.
+    fn push(&mut self, e: In) -> Result<(), &'static str>;
+    /// Drop the entries whose meta's id is in `ids`.
+    fn drop_ids(&mut self, ids: &std::collections::HashSet<&str>);
+    /// Add entries re-read since (a patch's), after the others.
+    fn add(&mut self, fresh: &[Entry]);
+}
+
+impl Gather for Vec<Entry> {
+    fn reserve(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+    fn push(&mut self, e: In) -> Result<(), &'static str> {
+        Vec::push(self, e.entry()?);
+        Ok(())
+    }
+    fn drop_ids(&mut self, ids: &std::collections::HashSet<&str>) {
+        self.retain(|e| !ids.contains(e.meta.id.as_str()));
+    }
+    fn add(&mut self, fresh: &[Entry]) {
+        self.extend(fresh.iter().cloned());
     }
 }
 
@@ -92,20 +133,21 @@ const AHEAD: usize = 1 << 17;
 /// A section's entries, in a vector of their exact count. serde's own `Vec` allocates at
 /// most 1 MB ahead and then doubles: at 10k entries that copied 7 MB and left 8 MB
 /// allocated for 4.5 MB of entries, all before the warm start's first frame (issue 10).
-pub fn entries<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Entry>, D::Error> {
-    struct Entries;
-    impl<'de> Visitor<'de> for Entries {
-        type Value = Vec<Entry>;
+pub fn entries<'de, D: Deserializer<'de>, G: Gather>(d: D) -> Result<G, D::Error> {
+    struct Entries<G>(std::marker::PhantomData<G>);
+    impl<'de, G: Gather> Visitor<'de> for Entries<G> {
+        type Value = G;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a list of catalog entries")
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Entry>, A::Error> {
-            let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(AHEAD));
-            while let Some(e) = seq.next_element()? {
-                v.push(e);
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<G, A::Error> {
+            let mut v = G::default();
+            v.reserve(seq.size_hint().unwrap_or(0).min(AHEAD));
+            while let Some(e) = seq.next_element::<In>()? {
+                v.push(e).map_err(serde::de::Error::custom)?;
             }
             Ok(v)
         }
     }
-    d.deserialize_seq(Entries)
+    d.deserialize_seq(Entries(std::marker::PhantomData))
 }
