@@ -4,6 +4,7 @@
 //! Everything here only lists directories and reads small files; nothing is created.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::seen::{Project, Projects};
@@ -43,51 +44,23 @@ pub(super) fn project_dirs(projects: &Path) -> Vec<PathBuf> {
 /// each project directory held besides goes to `seen` (see `seen::Project`), from the same
 /// listing.
 ///
-/// The project directories are listed on two threads: a `statx` of every transcript (for
-/// the order) is most of a cold start's first screen at 10k sessions (30 ms of CPU, more
-/// than reading the 32 first rows' 7.5 MB on two threads), and the listing thread had the
-/// other core to itself meanwhile. The order is total, so it does not depend on which
-/// thread listed what.
+/// The project directories are listed on two threads (`fanout::in_order`, as Codex and pi
+/// list theirs): a `statx` of every transcript (for the order) is most of a cold start's
+/// first screen at 10k sessions (30 ms of CPU, more than reading the 32 first rows' 7.5 MB
+/// on two threads), and the listing thread had the other core to itself meanwhile. The
+/// order is total, so it does not depend on which thread listed what.
 pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     let dirs = project_dirs(projects);
-    let (next, handles) = (AtomicUsize::new(0), AtomicUsize::new(seen.len()));
-    let work = || {
-        let (mut out, mut seen) = (Vec::new(), Projects::default());
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(dir) = dirs.get(i) else {
-                return (out, seen);
-            };
-            let handle = handles.fetch_add(1, Ordering::Relaxed) < super::seen::MAX_HANDLES;
-            list_project(dir, handle, &mut out, &mut seen);
-        }
-    };
-    let (mut out, listed) = if dirs.len() < 2 {
-        work()
-    } else {
-        std::thread::scope(|scope| {
-            let other = std::thread::Builder::new()
-                .name("spool-discover".into())
-                .spawn_scoped(scope, work);
-            let (mut out, mut listed) = work();
-            match other.map(|h| h.join()) {
-                Ok(Ok((theirs, their_seen))) => {
-                    out.extend(theirs);
-                    listed.extend(their_seen);
-                    (out, listed)
-                }
-                // Not started: this thread listed every directory. Stopped partway: what
-                // it took is unknown, so everything is listed again here (a session left out
-                // would be taken for deleted).
-                Err(_) => (out, listed),
-                Ok(Err(_)) => {
-                    next.store(0, Ordering::Relaxed);
-                    work()
-                }
-            }
-        })
-    };
-    seen.extend(listed);
+    let handles = AtomicUsize::new(seen.len());
+    let listed = crate::store::fanout::in_order(&dirs, |dir| {
+        let handle = handles.fetch_add(1, Ordering::Relaxed) < super::seen::MAX_HANDLES;
+        list_project(dir, handle)
+    });
+    let mut out = Vec::with_capacity(listed.iter().map(|(found, _)| found.len()).sum());
+    for (found, project) in listed {
+        out.extend(found);
+        seen.extend(project);
+    }
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
     // 10k); the path makes the order total all the same.
     out.sort_unstable_by(|a, b| {
@@ -98,12 +71,17 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     out
 }
 
-/// The session candidates in one project directory, and what it held besides (`seen`),
-/// with a handle on it when `handle` (see `seen::MAX_HANDLES`).
-fn list_project(dir: &Path, handle: bool, out: &mut Vec<Candidate>, seen: &mut Projects) {
+/// A project directory's entry in `seen`: its path's bytes and what it held.
+type SeenEntry = (Box<[u8]>, Arc<Project>);
+
+/// The session candidates in one project directory, and what it held besides (its entry in
+/// `seen`, none when it cannot be read), with a handle on it when `handle` (see
+/// `seen::MAX_HANDLES`).
+fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
     use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
+        return (out, None);
     };
     let mut project = Project::open(dir, handle);
     for e in rd.flatten() {
@@ -132,7 +110,7 @@ fn list_project(dir: &Path, handle: bool, out: &mut Vec<Candidate>, seen: &mut P
         });
     }
     let key = dir.as_os_str().as_bytes().into();
-    seen.insert(key, std::sync::Arc::new(project.done()));
+    (out, Some((key, Arc::new(project.done()))))
 }
 
 /// The transcript of session `id` as `discover` would find it, by one `lstat` per project
