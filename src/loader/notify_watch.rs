@@ -36,6 +36,9 @@ impl Backend {
     }
 
     /// One directory, without its subdirectories.
+    /// The first walk is over (nothing is held for it here).
+    pub(super) fn settle(&self) {}
+
     pub(super) fn register(&mut self, dir: &Path, _parent: Option<Handle>) -> Reg<Handle> {
         match self.0.watch(dir, RecursiveMode::NonRecursive) {
             Ok(()) => Reg::Done {

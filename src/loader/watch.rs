@@ -123,6 +123,9 @@ impl Watch {
             let dirs = store.watch_dirs();
             watch.active = watch.backend.is_some() && watch.add(&dirs);
             watch.roots = dirs;
+            if let Some(b) = &watch.backend {
+                b.settle();
+            }
         }
         let kind = store.kind().as_str();
         crate::keytrace::phase_since_launch(&format!("watched_{kind}_at"));
