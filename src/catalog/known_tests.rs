@@ -141,7 +141,8 @@ fn a_table_answers_as_a_map_through_inserts_and_removals() {
                 m.remove(&id);
             }
             _ => {
-                let gone = |s: &str| s.ends_with(&format!("{}", r % 10)) && s.len() % 2 == 0;
+                let gone =
+                    |s: &str| s.ends_with(&format!("{}", r % 10)) && s.len().is_multiple_of(2);
                 let mut out: Vec<String> =
                     k.remove_if(gone).into_iter().map(String::from).collect();
                 let mut want: Vec<String> = m.keys().filter(|s| gone(s)).cloned().collect();

@@ -80,6 +80,8 @@ mod tests {
             b.register(&d.path().join("absent"), None),
             Reg::Gone
         ));
+        // The walk is over: the watch goes on as it was.
+        b.settle();
         let f = d.path().join("s.jsonl");
         std::fs::write(&f, b"{}\n").unwrap();
         let until = Instant::now() + Duration::from_secs(10);
