@@ -394,7 +394,8 @@ fn list_and_watch(
     }
     // Fingerprints cost a stat (and a directory read per Loop session); only polling needs
     // them (a working watcher names what changed), so they are taken after the pass if at all.
-    let mut known = crate::catalog::Known::default();
+    // Every candidate, sorted into the watcher's table once the pass is through.
+    let mut listed = Vec::with_capacity(candidates.len());
     let mut batch = Vec::new();
     let mut sent = Instant::now();
     let mut sent_progress = Instant::now();
@@ -413,7 +414,7 @@ fn list_and_watch(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        known.insert(&*c.id, &c.path, 0);
+        listed.push(crate::catalog::known::entry(&c.id, &c.path, 0));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         // Read ahead only without hints, so never `already`.
@@ -457,6 +458,7 @@ fn list_and_watch(
         }
         first.shown();
     }
+    let mut known = crate::catalog::Known::from_unsorted(listed);
     // Out of the race: sent (above) or nothing to send. The catalog's write and the
     // watcher's setup yield to keys.
     drop(runner);

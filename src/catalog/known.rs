@@ -65,126 +65,187 @@ fn plain_form(p: &Path) -> Vec<u8> {
     out
 }
 
-/// Every current session's path hash and key, by id (FxHash: one insert per session per
-/// pass, where SipHash showed in the profile; ids come from the store's own file names).
+/// An entry of `Known::from_unsorted`: `id` at `path` with `key`.
+pub fn entry(id: &str, path: &Path, key: u64) -> (Box<str>, Slot) {
+    let path = path_hash(path);
+    (id.into(), Slot { path, key })
+}
+
+/// The 32 bits of an id's FxHash that `Known` and the pass's `ById` order ids by (a
+/// collision costs one more id read).
+pub(super) fn id_hash(id: &str) -> u32 {
+    use std::hash::BuildHasher;
+    (rustc_hash::FxBuildHasher.hash_one(id) >> 32) as u32
+}
+
+/// Every current session's path hash and key, by id: entries sorted by `id_hash`, with the
+/// hashes in a vector of their own that a lookup bisects (contiguous, no id read but the
+/// match's), and a small map of the ids inserted since, merged in when it grows.
+///
+/// Issue 10: a hash table (`FxHashMap<Box<str>, Slot>`) held 65,536 buckets of 33 bytes for
+/// the ~33k sessions of each store at 100k, 6.5 MB for three stores; sorted, an entry is its
+/// 32 bytes and a 4-byte hash (3.6 MB). Tables are built whole (`from_unsorted`), and after
+/// that the watcher inserts a few sessions a pass.
 #[derive(Debug, Default)]
-pub struct Known(FxHashMap<Box<str>, Slot>);
+pub struct Known {
+    /// `id_hash` of each entry of `sorted`, in order.
+    hashes: Vec<u32>,
+    /// (id, slot), in `id_hash` order; ids of equal hash in no particular order.
+    sorted: Vec<(Box<str>, Slot)>,
+    /// Ids inserted since `sorted` was last built, none of them in it.
+    added: FxHashMap<Box<str>, Slot>,
+}
+
+/// `added` is merged into the sorted entries when it holds more than this or an eighth of
+/// them: a rebuild sorts them all, so it is rare enough to cost little a session.
+const MERGE_FROM: usize = 256;
 
 impl Known {
-    pub fn with_capacity(n: usize) -> Known {
-        Known(FxHashMap::with_capacity_and_hasher(n, Default::default()))
+    /// The table of `entries` (the last of an id given twice wins, as in a map).
+    pub fn from_unsorted(mut entries: Vec<(Box<str>, Slot)>) -> Known {
+        // Stable: an id given twice keeps its order, so the last one is known below.
+        entries.sort_by_cached_key(|e| id_hash(&e.0));
+        let mut hashes: Vec<u32> = Vec::with_capacity(entries.len());
+        hashes.extend(entries.iter().map(|e| id_hash(&e.0)));
+        // A run of equal hashes is nearly always one id: only a longer run is searched for
+        // an id given twice, whose earlier entries are dropped.
+        let mut dropped = vec![false; 0];
+        let mut start = 0;
+        while start < hashes.len() {
+            let end = start + hashes[start..].partition_point(|&h| h == hashes[start]);
+            for i in start..end {
+                if entries[i + 1..end].iter().any(|e| e.0 == entries[i].0) {
+                    dropped.resize(entries.len(), false);
+                    dropped[i] = true;
+                }
+            }
+            start = end;
+        }
+        if !dropped.is_empty() {
+            let mut at = (0..entries.len()).map(|i| !dropped[i]);
+            entries.retain(|_| at.next().unwrap_or(true));
+            let mut at = (0..hashes.len()).map(|i| !dropped[i]);
+            hashes.retain(|_| at.next().unwrap_or(true));
+        }
+        entries.shrink_to_fit();
+        hashes.shrink_to_fit();
+        Known {
+            hashes,
+            sorted: entries,
+            added: FxHashMap::default(),
+        }
+    }
+
+    /// Where `id` is in `sorted`.
+    fn position(&self, id: &str) -> Option<usize> {
+        let h = id_hash(id);
+        let from = self.hashes.partition_point(|&x| x < h);
+        let same = self.hashes[from..].iter().take_while(|&&x| x == h).count();
+        (from..from + same).find(|&i| &*self.sorted[i].0 == id)
     }
 
     /// Record `id` at `path` with `key`; an id already there is updated in place.
     pub fn insert(&mut self, id: impl Into<Box<str>>, path: &Path, key: u64) {
-        let slot = Slot {
-            path: path_hash(path),
-            key,
-        };
-        self.0.insert(id.into(), slot);
+        self.insert_hashed(id, path_hash(path), key);
     }
 
     /// `insert` with the path's `path_hash` already taken (a slimmed meta holds only that).
     pub fn insert_hashed(&mut self, id: impl Into<Box<str>>, path: u64, key: u64) {
-        self.0.insert(id.into(), Slot { path, key });
+        let id = id.into();
+        let slot = Slot { path, key };
+        match self.position(&id) {
+            Some(i) => self.sorted[i].1 = slot,
+            None => {
+                self.added.insert(id, slot);
+                if self.added.len() > MERGE_FROM.max(self.sorted.len() / 8) {
+                    self.merge();
+                }
+            }
+        }
+    }
+
+    /// Sort the ids inserted since into the rest.
+    fn merge(&mut self) {
+        let mut all = std::mem::take(&mut self.sorted);
+        all.reserve_exact(self.added.len());
+        all.extend(std::mem::take(&mut self.added));
+        *self = Known::from_unsorted(all);
     }
 
     pub fn get(&self, id: &str) -> Option<&Slot> {
-        self.0.get(id)
+        match self.position(id) {
+            Some(i) => Some(&self.sorted[i].1),
+            None => self.added.get(id),
+        }
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Slot> {
-        self.0.get_mut(id)
+        match self.position(id) {
+            Some(i) => Some(&mut self.sorted[i].1),
+            None => self.added.get_mut(id),
+        }
     }
 
     pub fn contains_key(&self, id: &str) -> bool {
-        self.0.contains_key(id)
+        self.get(id).is_some()
     }
 
     /// Whether `id` is known at another path than `path`.
     pub fn moved(&self, id: &str, path: &Path) -> bool {
-        self.0.get(id).is_some_and(|s| s.path != path_hash(path))
+        self.get(id).is_some_and(|s| s.path != path_hash(path))
     }
 
     pub fn remove(&mut self, id: &str) {
-        self.0.remove(id);
+        if self.added.remove(id).is_none()
+            && let Some(i) = self.position(id)
+        {
+            self.sorted.remove(i);
+            self.hashes.remove(i);
+        }
+    }
+
+    /// Remove every id `gone` says is gone, and return them: one pass over the table,
+    /// where removing them one by one moved the rest of it for each.
+    pub fn remove_if(&mut self, mut gone: impl FnMut(&str) -> bool) -> Vec<Box<str>> {
+        let mut out: Vec<Box<str>> = (self.added.extract_if(|id, _| gone(id)))
+            .map(|(id, _)| id)
+            .collect();
+        let at: Vec<bool> = self.sorted.iter().map(|e| gone(&e.0)).collect();
+        if at.contains(&true) {
+            let mut i = at.iter();
+            self.hashes.retain(|_| !i.next().copied().unwrap_or(false));
+            let mut i = at.iter();
+            out.extend(
+                (self
+                    .sorted
+                    .extract_if(.., |_| i.next().copied().unwrap_or(false)))
+                .map(|(id, _)| id),
+            );
+        }
+        out
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.keys().map(|k| &**k)
+        (self.sorted.iter().map(|e| &*e.0)).chain(self.added.keys().map(|k| &**k))
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.sorted.len() + self.added.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
     }
 
     /// The table's own bytes besides the ids' text (tests bound it).
     pub fn table_bytes(&self) -> usize {
-        self.0.capacity() * (std::mem::size_of::<(Box<str>, Slot)>() + 1)
+        let entry = std::mem::size_of::<(Box<str>, Slot)>();
+        self.sorted.capacity() * entry
+            + self.hashes.capacity() * 4
+            + self.added.capacity() * (entry + 1)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_session_is_found_by_id_and_a_move_is_seen() {
-        let mut k = Known::with_capacity(2);
-        k.insert("a", Path::new("/s/a.jsonl"), 7);
-        assert!(k.contains_key("a") && !k.contains_key("b"));
-        assert_eq!(k.get("a").map(|s| s.key), Some(7));
-        assert!(!k.moved("a", Path::new("/s/a.jsonl")));
-        assert!(k.moved("a", Path::new("/t/a.jsonl")));
-        assert!(
-            !k.moved("b", Path::new("/s/a.jsonl")),
-            "unknown is new, not moved"
-        );
-        k.insert(String::from("a"), Path::new("/t/a.jsonl"), 8);
-        assert_eq!(k.len(), 1);
-        assert!(!k.moved("a", Path::new("/t/a.jsonl")));
-        k.remove("a");
-        assert!(k.is_empty());
-    }
-
-    /// Paths that compare equal hash equal, whether written plainly or not, and the plain
-    /// form is hashed as it is written.
-    #[test]
-    fn equal_paths_hash_equal() {
-        let groups: [&[&str]; 6] = [
-            &["/s/a.jsonl", "/s//a.jsonl", "/s/./a.jsonl", "//s/a.jsonl"],
-            &["/s/col/id", "/s/col/id/", "/s/col/id/.", "/s/col//id//"],
-            &["/", "//", "/."],
-            &["rel/x", "rel//x", "rel/./x", "rel/x/"],
-            &["/s/a.json", "/s/a.json/"],
-            &["/s/a..json", "/s/a..json/"],
-        ];
-        let hashes: Vec<Vec<u64>> = (groups.iter())
-            .map(|g| g.iter().map(|p| path_hash(Path::new(p))).collect())
-            .collect();
-        for (g, h) in groups.iter().zip(&hashes) {
-            for (p, x) in g.iter().zip(h) {
-                assert_eq!(*x, h[0], "{p} and {}", g[0]);
-                assert_eq!(Path::new(p), Path::new(g[0]));
-            }
-        }
-        let firsts: std::collections::HashSet<u64> = hashes.iter().map(|h| h[0]).collect();
-        assert_eq!(
-            firsts.len(),
-            groups.len(),
-            "different paths, different hashes"
-        );
-        assert!(is_plain(b"/s/col/id") && !is_plain(b"/s/col/id/") && !is_plain(b"rel"));
-        assert_eq!(plain_form(Path::new("/s//col/./id/")), b"/s/col/id");
-    }
-
-    /// Two words of slot and one of key pointer beside each id: the path is not kept.
-    #[test]
-    fn an_entry_is_a_boxed_id_and_two_hashes() {
-        assert_eq!(std::mem::size_of::<(Box<str>, Slot)>(), 32);
-    }
-}
+#[path = "known_tests.rs"]
+mod tests;

@@ -18,6 +18,7 @@ use crate::model::{SessionSummary, StoreKind};
 use crate::store::{Candidate, Store, Stores};
 
 pub use super::known::Known;
+use super::known::{Slot, id_hash, path_hash};
 
 /// What one pass found.
 #[derive(Debug, Default)]
@@ -50,12 +51,6 @@ pub struct ById {
     /// (the id's `id_hash`, the meta's position), in hash order; ids of equal hash are in
     /// id order.
     order: Vec<(u32, u32)>,
-}
-
-/// The 32 bits of an id's FxHash that `ById` orders by (a collision costs one more id read).
-fn id_hash(id: &str) -> u32 {
-    use std::hash::BuildHasher;
-    (rustc_hash::FxBuildHasher.hash_one(id) >> 32) as u32
 }
 
 impl ById {
@@ -271,10 +266,9 @@ fn check_keyed<L: Listed + ?Sized>(
     // The position found is handed back, so each candidate's id is looked up once.
     let lookup = |id: &str| old.position(id).map(|i| (i, &old.metas[i]));
     let news = reread(store, &lookup, candidates, keys);
-    let mut out = Checked {
-        known: Known::with_capacity(candidates.count()),
-        ..Checked::default()
-    };
+    let mut out = Checked::default();
+    // Every current session, sorted into the watcher's table once they are all in.
+    let mut known: Vec<(Box<str>, Slot)> = Vec::with_capacity(candidates.count());
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
     let mut found = vec![false; old.metas.len()];
     let mut valid = vec![false; old.metas.len()];
@@ -292,7 +286,14 @@ fn check_keyed<L: Listed + ?Sized>(
                 if at.is_some() && e.row.is_some() {
                     out.changed.push(e.meta.id.clone());
                 }
-                out.known.insert(&*e.meta.id, &e.meta.path, e.meta.key);
+                let path = path_hash(&e.meta.path);
+                known.push((
+                    e.meta.id.as_str().into(),
+                    Slot {
+                        path,
+                        key: e.meta.key,
+                    },
+                ));
                 out.fresh.push(*e);
             }
         }
@@ -302,12 +303,16 @@ fn check_keyed<L: Listed + ?Sized>(
         let i = i as usize;
         let m = &mut metas[i];
         if valid[i] {
-            out.known
-                .insert_hashed(std::mem::take(&mut m.id), m.path, m.key);
+            let slot = Slot {
+                path: m.path,
+                key: m.key,
+            };
+            known.push((std::mem::take(&mut m.id), slot));
         } else if !found[i] {
             out.gone.push(std::mem::take(&mut m.id).into());
         }
     }
+    out.known = Known::from_unsorted(known);
     out
 }
 

@@ -123,6 +123,9 @@ impl Watch {
             let dirs = store.watch_dirs();
             watch.active = watch.backend.is_some() && watch.add(&dirs);
             watch.roots = dirs;
+            if let Some(b) = &watch.backend {
+                b.settle();
+            }
         }
         let kind = store.kind().as_str();
         crate::keytrace::phase_since_launch(&format!("watched_{kind}_at"));
@@ -354,13 +357,15 @@ pub(super) fn rescan(
         } else {
             0
         };
-        let is_new = !known.contains_key(&c.id);
-        let moved = known.moved(&c.id, &c.path);
+        // One lookup a candidate.
+        let slot = known.get(&c.id).copied();
+        let is_new = slot.is_none();
+        let moved = slot.is_some_and(|s| s.path != crate::catalog::known::path_hash(&c.path));
         // Keys are compared only when this pass took them: with a watcher `fp` is 0, and a
         // warm start's known keys (the catalog's) differed from it for every session, so the
         // first event re-read the whole store (66k sessions at 100k: seconds of work and a
         // Reread of every row, issue 10).
-        let rekeyed = fingerprints && known.get(&c.id).is_some_and(|s| s.key != fp);
+        let rekeyed = fingerprints && slot.is_some_and(|s| s.key != fp);
         let differs = !is_new && (moved || rekeyed || named(c));
         if is_new || differs {
             known.insert(&*c.id, &c.path, fp);
@@ -376,15 +381,10 @@ pub(super) fn rescan(
             }
         }
     }
-    let gone: Vec<String> = known
-        .keys()
-        .filter(|id| !seen.contains(id))
-        .map(str::to_string)
+    let gone: Vec<String> = (known.remove_if(|id| !seen.contains(id)).into_iter())
+        .map(String::from)
         .collect();
     let kind = store.kind();
-    for id in &gone {
-        known.remove(id);
-    }
     cat.record(store, &fresh, &gone);
     if !gone.is_empty() {
         let keys = gone.into_iter().map(|id| (kind, id)).collect();

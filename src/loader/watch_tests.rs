@@ -331,3 +331,23 @@ fn lost_events_walk_the_roots_again_and_compare_every_session() {
     let (_, fingerprints) = w.next_pass(&store);
     assert!(!fingerprints, "lost once, compared once");
 }
+
+/// The first walk's table of names is held at its size, not at the room it grew to
+/// (issue 10: at 32k Loop sessions that room was up to 1 MB more than the names).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_first_walks_names_are_held_at_their_size() {
+    let d = tempfile::tempdir().unwrap();
+    let c = d.path().join("sessions").join("767af75ec9c3c6ac7b4a00e5");
+    for i in 0..300 {
+        loop_session(&c.join(format!("aa{i:03}")));
+    }
+    let store = LoopStore::new(d.path());
+    let (w, _rx) = started(&store, usize::MAX);
+    assert!(w.active);
+    let b = w.backend.as_ref().unwrap();
+    let t = b.table().lock().unwrap();
+    assert_eq!(t.len(), 302, "sessions/, the collection and 300 sessions");
+    let (len, room) = t.names_room();
+    assert_eq!(room, len);
+}

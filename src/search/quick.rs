@@ -189,40 +189,68 @@ struct Carry {
 /// A long run is split in two halves ranked at once, the second on a scoped thread with its
 /// own scratch matcher: at 100k sessions a query's first letter matches most of them, and
 /// ranking them on the UI thread alone held that key 60–130 ms (issue 10).
+///
+/// Ranked in place: each half moves its matches to its front, and the second half's are
+/// moved down after the first's. Each half collected into a vector of its own, grown by
+/// doubling, and then into a third: with the ids, up to four times the matches' 1.6 MB at
+/// 100k sessions at once, on every key (issue 10: the keys' transient is in the peak RSS).
 fn rank_ids(
     (query, text, hint): (&mut Query, &str, Option<Carry>),
     (items, titles): (&[Item], &Titles),
-    ids: &[Match],
+    mut ids: Vec<Match>,
 ) -> Vec<Match> {
     let keep = hint.filter(|c| c.same_rank && query.carries(c.term));
-    let one = |q: &mut Query, ids: &[Match]| -> Vec<Match> {
-        ids.iter()
-            .filter_map(|&(old, i, h)| {
-                if let Some(c) = keep.filter(|_| h > 0) {
-                    return Some((old, i, q.said_from(c.term, &items[i as usize], h)?));
+    // The matches of `ids`, moved to its front; returns how many.
+    let one = |q: &mut Query, ids: &mut [Match]| -> usize {
+        let mut n = 0;
+        for k in 0..ids.len() {
+            let (old, i, h) = ids[k];
+            let ranked = match keep.filter(|_| h > 0) {
+                Some(c) => (q.said_from(c.term, &items[i as usize], h)).map(|seen| (old, i, seen)),
+                None => {
+                    let hint = hint.map(|c| (c.term, h, c.widened));
+                    (q.rank(&items[i as usize], titles.get(i as usize), hint))
+                        .map(|(rank, seen)| (rank, i, seen))
                 }
-                let hint = hint.map(|c| (c.term, h, c.widened));
-                let (rank, seen) = q.rank(&items[i as usize], titles.get(i as usize), hint)?;
-                Some((rank, i, seen))
-            })
-            .collect()
-    };
-    if ids.len() < SPLIT_FROM {
-        return one(query, ids);
-    }
-    let (a, b) = ids.split_at(ids.len() / 2);
-    std::thread::scope(|s| {
-        let other = std::thread::Builder::new()
-            .name("spool-quick-rank".into())
-            .spawn_scoped(s, || one(&mut Query::parse(text), b));
-        let mut ranked = one(query, a);
-        // No thread (or a failed one): the second half here, as for a short run.
-        match other.ok().and_then(|h| h.join().ok()) {
-            Some(rest) => ranked.extend(rest),
-            None => ranked.extend(one(query, b)),
+            };
+            if let Some(m) = ranked {
+                ids[n] = m;
+                n += 1;
+            }
         }
-        ranked
-    })
+        n
+    };
+    let (kept, moved) = if ids.len() < SPLIT_FROM {
+        (one(query, &mut ids), None)
+    } else {
+        let half = ids.len() / 2;
+        let (a, b) = ids.split_at_mut(half);
+        let (na, nb) = std::thread::scope(|s| {
+            let other = std::thread::Builder::new()
+                .name("spool-quick-rank".into())
+                .spawn_scoped(s, || one(&mut Query::parse(text), b));
+            let na = one(query, a);
+            // A panic there is one here, as it would have been on this thread alone; a
+            // half it never started is ranked below.
+            let nb =
+                (other.ok()).map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            (na, nb)
+        });
+        let nb = nb.unwrap_or_else(|| one(query, &mut ids[half..]));
+        (na, Some((half, nb)))
+    };
+    let mut n = kept;
+    if let Some((half, nb)) = moved {
+        ids.copy_within(half..half + nb, n);
+        n += nb;
+    }
+    ids.truncate(n);
+    // Few matches of many ids: the rest of the room is given back (a mapped block shrinks
+    // where it lies).
+    if n < ids.capacity() / 2 {
+        ids.shrink_to_fit();
+    }
+    ids
 }
 
 /// Not among the last matches (in `set_query`'s map of each item to its place in them).
@@ -400,18 +428,25 @@ impl Search {
                 &mut was[..scanned],
             );
         }
-        let ids: Vec<Match> = (was.iter().enumerate())
-            .filter(|(_, w)| **w != NOT)
-            .map(|(i, &w)| match m.get(w as usize) {
-                Some(&old) => old,
-                // `NEW`, marked by `widen`: not among the last matches.
-                None => (Rank::NONE, i as u32, 0),
-            })
-            .collect();
+        // Sized first: collected, the ids grew by doubling.
+        let mut ids = Vec::with_capacity(was.iter().filter(|&&w| w != NOT).count());
+        ids.extend(
+            (was.iter().enumerate())
+                .filter(|(_, w)| **w != NOT)
+                .map(|(i, &w)| match m.get(w as usize) {
+                    Some(&old) => old,
+                    // `NEW`, marked by `widen`: not among the last matches.
+                    None => (Rank::NONE, i as u32, 0),
+                }),
+        );
+        // The last matches are in `ids` now: they and the map are freed before ranking, so
+        // a key holds one vector of matches at a time (issue 10).
+        drop(was);
+        *m = Vec::new();
         *m = rank_ids(
             (&mut self.query, &self.text, hint),
             (&self.items, &self.titles),
-            &ids,
+            ids,
         );
         self.put_top_in_order();
     }
@@ -444,7 +479,8 @@ impl Search {
     pub fn tick(&mut self, _timeout_ms: u64) -> (bool, bool) {
         let changed = self.dirty || self.scanned < self.items.len();
         if self.dirty {
-            self.matches.get_mut().clear();
+            // Freed, not cleared: the room of the last matches is not held beside the next.
+            *self.matches.get_mut() = Vec::new();
             self.ordered.set(0);
             self.dirty = false;
         }
@@ -459,9 +495,13 @@ impl Search {
             let new = rank_ids(
                 (&mut self.query, &self.text, None),
                 (&self.items, &self.titles),
-                &ids,
+                ids,
             );
-            self.matches.get_mut().extend(new);
+            let m = self.matches.get_mut();
+            match m.is_empty() {
+                true => *m = new,
+                false => m.extend(new),
+            }
             self.put_top_in_order();
             self.scanned = self.items.len();
         }

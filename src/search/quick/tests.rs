@@ -402,3 +402,39 @@ fn items_built_in_halves_are_the_items_built_in_one_piece() {
         );
     }
 }
+
+/// A key's matches are ranked in the buffer of the ids it ranks, both halves of a long run
+/// moved to its front in item order, and a buffer of few matches is shrunk: no second
+/// vector of matches is held beside the ids (issue 10: a key's transient is in the peak).
+#[test]
+fn ranking_keeps_the_matches_in_the_ids_own_buffer() {
+    let rows: Vec<Arc<SessionSummary>> = (0..SPLIT_FROM + 999)
+        .map(|i| {
+            let title = if i % 3 == 0 { "fix login" } else { "port" };
+            Arc::new(row(&format!("s{i}"), title, "", "", 1))
+        })
+        .collect();
+    let items: Vec<Item> = rows.iter().map(Item::new).collect();
+    let recency = rows.iter().map(|s| item::recency_of(s)).collect();
+    let titles = Titles::of(&items, recency);
+    for (text, every) in [("port", false), ("fix", true)] {
+        let ids: Vec<Match> = (0..items.len() as u32)
+            .map(|i| (Rank::NONE, i, 0))
+            .collect();
+        let at = ids.as_ptr();
+        let out = rank_ids(
+            (&mut Query::parse(text), text, None),
+            (&items, &titles),
+            ids,
+        );
+        let want: Vec<u32> = (0..items.len() as u32)
+            .filter(|i| (i % 3 == 0) == every)
+            .collect();
+        assert_eq!(out.iter().map(|m| m.1).collect::<Vec<_>>(), want, "{text}");
+        match every {
+            // A third of the ids match: the rest of the room is given back.
+            true => assert_eq!(out.capacity(), out.len(), "{text}"),
+            false => assert_eq!(out.as_ptr(), at, "{text}: ranked in place"),
+        }
+    }
+}
