@@ -388,6 +388,7 @@ fn list_and_watch(
         }
     }
     let candidates = store.discover();
+    crate::keytrace::phase_since_launch(&format!("discovered_{}_at", kind.as_str()));
     let total = candidates.len();
     if !progress(0, total, false) {
         return;
@@ -398,6 +399,8 @@ fn list_and_watch(
     let mut listed = Vec::with_capacity(candidates.len());
     let mut batch = Vec::new();
     let mut sent = Instant::now();
+    // For the trace: when this pass's first rows went out (the cold first paint's path).
+    let mut sent_any = false;
     let mut sent_progress = Instant::now();
     // Without hints the first batch is the first screen: read it on two threads.
     let ahead = if early.is_empty() {
@@ -433,6 +436,9 @@ fn list_and_watch(
             let rows = std::mem::take(&mut batch);
             if tx.send(Event::Action(Action::Cached(rows))).is_err() {
                 return;
+            }
+            if !std::mem::replace(&mut sent_any, true) {
+                crate::keytrace::phase_since_launch(&format!("first_rows_{}_at", kind.as_str()));
             }
             // Rows are out: release the stores still waiting (cheap, and idempotent).
             first.shown();

@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod claude_store;
 pub mod codex_store;
+pub mod dirents;
 pub mod entries;
 pub mod fanout;
 pub mod harness_store;

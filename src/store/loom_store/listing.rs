@@ -1,7 +1,7 @@
 //! Discovery (section 1) and the listing row (sections 3 and 7): ids, the DECIDED sort key,
 //! derived title/summary/times, badges, and the sidecar's pin/archive/title/unread state.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
@@ -39,16 +39,32 @@ pub fn sort_key(id: &str) -> Option<(&str, u32)> {
 /// Regular `*.jsonl` files directly in `sessions/` (no directories, symlinks or dot-files),
 /// newest first by the DECIDED key, ties and non-standard ids by id.
 pub fn discover(sessions: &Path) -> Vec<Candidate> {
-    let mut keyed: Vec<(u64, Candidate)> = discover_unordered(sessions)
-        .into_iter()
-        .map(|c| (rank(&c.id), c))
-        .collect();
+    // The ids in one buffer, keyed by one number (below) and their place in it: the sort
+    // moves 24 bytes a log, and no `String` or `PathBuf` is made before the order is known.
+    let mut ids = String::new();
+    let mut keyed: Vec<(u64, usize, usize)> = Vec::new();
+    let listed = logs(sessions, |id| {
+        let at = ids.len();
+        ids.push_str(id);
+        keyed.push((rank(id), at, ids.len()));
+    });
+    if let Err(e) = listed {
+        return unlisted(sessions, e);
+    }
     // Standard ids first, then newest key, then id. File names are unique, so the order is
     // total and an unstable sort gives the one a stable sort gave. The key is one number:
     // a cached key of two `String`s a log, copied and freed, cost more than the directory
     // read of a cold 100k start (33k logs) before its first rows.
-    keyed.sort_unstable_by(|(ra, a), (rb, b)| rb.cmp(ra).then_with(|| b.id.cmp(&a.id)));
-    keyed.into_iter().map(|(_, c)| c).collect()
+    keyed.sort_unstable_by(|&(ra, a, ae), &(rb, b, be)| {
+        rb.cmp(&ra).then_with(|| ids[b..be].cmp(&ids[a..ae]))
+    });
+    let mut out = Vec::with_capacity(keyed.len());
+    out.extend(
+        keyed
+            .iter()
+            .map(|&(_, a, e)| candidate(sessions, &ids[a..e])),
+    );
+    out
 }
 
 /// `sort_key(id)` as one number in the same order, standard ids above all others (`0`):
@@ -67,34 +83,55 @@ fn rank(id: &str) -> u64 {
 /// `discover`'s candidates in directory order: what the stat pass keys (any order), without
 /// a sort (issue 10: at 100k, a warm check sorted 33k logs it then looked up by id).
 pub fn discover_unordered(sessions: &Path) -> Vec<Candidate> {
-    let rd = match std::fs::read_dir(sessions) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-        Err(_) => return vec![Candidate::unreadable_dir(sessions)],
-    };
-    rd.flatten()
-        .filter_map(|e| {
-            // The name is read from the path, which the candidate keeps anyway.
-            let path = e.path();
-            let name = path.file_name()?.to_str()?;
-            let id = name.strip_suffix(".jsonl")?;
-            if id.is_empty() || name.starts_with('.') {
-                return None;
-            }
-            // DirEntry::file_type does not follow symlinks.
-            if !e.file_type().ok()?.is_file() {
-                return None;
-            }
-            // No stat here: the id already orders the logs, and a stat per file is most of
-            // the cost of discovering a large store (mtime is only a rare tie-break).
-            Some(Candidate {
-                id: id.to_string(),
-                path,
-                mtime: None,
-                stat: None,
-            })
-        })
-        .collect()
+    let mut out = Vec::new();
+    match logs(sessions, |id| out.push(candidate(sessions, id))) {
+        Ok(()) => out,
+        Err(e) => unlisted(sessions, e),
+    }
+}
+
+/// Call `f` with the id of every log in `sessions/`, in directory order: a regular file
+/// (the entry's type, not following a symlink) named `<id>.jsonl`, UTF-8, not a dot-file.
+/// No stat: the id already orders the logs, and a stat per file is most of the cost of
+/// discovering a large store (mtime is only a rare tie-break).
+fn logs(sessions: &Path, mut f: impl FnMut(&str)) -> std::io::Result<()> {
+    crate::store::dirents::each(sessions, |name, kind| {
+        if kind != crate::store::dirents::Kind::File || name.starts_with(b".") {
+            return;
+        }
+        let Some(id) = name.strip_suffix(b".jsonl") else {
+            return;
+        };
+        if let Ok(id) = std::str::from_utf8(id)
+            && !id.is_empty()
+        {
+            f(id);
+        }
+    })
+}
+
+/// What discovery gives for a `sessions/` it could not list: nothing when there is none, else
+/// the stand-in row for an unreadable directory.
+fn unlisted(sessions: &Path, e: std::io::Error) -> Vec<Candidate> {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        Vec::new()
+    } else {
+        vec![Candidate::unreadable_dir(sessions)]
+    }
+}
+
+/// The candidate for log `id`: its path is `sessions/<id>.jsonl`, built in one allocation.
+fn candidate(sessions: &Path, id: &str) -> Candidate {
+    let mut path = PathBuf::with_capacity(sessions.as_os_str().len() + id.len() + 7);
+    path.push(sessions);
+    path.push(id);
+    path.as_mut_os_string().push(".jsonl");
+    Candidate {
+        id: id.to_string(),
+        path,
+        mtime: None,
+        stat: None,
+    }
 }
 
 /// The id read as local time (`YYYYMMDD-hhmmss`), the fallback for `started`.

@@ -301,7 +301,15 @@ fn discovery_filters_and_sorts_by_the_decided_key() {
         dir.join("20260317-000000.jsonl"),
     )
     .unwrap();
-    let ids: Vec<String> = s.discover().into_iter().map(|c| c.id).collect();
+    // Names std's `read_dir` lists but loom does not (not UTF-8), and odd ones it does.
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::write(dir.join(std::ffi::OsStr::from_bytes(b"x\xff.jsonl")), "").unwrap();
+    std::fs::write(dir.join("with space.jsonl"), "").unwrap();
+    let found = s.discover();
+    for c in &found {
+        assert_eq!(c.path, dir.join(format!("{}.jsonl", c.id)));
+    }
+    let ids: Vec<String> = found.into_iter().map(|c| c.id).collect();
     // The stat pass's survey finds the same candidates, in any order.
     let mut found = s.discover_unordered();
     found.sort_by_key(|c| ids.iter().position(|i| *i == c.id));
@@ -313,6 +321,7 @@ fn discovery_filters_and_sorts_by_the_decided_key() {
             "20260314-091502-10",
             "20260314-091502-2",
             "20260314-091502",
+            "with space",
             "notes"
         ]
     );
