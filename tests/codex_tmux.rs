@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::tmux::Tmux;
+use common::tmux::{Tmux, selected_row};
 
 #[test]
 fn codex_rows_and_store_cycling() {
@@ -32,13 +32,6 @@ fn codex_rows_and_store_cycling() {
     assert!(end.contains("EXIT=0"), "{end}");
 }
 
-/// The sidebar text of the selected row (the line with the selection bar), if any.
-fn selected_row(screen: &str) -> Option<String> {
-    let line = screen.lines().find(|l| l.contains('▌'))?;
-    let cut = line.split('│').next().unwrap_or(line);
-    Some(cut.chars().skip(3).collect::<String>().trim().to_string())
-}
-
 /// A cold start on a Codex store alone (issue 10): the first frame with rows holds the
 /// newest session, found by the time in the rollouts' names before every rollout is
 /// stat'ed, and selected; as the rest arrive, a session resumed later (created first, so
@@ -53,19 +46,7 @@ fn a_cold_codex_start_shows_the_newest_first_and_the_selection_holds() {
     let first = t.wait_until("a first frame with rows", |s| selected_row(s).is_some());
     let picked = selected_row(&first).unwrap();
     assert!(picked.starts_with("session 1499 "), "{first}");
-    let mut last = first;
-    while last.contains("loading") || !last.contains("/ search") {
-        let s = t.screen();
-        if let Some(now) = selected_row(&s) {
-            assert_eq!(
-                now, picked,
-                "the selection moved during the cold load:\n{s}"
-            );
-        }
-        last = s;
-    }
-    let settled = t.wait_listed();
-    assert_eq!(selected_row(&settled).as_deref(), Some(picked.as_str()));
+    let settled = t.hold_selection(&picked, first);
     assert!(settled.contains("1,501 sessions"), "{settled}");
     // The resumed session went in above the selection (out of view, the selected row kept
     // its place on screen): one row up is it.
