@@ -213,6 +213,8 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         .size()
         .wrap_err("could not read the terminal size")?;
     app.update(Action::Resize(size.width, size.height));
+    // A cold start reads a screenful first, not a fixed 32 rows.
+    crate::loader::set_screenful(app.list_rows_visible());
     // With rows from the catalog, the first frame is drawn before any background thread
     // starts: on two cores, the stat pass, the watcher's walk, the index and the top
     // session's preview all compete with it, and none of them changes the rows it shows.

@@ -26,7 +26,8 @@ mod first;
 mod gate;
 mod pane;
 mod watch;
-use first::{FIRST_ROWS_WAIT, FirstRows, Runner};
+pub use first::set_screenful;
+use first::{FIRST_ROWS_WAIT, FirstRows, Runner, first_batch};
 use gate::{Gate, Opener};
 pub use pane::load;
 use pane::pane_worker;
@@ -70,7 +71,8 @@ impl From<crossterm::event::Event> for Event {
 }
 
 /// Summaries per batch, and the longest a batch waits before it is sent. The first batch of
-/// each store is small so the first screen fills as soon as a screenful is read.
+/// each store is small so the first screen fills as soon as a screenful is read: a
+/// screenful and a few more when the browser has told the list's height, else 32.
 const FIRST_BATCH: usize = 32;
 const BATCH: usize = 256;
 const BATCH_WAIT: Duration = Duration::from_millis(50);
@@ -339,10 +341,15 @@ fn list_and_watch(
     };
     // Last run's top sessions first: the first screen needs a screenful, not the whole store.
     let cache = crate::hints::cache_dir();
-    let hinted: Vec<Candidate> = cache
+    let mut hinted: Vec<Candidate> = cache
         .as_deref()
         .map(|c| crate::hints::read(c, store.sessions_dir()))
         .unwrap_or_default();
+    if hinted.is_empty() {
+        // No last run to go by: the store's own guess at its newest screenful, when it has
+        // one cheaper than a full discovery (Codex: by the time in the rollouts' names).
+        hinted = store.first_screen(first_batch());
+    }
     let mut early: HashMap<String, PathBuf> = HashMap::new();
     let mut top: Vec<Arc<SessionSummary>> = Vec::new();
     // With a catalog to fill, every read also keeps its meta (a cold start writes it once).
@@ -359,8 +366,11 @@ fn list_and_watch(
         row
     };
     if !hinted.is_empty() {
-        let rows: Vec<Arc<SessionSummary>> =
-            hinted.iter().filter_map(|c| summarize(c, None)).collect();
+        // Read on two threads, as the first batch without hints: these rows are the screen.
+        let ahead = read_ahead(store, &hinted, keep);
+        let rows: Vec<Arc<SessionSummary>> = (hinted.iter().zip(ahead))
+            .filter_map(|(c, read)| summarize(c, Some(read)))
+            .collect();
         for r in &rows {
             early.insert(r.id.to_string(), r.path.to_path_buf());
             remember_top(&mut top, r);
@@ -406,7 +416,7 @@ fn list_and_watch(
     let ahead = if early.is_empty() {
         read_ahead(
             store,
-            &candidates[..candidates.len().min(FIRST_BATCH)],
+            &candidates[..candidates.len().min(first_batch())],
             keep,
         )
     } else {
@@ -553,8 +563,9 @@ fn read_ahead(store: &dyn Store, candidates: &[Candidate], keep: bool) -> Vec<Re
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then
 /// batches that grow with the list (each batch costs the UI a re-sort of the whole list).
 fn batch_limits(sent: usize) -> (usize, Duration) {
-    if sent < FIRST_BATCH {
-        return (FIRST_BATCH, BATCH_WAIT);
+    let first = first_batch();
+    if sent < first {
+        return (first, BATCH_WAIT);
     }
     let size = BATCH.max(sent / 4);
     let wait = (BATCH_WAIT * (1 + (sent / 4096) as u32)).min(MAX_BATCH_WAIT);

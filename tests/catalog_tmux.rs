@@ -4,16 +4,8 @@
 
 mod common;
 
-use common::tmux::Tmux;
+use common::tmux::{Tmux, selected_row};
 use spool::corpus::{CorpusSpec, generate};
-
-/// The sidebar text of the selected row (the line with the selection bar), if any.
-fn selected_row(screen: &str) -> Option<String> {
-    let line = screen.lines().find(|l| l.contains('▌'))?;
-    let cut = line.split('│').next().unwrap_or(line);
-    // Past the bar and the unread/pin marks (opening a session marks it read).
-    Some(cut.chars().skip(3).collect::<String>().trim().to_string())
-}
 
 /// Capture as fast as tmux answers until the screen shows anything; that is the first frame.
 fn first_frame(t: &Tmux, what: &str) -> String {
@@ -69,19 +61,7 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     );
     let picked = selected_row(&first).unwrap_or_else(|| panic!("no selected row:\n{first}"));
     // Until everything is loaded, every capture shows the same session selected.
-    let mut last = first;
-    while last.contains("loading") || !last.contains("/ search") {
-        let s = t.screen();
-        if let Some(now) = selected_row(&s) {
-            assert_eq!(
-                now, picked,
-                "the selection moved during the cold load:\n{s}"
-            );
-        }
-        last = s;
-    }
-    let settled = t.wait_listed();
-    assert_eq!(selected_row(&settled).as_deref(), Some(picked.as_str()));
+    t.hold_selection(&picked, first);
     // Each store writes its section once its listing is shown: a quit right then can leave
     // a catalog newer than its head (a cache, so no harm, but the warm start below must
     // start from a head). Wait for the last store's write.

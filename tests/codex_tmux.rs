@@ -1,12 +1,12 @@
 //! Codex in the real browser (tmux): its sessions are listed beside another store's, `F`
-//! reaches the codex store (skipping empty stores), and an archived thread asks before
-//! Codex unarchives it.
+//! reaches the codex store (skipping empty stores), and a cold start shows the newest
+//! rollouts first and holds the selection as the rest arrive.
 
 mod common;
 
 use std::path::Path;
 
-use common::tmux::Tmux;
+use common::tmux::{Tmux, selected_row};
 
 #[test]
 fn codex_rows_and_store_cycling() {
@@ -30,4 +30,30 @@ fn codex_rows_and_store_cycling() {
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
+}
+
+/// A cold start on a Codex store alone (issue 10): the first frame with rows holds the
+/// newest session, found by the time in the rollouts' names before every rollout is
+/// stat'ed, and selected; as the rest arrive, a session resumed later (created first, so
+/// only the full discovery finds it early) is inserted above, and the selection stays put.
+#[test]
+fn a_cold_codex_start_shows_the_newest_first_and_the_selection_holds() {
+    let Some(t) = Tmux::new("codex-cold") else {
+        return;
+    };
+    common::rollouts::store(&t.home().join(".codex"), 1500);
+    t.run("");
+    let first = t.wait_until("a first frame with rows", |s| selected_row(s).is_some());
+    let picked = selected_row(&first).unwrap();
+    assert!(picked.starts_with("session 1499 "), "{first}");
+    let settled = t.hold_selection(&picked, first);
+    assert!(settled.contains("1,501 sessions"), "{settled}");
+    // The resumed session went in above the selection (out of view, the selected row kept
+    // its place on screen): one row up is it.
+    t.keys(&["Up"]);
+    t.wait_stable("the row above selected", |s| {
+        selected_row(s).is_some_and(|r| r.starts_with("resumed "))
+    });
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
 }

@@ -129,3 +129,82 @@ fn dropping_the_loader_stops_its_threads() {
         "loader threads outlived the loader"
     );
 }
+
+/// A cold start of a Codex store (no catalog, no hints) shows the rollouts with the newest
+/// names first, found without an `lstat` of every rollout, and then lists exactly what a
+/// full discovery does: the first batch holds the newest session, not the resumed one
+/// only a full discovery finds, and the rows at the end are today's, one per id.
+#[test]
+fn a_cold_codex_start_shows_the_newest_rollouts_first_then_what_discovery_lists() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let codex = d.path().join("codex");
+    common::rollouts::store(&codex, 200);
+    let empty = d.path().join("empty");
+    let stores = Arc::new(spool::store::Stores::open(&spool::store::Roots {
+        loop_dir: empty.clone(),
+        loom_dir: empty.clone(),
+        harness_dir: empty.clone(),
+        claude_dir: empty.clone(),
+        codex_dir: codex.clone(),
+        pi_dir: empty,
+        state_dir: d.path().join("state"),
+    }));
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores.clone(), tx);
+    let mut first: Option<Vec<String>> = None;
+    let mut rows = std::collections::BTreeMap::new();
+    loop {
+        match rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("loader answers")
+        {
+            Event::Action(Action::Cached(r)) => {
+                let titles = r.iter().map(|s| s.title.to_string()).collect();
+                first.get_or_insert(titles);
+                rows.extend(
+                    r.into_iter()
+                        .map(|s| (s.id.to_string(), Arc::unwrap_or_clone(s))),
+                );
+            }
+            Event::Action(Action::Removed(keys)) => {
+                for (_, id) in keys {
+                    rows.remove(&id);
+                }
+            }
+            Event::Action(Action::Progress {
+                finished: true,
+                kind: spool::model::StoreKind::Codex,
+                ..
+            }) => break,
+            _ => {}
+        }
+    }
+    let first = first.expect("rows");
+    assert!(
+        first.len() < 200,
+        "the first batch is a screenful: {}",
+        first.len()
+    );
+    assert!(first.contains(&"session 199".to_string()), "{first:?}");
+    assert!(!first.contains(&"resumed".to_string()), "{first:?}");
+    // Today's list: a full discovery of a fresh store, each candidate summarized.
+    let fresh = spool::store::Stores::open(&spool::store::Roots {
+        codex_dir: codex,
+        ..spool::store::Roots::all_in(d.path())
+    });
+    let codex_store = common::store_of(&fresh, spool::model::StoreKind::Codex);
+    let want: std::collections::BTreeMap<_, _> = (codex_store.discover().iter())
+        .filter_map(|c| codex_store.summarize(c))
+        .map(|s| (s.id.to_string(), s))
+        .collect();
+    assert_eq!(want.len(), 201);
+    // The newest is also in Codex's archive: the first batch's row says so, as today's.
+    let dup = |s: &spool::model::SessionSummary| {
+        s.badges()
+            .iter()
+            .any(|b| b.as_str() == "duplicate in archive")
+    };
+    assert!(dup(&want["019ceba0-ae55-7d10-9f2a-0000000000c7"]));
+    assert_eq!(rows, want);
+}

@@ -207,7 +207,7 @@ impl App {
         self.size.0 < NARROW
     }
 
-    fn list_rows_visible(&self) -> usize {
+    pub fn list_rows_visible(&self) -> usize {
         (self.areas().list.height / ROW_H).max(1) as usize
     }
 

@@ -3,10 +3,33 @@
 //! to order theirs (~110 ms of CPU at 33k). On two cores all of them ran side by side, so the
 //! first rows came at 130–160 ms at 100k sessions. Now the stores that order by name list first,
 //! and the others wait until one of those has sent rows (or has none, or a moment has passed),
-//! then insert theirs around the rows already on screen.
+//! then insert theirs around the rows already on screen. And a first batch is a screenful.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
+
+/// Rows read beyond a screenful in the first batch: they are read in mtime order and then
+/// shown in order of activity, and an archived one is hidden.
+const FIRST_SPARE: usize = 4;
+
+/// The list rows one screen shows, set by the browser before the loader starts (0: unknown).
+static SCREENFUL: AtomicUsize = AtomicUsize::new(0);
+
+/// The list shows `rows` rows on its first screen: a cold start reads that many (and
+/// `FIRST_SPARE`) first. Issue 10: each Claude Code row read is a whole transcript (7.5 MB
+/// for 32 rows at 10k sessions), and a 30-line terminal shows 14 rows.
+pub fn set_screenful(rows: usize) {
+    SCREENFUL.store(rows, Ordering::Relaxed);
+}
+
+/// Size of a store's first batch (see `set_screenful`).
+pub(super) fn first_batch() -> usize {
+    match SCREENFUL.load(Ordering::Relaxed) {
+        0 => super::FIRST_BATCH,
+        rows => rows + FIRST_SPARE,
+    }
+}
 
 /// The longest a store waits for another's first rows: a huge name-ordered store must not
 /// hold back the rest for long.
@@ -88,6 +111,16 @@ mod tests {
     use std::sync::Arc;
     use std::thread;
     use std::time::Instant;
+
+    /// A known screen sizes the first batch (a screenful and the spare); an unknown one
+    /// leaves it at 32. (Other tests may list meanwhile: only their batching changes.)
+    #[test]
+    fn the_first_batch_is_a_screenful() {
+        set_screenful(14);
+        assert_eq!(first_batch(), 14 + FIRST_SPARE);
+        set_screenful(0);
+        assert_eq!(first_batch(), super::super::FIRST_BATCH);
+    }
 
     #[test]
     fn with_no_name_ordered_store_nobody_waits() {

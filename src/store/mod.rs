@@ -229,6 +229,15 @@ pub trait Store: Send + Sync {
     /// Cheap discovery: directory entries only, newest-looking first. Debris is skipped.
     fn discover(&self) -> Vec<Candidate>;
 
+    /// A cold start's first screenful, found more cheaply than by `discover` (which takes
+    /// an `lstat` of every session to order them): up to `n` candidates that look newest,
+    /// in `discover`'s order, each as `discover` would give it. The loader shows their rows
+    /// first and then lists the store as usual; a newer session found then is inserted
+    /// above them. Empty (the default): the store has no cheaper way.
+    fn first_screen(&self, _n: usize) -> Vec<Candidate> {
+        Vec::new()
+    }
+
     /// The candidates of `discover`, in any order: what a stat pass (`catalog::survey`)
     /// keys. A store may leave out the `lstat`s that only `discover`'s order needs.
     fn discover_unordered(&self) -> Vec<Candidate> {

@@ -5,6 +5,7 @@
 
 pub mod catalog_rows;
 pub mod counting;
+pub mod rollouts;
 pub mod rss;
 pub mod search;
 pub mod tmux;

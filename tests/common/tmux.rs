@@ -129,6 +129,25 @@ impl Tmux {
     }
 
     /// The browser is up and every store is listed.
+    /// Capture until the load is over (no "loading", the search bar back), asserting at
+    /// every capture that the selected row is still `picked`; then the settled screen, with
+    /// the same row selected.
+    pub fn hold_selection(&self, picked: &str, mut last: String) -> String {
+        while last.contains("loading") || !last.contains("/ search") {
+            let s = self.screen();
+            if let Some(now) = selected_row(&s) {
+                assert_eq!(
+                    now, picked,
+                    "the selection moved during the cold load:\n{s}"
+                );
+            }
+            last = s;
+        }
+        let settled = self.wait_listed();
+        assert_eq!(selected_row(&settled).as_deref(), Some(picked));
+        settled
+    }
+
     pub fn wait_listed(&self) -> String {
         self.wait_stable("the listing", |s| {
             s.contains("/ search") && !s.contains("loading")
@@ -144,6 +163,14 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         self.tmux(&["kill-server"]);
     }
+}
+
+/// The sidebar text of the selected row (the line with the selection bar), if any.
+pub fn selected_row(screen: &str) -> Option<String> {
+    let line = screen.lines().find(|l| l.contains('▌'))?;
+    let cut = line.split('│').next().unwrap_or(line);
+    // Past the bar and the unread/pin marks (opening a session marks it read).
+    Some(cut.chars().skip(3).collect::<String>().trim().to_string())
 }
 
 pub fn restored(screen: &str) {

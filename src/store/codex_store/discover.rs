@@ -115,9 +115,23 @@ enum Step {
 /// directories of `YYYY/MM/DD`, which hold the rollouts (68 of them at 10k rollouts).
 const LATER_AT: usize = 1;
 
-/// Walk `dir` to `depth_left` levels of subdirectories, collecting rollout entries; a
-/// subdirectory whose depth left would be `later` is not walked but named in its place.
-fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out: &mut Vec<Step>) {
+/// How a walk lists a directory: where it goes, and whether it takes each entry's `lstat`.
+#[derive(Clone, Copy)]
+struct Walk {
+    archived: bool,
+    /// A subdirectory whose depth left would be this is not walked but named in its place.
+    later: Option<usize>,
+    /// Take each rollout's `lstat` (its mtime, the catalog's key). Without, the walk lists
+    /// names only: a cold start's first screen picks its rollouts by the time in their names
+    /// (see `newest`), and a `statx` of all 10k was most of its discovery.
+    stat: bool,
+}
+
+/// Walk `dir` to `depth_left` levels of subdirectories, collecting rollout entries.
+fn walk(dir: &Path, depth_left: usize, how: Walk, out: &mut Vec<Step>) {
+    let Walk {
+        archived, later, ..
+    } = how;
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -134,7 +148,7 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out
                 if later == Some(next) {
                     out.push(Step::Later(e.path(), next, archived));
                 } else {
-                    walk(&e.path(), next, archived, later, out);
+                    walk(&e.path(), next, how, out);
                 }
             }
             continue;
@@ -146,7 +160,7 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out
             continue;
         };
         // `DirEntry::metadata` does not follow symlinks: the `lstat` the catalog keys on.
-        let meta = e.metadata().ok();
+        let meta = if how.stat { e.metadata().ok() } else { None };
         let entry = Entry {
             id,
             path: crate::store::fanout::path_of(dir, &os_name),
@@ -162,10 +176,16 @@ fn walk(dir: &Path, depth_left: usize, archived: bool, later: Option<usize>, out
 
 /// Every rollout entry under `root` (and whether it is a `.zst`) in the order one walk of
 /// `sessions/` and then `archived_sessions/` lists them. The day directories and the
-/// archive are listed on two threads (`fanout`) and put back in their places.
-fn walk_all(root: &Path) -> Vec<(Entry, bool)> {
+/// archive are listed on two threads (`fanout`) and put back in their places. With `stat`,
+/// each entry carries its `lstat`.
+fn walk_all(root: &Path, stat: bool) -> Vec<(Entry, bool)> {
     let mut plan = Vec::new();
-    walk(&root.join("sessions"), 4, false, Some(LATER_AT), &mut plan);
+    let how = Walk {
+        archived: false,
+        later: Some(LATER_AT),
+        stat,
+    };
+    walk(&root.join("sessions"), 4, how, &mut plan);
     plan.push(Step::Later(root.join("archived_sessions"), 0, true));
     let later: Vec<(&Path, usize, bool)> = (plan.iter())
         .filter_map(|s| match s {
@@ -175,7 +195,12 @@ fn walk_all(root: &Path) -> Vec<(Entry, bool)> {
         .collect();
     let mut walked = crate::store::fanout::in_order(&later, |&(dir, depth, archived)| {
         let mut out = Vec::new();
-        walk(dir, depth, archived, None, &mut out);
+        let how = Walk {
+            archived,
+            later: None,
+            stat,
+        };
+        walk(dir, depth, how, &mut out);
         out
     })
     .into_iter();
@@ -206,7 +231,19 @@ pub fn discover(root: &Path) -> Vec<Entry> {
 /// `discover` in no particular order, for a caller that orders or keys the entries itself
 /// (the catalog's survey, which sorted 10k rollouts by time for nothing).
 pub fn discover_unordered(root: &Path) -> Vec<Entry> {
-    let all = walk_all(root);
+    keep_one_each(walk_all(root, true))
+}
+
+/// `discover_unordered` without the `lstat` of each rollout (no mtime, no stat): the same
+/// entries, kept by the same rules from the same walk order, for a cold start's first
+/// screen, which takes the `lstat` of only the few it shows (see `newest`).
+pub fn named_only(root: &Path) -> Vec<Entry> {
+    keep_one_each(walk_all(root, false))
+}
+
+/// One entry per id from a walk's entries (in walk order): plain beats `.zst`, active beats
+/// archived, and of equals the first in walk order wins.
+fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
     let rank = |e: &Entry, zst: bool| {
         let found = match e.found {
             Found::Rollout => 0,
@@ -333,8 +370,13 @@ mod tests {
             }
         }
         let mut one = Vec::new();
-        walk(&root.join("sessions"), 4, false, None, &mut one);
-        walk(&arch, 0, true, None, &mut one);
+        let how = |archived| Walk {
+            archived,
+            later: None,
+            stat: true,
+        };
+        walk(&root.join("sessions"), 4, how(false), &mut one);
+        walk(&arch, 0, how(true), &mut one);
         let seen = |e: &Entry, zst: bool| (e.id.clone(), e.path.clone(), e.archived, zst);
         let want: Vec<_> = (one.iter())
             .map(|s| match s {
@@ -342,9 +384,23 @@ mod tests {
                 Step::Later(..) => unreachable!("nothing is left for later"),
             })
             .collect();
-        let got: Vec<_> = walk_all(root).iter().map(|(e, z)| seen(e, *z)).collect();
+        let got: Vec<_> = walk_all(root, true)
+            .iter()
+            .map(|(e, z)| seen(e, *z))
+            .collect();
         assert_eq!(want.len(), 192 + 3 * 12);
         assert_eq!(got, want);
+        // Names only: the same entries in the same order, kept by the same rules.
+        let named: Vec<_> = (walk_all(root, false).iter())
+            .map(|(e, z)| seen(e, *z))
+            .collect();
+        assert_eq!(named, want);
+        let kept = |v: Vec<Entry>| -> Vec<_> {
+            (v.into_iter())
+                .map(|e| (e.id, e.path, e.archived, e.duplicate_in_archive))
+                .collect()
+        };
+        assert_eq!(kept(named_only(root)), kept(discover_unordered(root)));
     }
 
     /// The hand-read time is chrono's on every name it takes, and leaves the rest to chrono.

@@ -13,6 +13,7 @@ mod discover;
 mod found;
 mod index;
 mod listing;
+mod newest;
 mod read;
 mod record;
 mod row;
@@ -250,6 +251,16 @@ impl Store for CodexStore {
     fn discover(&self) -> Vec<Candidate> {
         self.discover_entries()
             .into_iter()
+            .map(Candidate::from)
+            .collect()
+    }
+
+    /// The rollouts whose names are newest, from a walk that takes no `lstat` but of
+    /// those (see `newest`). The walk's entries are kept as a discovery's would be, so the
+    /// rows read next find their entry (and a fork its parent) without a full discovery.
+    fn first_screen(&self, n: usize) -> Vec<Candidate> {
+        let all = self.keep(discover::named_only(&self.root));
+        (newest::newest(&all, n).into_iter())
             .map(Candidate::from)
             .collect()
     }
