@@ -217,10 +217,14 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // starts: on two cores, the stat pass, the watcher's walk, the index and the top
     // session's preview all compete with it, and none of them changes the rows it shows.
     let mut drawn = false;
+    // The first frame with rows asks the terminal to acknowledge it, and no background
+    // thread starts before the answer (or `tui::ack::CAP`): the terminal (tmux) must still
+    // read and parse the frame, and the decode and stat passes took both cores (issue 10).
+    let ack = tui.ack();
     let mut first_frame = |app: &mut App, fx: &mut Vec<_>| -> color_eyre::Result<()> {
         if !drawn && app.list.total_rows() > 0 {
             fx.extend(app.update(Action::Tick));
-            tui.draw(|f| ui::draw(f, app, &theme))
+            tui.draw_and_ask(|f| ui::draw(f, app, &theme))
                 .wrap_err("could not draw")?;
             app.list.shown();
             drawn = true;
@@ -234,6 +238,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // frame waits for the catalog, as it must never show an empty list.
     let loader = match cache {
         Some(c) if !head_keys.is_empty() => {
+            terminal_read(&ack, launched);
             let (s, tx) = (stores.clone(), tx.clone());
             // The catalog's rows are also put in order (and their matcher items started) on
             // the loader's thread: on the UI thread that held a key typed then for 76–300 ms.
@@ -275,9 +280,12 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             });
             first_frame(&mut app, &mut first_fx)?;
             crate::keytrace::phase("catalog_decoded", launched);
+            terminal_read(&ack, launched);
             Loader::start_with(stores.clone(), tx.clone(), warm)
         }
     };
+    // No rows to show yet (a cold start): the input thread reads as usual from now.
+    ack.release(crate::tui::ack::Outcome::Skipped);
     let ops = OpsWorker::start(stores.clone(), tx.clone());
     let indexer = Indexer::start(stores.clone(), tx.clone());
 
@@ -446,6 +454,12 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         s.tidy();
     }
     Ok(())
+}
+
+/// Wait for the terminal to acknowledge the first frame (at once if none was drawn).
+fn terminal_read(ack: &crate::tui::ack::Ack, launched: Instant) {
+    let how = ack.wait();
+    crate::keytrace::phase(&format!("terminal_{how:?}"), launched);
 }
 
 /// Map one event to actions. The only place key kinds are filtered (presses only).
