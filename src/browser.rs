@@ -284,8 +284,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             Loader::start_with(stores.clone(), tx.clone(), warm)
         }
     };
-    // No rows to show yet (a cold start): the input thread reads as usual from now.
-    ack.release(crate::tui::ack::Outcome::Skipped);
     let ops = OpsWorker::start(stores.clone(), tx.clone());
     let indexer = Indexer::start(stores.clone(), tx.clone());
 
@@ -346,8 +344,16 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // the first rows (or for every store to finish, or a moment, for an empty store).
         let loaded = !app.progress.is_empty() && app.progress.iter().all(|p| p.finished);
         if app.list.total_rows() > 0 || loaded || started.elapsed() >= FIRST_FRAME_WAIT {
-            tui.draw(|f| ui::draw(f, &mut app, &theme))
-                .wrap_err("could not draw")?;
+            // A cold start's first rows: the listing goes on meanwhile, and holds
+            // (`tui::ack::hold`) until the terminal has read them.
+            let ask = !rows_traced && app.list.total_rows() > 0;
+            let draw = |f: &mut ratatui::Frame| ui::draw(f, &mut app, &theme);
+            if ask {
+                tui.draw_and_ask(draw)
+            } else {
+                tui.draw(draw)
+            }
+            .wrap_err("could not draw")?;
             crate::keytrace::drawn(&turn);
             painted = true;
             if turn.woke == started {

@@ -198,6 +198,7 @@ impl Tui {
         let parked = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let ack = Arc::new(Ack::new(ack::CAP)?);
+        ack.install();
         let (p, k, s, a) = (paused.clone(), parked.clone(), stop.clone(), ack.clone());
         thread::Builder::new()
             .name("spool-input".into())
@@ -232,7 +233,11 @@ impl Tui {
         let r = self.terminal.draw(f).map(|_| ());
         execute!(io::stdout(), EndSynchronizedUpdate)?;
         r?;
-        if ask {
+        if !ask {
+            // A frame without rows before them (an empty or slow store): no acknowledgement
+            // will be asked for, so the input thread reads as usual from now.
+            self.ack.release(AckOutcome::Skipped);
+        } else {
             // Armed before the request is written: its answer is then never taken for a key.
             self.ack.arm();
             let mut out = io::stdout();
@@ -303,6 +308,7 @@ fn input_loop(
     if tty >= 0 && !ack.watch(tty, || read_ready(&sink), || stop.load(Ordering::SeqCst)) {
         return;
     }
+    crate::keytrace::phase_since_launch(&format!("input_{:?}", ack.wait()));
     while !stop.load(Ordering::SeqCst) {
         if paused.load(Ordering::SeqCst) {
             parked.store(true, Ordering::SeqCst);

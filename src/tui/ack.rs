@@ -1,6 +1,8 @@
 //! The terminal's acknowledgement of the first frame that shows rows: the background work
 //! (the catalog's decode, the stat passes, the watchers, the indexer) waits until the
-//! terminal has read that frame, at most `CAP`. On two cores that work otherwise takes both
+//! terminal has read that frame, at most `CAP`. On a warm start nothing has started yet
+//! (the UI thread waits before starting it); on a cold start the listing is already running
+//! and pauses at `hold`. On two cores that work otherwise takes both
 //! while the terminal (tmux) still parses the frame, and the first paint reached the screen
 //! 20–40 ms after spool wrote it (issue 10).
 //!
@@ -23,7 +25,8 @@
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The longest the background work waits for the terminal: a terminal that never answers
@@ -60,6 +63,9 @@ pub struct Ack {
     state: Mutex<State>,
     cv: Condvar,
     cap: Duration,
+    /// Asked and not yet released: what `hold` looks at, without the lock, on every row a
+    /// cold listing reads.
+    pending: AtomicBool,
     /// Wakes the input thread out of its `poll` when the request is written.
     wake_tx: UnixStream,
     wake_rx: UnixStream,
@@ -74,6 +80,7 @@ impl Ack {
             state: Mutex::new(State::Idle),
             cv: Condvar::new(),
             cap,
+            pending: AtomicBool::new(false),
             wake_tx,
             wake_rx,
         })
@@ -89,6 +96,7 @@ impl Ack {
         let mut s = self.state();
         if *s == State::Idle {
             *s = State::Asked(Instant::now() + self.cap);
+            self.pending.store(true, Ordering::SeqCst);
             // A full socket means a wake is already pending.
             let _ = (&self.wake_tx).write(&[1]);
         }
@@ -99,6 +107,7 @@ impl Ack {
         let mut s = self.state();
         if !matches!(*s, State::Released(_)) {
             *s = State::Released(how);
+            self.pending.store(false, Ordering::SeqCst);
             let _ = (&self.wake_tx).write(&[1]);
             self.cv.notify_all();
         }
@@ -115,6 +124,7 @@ impl Ack {
                 State::Asked(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
+                        self.pending.store(false, Ordering::SeqCst);
                         return Outcome::Capped;
                     }
                     s = (self.cv.wait_timeout(s, deadline - now))
@@ -123,6 +133,18 @@ impl Ack {
                 }
             }
         }
+    }
+
+    /// Wait as `wait` if the request is out and unanswered; else return at once.
+    pub fn hold(&self) {
+        if self.pending.load(Ordering::Relaxed) {
+            self.wait();
+        }
+    }
+
+    /// Make this the process's gate for `hold` (the first one made stays).
+    pub fn install(self: &Arc<Ack>) {
+        let _ = FIRST.set(self.clone());
     }
 
     /// The input thread's side, before its ordinary reading: wait on the terminal `tty`
@@ -177,6 +199,18 @@ impl Ack {
                 }
             }
         }
+    }
+}
+
+/// The gate of the browser's terminal, for `hold`.
+static FIRST: OnceLock<Arc<Ack>> = OnceLock::new();
+
+/// For background work that is already running when the first rows' frame is drawn (a cold
+/// start's listing, the watchers' setup): wait here while the terminal has not read that
+/// frame, at most `CAP`. Free (one atomic load) at any other time.
+pub fn hold() {
+    if let Some(a) = FIRST.get() {
+        a.hold();
     }
 }
 

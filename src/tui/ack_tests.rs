@@ -126,3 +126,43 @@ fn a_gate_never_asked_does_not_hold_and_release_ends_the_watch() {
     ack.arm();
     assert_eq!(ack.wait(), Outcome::Skipped);
 }
+
+#[test]
+fn hold_waits_only_while_the_request_is_unanswered() {
+    let ack = Arc::new(Ack::new(Duration::from_secs(30)).unwrap());
+    // Not asked: free.
+    ack.hold();
+    ack.arm();
+    let (done_tx, done) = mpsc::channel();
+    let worker = {
+        let ack = ack.clone();
+        thread::spawn(move || {
+            ack.hold();
+            done_tx.send(()).unwrap();
+        })
+    };
+    assert!(
+        done.recv_timeout(Duration::from_millis(150)).is_err(),
+        "background work went on before the terminal answered"
+    );
+    ack.release(Outcome::Answered);
+    done.recv_timeout(Duration::from_secs(10)).expect("held after the answer");
+    worker.join().unwrap();
+    // Answered: free again.
+    ack.hold();
+}
+
+#[test]
+fn hold_ends_at_the_cap() {
+    let ack = Arc::new(Ack::new(Duration::from_millis(40)).unwrap());
+    ack.arm();
+    let (done_tx, done) = mpsc::channel();
+    let ack2 = ack.clone();
+    thread::spawn(move || {
+        ack2.hold();
+        done_tx.send(()).unwrap();
+    });
+    done.recv_timeout(Duration::from_secs(10)).expect("held past the cap");
+    // Capped: later holds do not wait.
+    ack.hold();
+}
