@@ -146,7 +146,8 @@ fn hold_waits_only_while_the_request_is_unanswered() {
         "background work went on before the terminal answered"
     );
     ack.release(Outcome::Answered);
-    done.recv_timeout(Duration::from_secs(10)).expect("held after the answer");
+    done.recv_timeout(Duration::from_secs(10))
+        .expect("held after the answer");
     worker.join().unwrap();
     // Answered: free again.
     ack.hold();
@@ -162,7 +163,8 @@ fn hold_ends_at_the_cap() {
         ack2.hold();
         done_tx.send(()).unwrap();
     });
-    done.recv_timeout(Duration::from_secs(10)).expect("held past the cap");
+    done.recv_timeout(Duration::from_secs(10))
+        .expect("held past the cap");
     // Capped: later holds do not wait.
     ack.hold();
 }
