@@ -219,10 +219,14 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // starts: on two cores, the stat pass, the watcher's walk, the index and the top
     // session's preview all compete with it, and none of them changes the rows it shows.
     let mut drawn = false;
+    // The first frame with rows asks the terminal to acknowledge it, and no background
+    // thread starts before the answer (or `tui::ack::CAP`): the terminal (tmux) must still
+    // read and parse the frame, and the decode and stat passes took both cores (issue 10).
+    let ack = tui.ack();
     let mut first_frame = |app: &mut App, fx: &mut Vec<_>| -> color_eyre::Result<()> {
         if !drawn && app.list.total_rows() > 0 {
             fx.extend(app.update(Action::Tick));
-            tui.draw(|f| ui::draw(f, app, &theme))
+            tui.draw_and_ask(|f| ui::draw(f, app, &theme))
                 .wrap_err("could not draw")?;
             app.list.shown();
             drawn = true;
@@ -236,6 +240,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // frame waits for the catalog, as it must never show an empty list.
     let loader = match cache {
         Some(c) if !head_keys.is_empty() => {
+            terminal_read(&ack, launched);
             let (s, tx) = (stores.clone(), tx.clone());
             // The catalog's rows are also put in order (and their matcher items started) on
             // the loader's thread: on the UI thread that held a key typed then for 76–300 ms.
@@ -277,6 +282,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             });
             first_frame(&mut app, &mut first_fx)?;
             crate::keytrace::phase("catalog_decoded", launched);
+            terminal_read(&ack, launched);
             Loader::start_with(stores.clone(), tx.clone(), warm)
         }
     };
@@ -340,8 +346,16 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         // the first rows (or for every store to finish, or a moment, for an empty store).
         let loaded = !app.progress.is_empty() && app.progress.iter().all(|p| p.finished);
         if app.list.total_rows() > 0 || loaded || started.elapsed() >= FIRST_FRAME_WAIT {
-            tui.draw(|f| ui::draw(f, &mut app, &theme))
-                .wrap_err("could not draw")?;
+            // A cold start's first rows: the listing goes on meanwhile, and holds
+            // (`tui::ack::hold`) until the terminal has read them.
+            let ask = !rows_traced && app.list.total_rows() > 0;
+            let draw = |f: &mut ratatui::Frame| ui::draw(f, &mut app, &theme);
+            if ask {
+                tui.draw_and_ask(draw)
+            } else {
+                tui.draw(draw)
+            }
+            .wrap_err("could not draw")?;
             crate::keytrace::drawn(&turn);
             painted = true;
             if turn.woke == started {
@@ -448,6 +462,12 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         s.tidy();
     }
     Ok(())
+}
+
+/// Wait for the terminal to acknowledge the first frame (at once if none was drawn).
+fn terminal_read(ack: &crate::tui::ack::Ack, launched: Instant) {
+    let how = ack.wait();
+    crate::keytrace::phase(&format!("terminal_{how:?}"), launched);
 }
 
 /// Map one event to actions. The only place key kinds are filtered (presses only).

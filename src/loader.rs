@@ -427,6 +427,8 @@ fn list_and_watch(
         if stop.load(Ordering::SeqCst) {
             return;
         }
+        // Paused while the terminal reads the first rows' frame (at most a few ms).
+        crate::tui::ack::hold();
         listed.push(crate::catalog::known::entry(&c.id, &c.path, 0));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);

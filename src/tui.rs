@@ -2,7 +2,11 @@
 //! capture, bracketed paste) and one function, `restore`, undoes them all; `Drop`, the panic
 //! hook and the exit-signal handler (every catchable signal that would end the process) all
 //! call it. It also
-//! owns the input thread, which can be paused so a child process (resume) gets the keyboard.
+//! owns the input thread, which can be paused so a child process (resume) gets the keyboard,
+//! and which first watches for the terminal's acknowledgement of the first frame (`ack`).
+
+pub mod ack;
+use ack::{Ack, Outcome as AckOutcome, REQUEST};
 
 use std::io::{self, Stdout, Write};
 use std::sync::Arc;
@@ -174,6 +178,7 @@ pub struct Tui {
     paused: Arc<AtomicBool>,
     parked: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    ack: Arc<Ack>,
 }
 
 impl Tui {
@@ -192,20 +197,33 @@ impl Tui {
         let paused = Arc::new(AtomicBool::new(false));
         let parked = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
-        let (p, k, s) = (paused.clone(), parked.clone(), stop.clone());
+        let ack = Arc::new(Ack::new(ack::CAP)?);
+        ack.install();
+        let (p, k, s, a) = (paused.clone(), parked.clone(), stop.clone(), ack.clone());
         thread::Builder::new()
             .name("spool-input".into())
-            .spawn(move || input_loop(sink, p, k, s))?;
+            .spawn(move || input_loop(sink, p, k, s, &a))?;
         Ok(Tui {
             terminal,
             paused,
             parked,
             stop,
+            ack,
         })
     }
 
     /// Draw one frame inside a synchronized update (no flicker on terminals that support it).
     pub fn draw(&mut self, f: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+        self.write_frame(f, false)
+    }
+
+    /// Draw the first frame that shows rows, then ask the terminal to acknowledge it (see
+    /// `ack`); `Tui::ack().wait()` then waits for the answer.
+    pub fn draw_and_ask(&mut self, f: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+        self.write_frame(f, true)
+    }
+
+    fn write_frame(&mut self, f: impl FnOnce(&mut ratatui::Frame), ask: bool) -> io::Result<()> {
         let _writing = OUTPUT.lock().unwrap_or_else(|e| e.into_inner());
         if !ACTIVE.load(Ordering::SeqCst) {
             // Restored for an exit that is under way: the screen is the user's again.
@@ -214,7 +232,24 @@ impl Tui {
         execute!(io::stdout(), BeginSynchronizedUpdate)?;
         let r = self.terminal.draw(f).map(|_| ());
         execute!(io::stdout(), EndSynchronizedUpdate)?;
-        r
+        r?;
+        if !ask {
+            // A frame without rows before them (an empty or slow store): no acknowledgement
+            // will be asked for, so the input thread reads as usual from now.
+            self.ack.release(AckOutcome::Skipped);
+        } else {
+            // Armed before the request is written: its answer is then never taken for a key.
+            self.ack.arm();
+            let mut out = io::stdout();
+            out.write_all(REQUEST)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The first frame's acknowledgement, for the threads that wait for it.
+    pub fn ack(&self) -> Arc<Ack> {
+        self.ack.clone()
     }
 
     /// Give the terminal to `run` (a child process): input paused, modes off; then take it
@@ -250,7 +285,30 @@ fn input_loop(
     paused: Arc<AtomicBool>,
     parked: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    ack: &Ack,
 ) {
+    // crossterm reads from stdin when it is a terminal, else from /dev/tty: the gate
+    // watches the same terminal.
+    let dev_tty;
+    // SAFETY: `isatty` only inspects the descriptor.
+    let tty = if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+        libc::STDIN_FILENO
+    } else {
+        match std::fs::File::open("/dev/tty") {
+            Ok(f) => {
+                dev_tty = f;
+                std::os::fd::AsRawFd::as_raw_fd(&dev_tty)
+            }
+            Err(_) => {
+                ack.release(AckOutcome::Skipped);
+                -1
+            }
+        }
+    };
+    if tty >= 0 && !ack.watch(tty, || read_ready(&sink), || stop.load(Ordering::SeqCst)) {
+        return;
+    }
+    crate::keytrace::phase_since_launch(&format!("input_{:?}", ack.wait()));
     while !stop.load(Ordering::SeqCst) {
         if paused.load(Ordering::SeqCst) {
             parked.store(true, Ordering::SeqCst);
@@ -274,6 +332,25 @@ fn input_loop(
             },
             Ok(false) => {}
             Err(_) => return,
+        }
+    }
+}
+
+/// Hand every event crossterm can read now to `sink`; false when input has ended.
+fn read_ready(sink: &impl InputSink) -> bool {
+    loop {
+        match crossterm::event::poll(Duration::ZERO) {
+            Ok(true) => match crossterm::event::read() {
+                Ok(e) => {
+                    crate::keytrace::input_read();
+                    if !sink.send(e) {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            },
+            Ok(false) => return true,
+            Err(_) => return false,
         }
     }
 }

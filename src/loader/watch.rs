@@ -42,7 +42,11 @@ impl WatchSetup {
         {
             let spawned = thread::Builder::new()
                 .name("spool-watch-setup".into())
-                .spawn(move || Watch::start(stores.stores[i].as_ref(), poke_tx));
+                .spawn(move || {
+                    // Started as the first rows go out: their frame is read first.
+                    crate::tui::ack::hold();
+                    Watch::start(stores.stores[i].as_ref(), poke_tx)
+                });
             if let Ok(h) = spawned {
                 *self = WatchSetup::Running(h);
             }
