@@ -4,13 +4,19 @@
 
 mod common;
 
-use common::tmux::Tmux;
+use common::tmux::{Tmux, selected_row};
 
 #[test]
 fn after_cancel_the_key_hints_come_back() {
     let Some(t) = Tmux::new("hints") else { return };
     t.run("--demo");
     t.wait_listed();
+    // The top row, a pinned Loop session (deletable). A cold start keeps the selection on the first
+    // row it showed, which may be a read-only Codex row if Codex's newest came first.
+    t.keys(&["g"]);
+    t.wait_until("the top row selected", |s| {
+        selected_row(s).is_some_and(|r| r.contains("E2E job times out"))
+    });
     t.keys(&["d"]);
     t.wait_for("delete session");
     t.keys(&["Escape"]);
