@@ -54,6 +54,14 @@ pub fn phase_since_launch(name: &str) {
     }
 }
 
+/// A store's step done, logged as "phase PREFIX_STORE_at MS" since the browser started: the
+/// name is built only when tracing is on (a list runs this once per store per start).
+pub fn store_phase_since_launch(prefix: &str, store: &str) {
+    if trace().is_some() {
+        phase_since_launch(&format!("{prefix}_{store}_at"));
+    }
+}
+
 /// A step of the start-up done: a key typed in its window waits for it (the run loop
 /// reads no event before its first frame). Logged as "phase NAME MS" since `since`.
 pub fn phase(name: &str, since: Instant) {

@@ -398,7 +398,7 @@ fn list_and_watch(
         }
     }
     let candidates = store.discover();
-    crate::keytrace::phase_since_launch(&format!("discovered_{}_at", kind.as_str()));
+    crate::keytrace::store_phase_since_launch("discovered", kind.as_str());
     let total = candidates.len();
     if !progress(0, total, false) {
         return;
@@ -450,7 +450,7 @@ fn list_and_watch(
                 return;
             }
             if !std::mem::replace(&mut sent_any, true) {
-                crate::keytrace::phase_since_launch(&format!("first_rows_{}_at", kind.as_str()));
+                crate::keytrace::store_phase_since_launch("first_rows", kind.as_str());
             }
             // Rows are out: release the stores still waiting (cheap, and idempotent).
             first.shown();
