@@ -51,9 +51,17 @@ pub fn in_order<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
 /// per session (10k in a warm list, some of them waiting on the allocator's lock while
 /// both discovery threads ran), and the path kept up to twice the bytes it needs.
 pub fn path_of(dir: &Path, name: &OsStr) -> PathBuf {
-    let mut p = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path_of_stem(dir, name, "")
+}
+
+/// `dir/<stem><suffix>` (loom's `sessions/<id>.jsonl`), built at its final size like
+/// `path_of`, without first building the name.
+pub fn path_of_stem(dir: &Path, stem: impl AsRef<OsStr>, suffix: &str) -> PathBuf {
+    let stem = stem.as_ref();
+    let mut p = PathBuf::with_capacity(dir.as_os_str().len() + 1 + stem.len() + suffix.len());
     p.push(dir);
-    p.push(name);
+    p.push(stem);
+    p.as_mut_os_string().push(suffix);
     p
 }
 
@@ -74,6 +82,21 @@ mod tests {
             let p = path_of(dir, name);
             assert_eq!(p, dir.join(name));
             assert!(p.capacity() <= dir.as_os_str().len() + 1 + name.len());
+        }
+    }
+
+    /// A stem and suffix give the same path as the whole name, at its final size.
+    #[test]
+    fn a_stem_and_suffix_are_the_whole_names_path() {
+        for (dir, stem) in [
+            ("/a/sessions", "20260101-000000-ab"),
+            ("/", "x"),
+            ("d/", "y"),
+        ] {
+            let dir = Path::new(dir);
+            let p = path_of_stem(dir, stem, ".jsonl");
+            assert_eq!(p, dir.join(format!("{stem}.jsonl")));
+            assert!(p.capacity() <= dir.as_os_str().len() + 1 + stem.len() + 6);
         }
     }
 

@@ -1,7 +1,7 @@
 //! Discovery (section 1) and the listing row (sections 3 and 7): ids, the DECIDED sort key,
 //! derived title/summary/times, badges, and the sidecar's pin/archive/title/unread state.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
@@ -122,13 +122,9 @@ fn unlisted(sessions: &Path, e: std::io::Error) -> Vec<Candidate> {
 
 /// The candidate for log `id`: its path is `sessions/<id>.jsonl`, built in one allocation.
 fn candidate(sessions: &Path, id: &str) -> Candidate {
-    let mut path = PathBuf::with_capacity(sessions.as_os_str().len() + id.len() + 7);
-    path.push(sessions);
-    path.push(id);
-    path.as_mut_os_string().push(".jsonl");
     Candidate {
         id: id.to_string(),
-        path,
+        path: crate::store::fanout::path_of_stem(sessions, id, ".jsonl"),
         mtime: None,
         stat: None,
     }
