@@ -76,7 +76,7 @@ impl fmt::Display for StoreKind {
 #[serde(from = "super::row_wire::Wire")]
 pub struct SessionSummary {
     pub store: StoreKind,
-    pub id: Box<str>,
+    pub id: std::sync::Arc<str>,
     pub title: Box<str>,
     pub summary: Box<str>,
     /// Interned: a few cwds are shared by many sessions (`Shared`).
@@ -170,10 +170,10 @@ impl PartialEq for RareBox {
 impl SessionSummary {
     /// A blank summary for `id` at `path`; stores fill in what they read.
     pub fn new(store: StoreKind, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
-        let id: Box<str> = id.into().into_boxed_str();
+        let id: std::sync::Arc<str> = id.into().into();
         SessionSummary {
             store,
-            title: id.clone(),
+            title: Box::from(&*id),
             id,
             summary: Box::default(),
             cwd: None,
@@ -297,7 +297,7 @@ impl SessionSummary {
         let placeholder = match self.store {
             StoreKind::Loop => &*self.title == "New session",
             StoreKind::Loom => &*self.title == "(empty session)",
-            StoreKind::Harness => self.title == self.id,
+            StoreKind::Harness => *self.title == *self.id,
             StoreKind::Claude => &*self.title == "(no prompt)",
             StoreKind::Codex => &*self.title == "(no message yet)",
             StoreKind::Pi => &*self.title == "(no messages)",
