@@ -429,7 +429,6 @@ fn list_and_watch(
         }
         // Paused while the terminal reads the first rows' frame (at most a few ms).
         crate::tui::ack::hold();
-        listed.push(crate::catalog::known::entry(&c.id, &c.path, 0));
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         // Read ahead only without hints, so never `already`.
@@ -437,6 +436,12 @@ fn list_and_watch(
             None if already => None,
             read => summarize(c, read),
         };
+        // The watcher's table holds the row's own id (shared, not a copy) where it has one.
+        let id: Arc<str> = match &row {
+            Some(s) if *s.id == *c.id => s.id.clone(),
+            _ => c.id.as_str().into(),
+        };
+        listed.push(crate::catalog::known::entry(id, &c.path, 0));
         if let Some(s) = row {
             remember_top(&mut top, &s);
             batch.push(s);

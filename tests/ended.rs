@@ -48,7 +48,7 @@ fn endings(rows: Vec<SessionSummary>) -> BTreeMap<String, String> {
         .map(|s| {
             assert!(s.error().is_none(), "{}: {:?}", s.id, s.error());
             (
-                s.id.into(),
+                s.id.to_string(),
                 s.ended.map_or("none".into(), |e| e.to_string()),
             )
         })

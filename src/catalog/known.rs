@@ -6,6 +6,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::path::Path;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -66,7 +67,7 @@ fn plain_form(p: &Path) -> Vec<u8> {
 }
 
 /// An entry of `Known::from_unsorted`: `id` at `path` with `key`.
-pub fn entry(id: &str, path: &Path, key: u64) -> (Box<str>, Slot) {
+pub fn entry(id: impl Into<Arc<str>>, path: &Path, key: u64) -> (Arc<str>, Slot) {
     let path = path_hash(path);
     (id.into(), Slot { path, key })
 }
@@ -91,9 +92,9 @@ pub struct Known {
     /// `id_hash` of each entry of `sorted`, in order.
     hashes: Vec<u32>,
     /// (id, slot), in `id_hash` order; ids of equal hash in no particular order.
-    sorted: Vec<(Box<str>, Slot)>,
+    sorted: Vec<(Arc<str>, Slot)>,
     /// Ids inserted since `sorted` was last built, none of them in it.
-    added: FxHashMap<Box<str>, Slot>,
+    added: FxHashMap<Arc<str>, Slot>,
 }
 
 /// `added` is merged into the sorted entries when it holds more than this or an eighth of
@@ -102,7 +103,7 @@ const MERGE_FROM: usize = 256;
 
 impl Known {
     /// The table of `entries` (the last of an id given twice wins, as in a map).
-    pub fn from_unsorted(mut entries: Vec<(Box<str>, Slot)>) -> Known {
+    pub fn from_unsorted(mut entries: Vec<(Arc<str>, Slot)>) -> Known {
         // Stable: an id given twice keeps its order, so the last one is known below.
         entries.sort_by_cached_key(|e| id_hash(&e.0));
         let mut hashes: Vec<u32> = Vec::with_capacity(entries.len());
@@ -145,12 +146,12 @@ impl Known {
     }
 
     /// Record `id` at `path` with `key`; an id already there is updated in place.
-    pub fn insert(&mut self, id: impl Into<Box<str>>, path: &Path, key: u64) {
+    pub fn insert(&mut self, id: impl Into<Arc<str>>, path: &Path, key: u64) {
         self.insert_hashed(id, path_hash(path), key);
     }
 
     /// `insert` with the path's `path_hash` already taken (a slimmed meta holds only that).
-    pub fn insert_hashed(&mut self, id: impl Into<Box<str>>, path: u64, key: u64) {
+    pub fn insert_hashed(&mut self, id: impl Into<Arc<str>>, path: u64, key: u64) {
         let id = id.into();
         let slot = Slot { path, key };
         match self.position(&id) {
@@ -206,8 +207,8 @@ impl Known {
 
     /// Remove every id `gone` says is gone, and return them: one pass over the table,
     /// where removing them one by one moved the rest of it for each.
-    pub fn remove_if(&mut self, mut gone: impl FnMut(&str) -> bool) -> Vec<Box<str>> {
-        let mut out: Vec<Box<str>> = (self.added.extract_if(|id, _| gone(id)))
+    pub fn remove_if(&mut self, mut gone: impl FnMut(&str) -> bool) -> Vec<Arc<str>> {
+        let mut out: Vec<Arc<str>> = (self.added.extract_if(|id, _| gone(id)))
             .map(|(id, _)| id)
             .collect();
         let at: Vec<bool> = self.sorted.iter().map(|e| gone(&e.0)).collect();
@@ -239,7 +240,7 @@ impl Known {
 
     /// The table's own bytes besides the ids' text (tests bound it).
     pub fn table_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(Box<str>, Slot)>();
+        let entry = std::mem::size_of::<(Arc<str>, Slot)>();
         self.sorted.capacity() * entry
             + self.hashes.capacity() * 4
             + self.added.capacity() * (entry + 1)

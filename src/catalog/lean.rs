@@ -32,9 +32,9 @@ impl Gather for Lean {
 
     fn push(&mut self, e: In) -> Result<(), &'static str> {
         let r = e.row.as_ref();
-        let id = match e.id {
-            Some(id) => id,
-            None => r.ok_or(MISSING)?.id.to_string(),
+        let id: Arc<str> = match e.id {
+            Some(id) => id.into(),
+            None => r.ok_or(MISSING)?.id.clone(),
         };
         // Hashed where it lies: the row's path, or the bytes the file gave for the meta's.
         let path = match &e.path {
@@ -46,7 +46,7 @@ impl Gather for Lean {
             None => r.ok_or(MISSING)?.cwd.clone(),
         };
         self.metas.push(Slim {
-            id: id.into_boxed_str(),
+            id,
             path,
             key: e.key,
             cwd,
@@ -67,7 +67,12 @@ impl Gather for Lean {
 
     fn add(&mut self, fresh: &[Entry]) {
         for e in fresh {
-            self.metas.push(Slim::of(Meta::clone(&e.meta)));
+            let mut m = Slim::of(Meta::clone(&e.meta));
+            // Shared with the row, as `push` does.
+            if let Some(r) = e.row.as_ref().filter(|r| r.id == m.id) {
+                m.id = r.id.clone();
+            }
+            self.metas.push(m);
             self.rows.push(e.row.clone());
         }
     }
@@ -130,7 +135,7 @@ mod tests {
         let mut skipped = entry("c", 3);
         skipped.meta.path = "/s/c.txt".into();
         skipped.row = None;
-        let entries = vec![entry("a", 1), odd, skipped, entry("d", 4)];
+        let entries = vec![entry("a", 1), odd, skipped, entry("d", 4), entry("e", 5)];
         let cat = Catalog {
             sections: vec![Section {
                 kind: StoreKind::Loom,
@@ -151,7 +156,7 @@ mod tests {
         let lean = load_as::<Lean>(&cache).unwrap();
         let (w, l) = (&whole.sections[0], &lean.sections[0]);
         let ids: Vec<_> = w.entries.iter().map(|e| e.meta.id.as_str()).collect();
-        assert_eq!(ids, ["other", "c", "a"], "the log was replayed");
+        assert_eq!(ids, ["other", "c", "e", "a"], "the log was replayed");
         let metas: Vec<_> = w.entries.iter().map(|e| of_meta(&e.meta)).collect();
         assert_eq!(
             l.entries.metas.iter().map(of_slim).collect::<Vec<_>>(),
@@ -161,5 +166,12 @@ mod tests {
         let lean_rows: Vec<_> = l.entries.rows.iter().map(Option::as_deref).collect();
         assert_eq!(lean_rows, rows);
         assert_eq!((w.kind, &w.dir), (l.kind, &l.dir));
+        // A meta whose id is its row's holds the row's allocation, not a copy (the watcher's
+        // table keeps it as long as spool runs); one that differs has its own.
+        let (m, r) = (&l.entries.metas, &l.entries.rows);
+        let shared = |i: usize| Arc::ptr_eq(&m[i].id, &r[i].as_ref().unwrap().id);
+        assert!(shared(2), "decoded from the file");
+        assert!(shared(3), "replayed from the log");
+        assert!(!shared(0), "its own id");
     }
 }

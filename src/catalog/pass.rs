@@ -268,7 +268,7 @@ fn check_keyed<L: Listed + ?Sized>(
     let news = reread(store, &lookup, candidates, keys);
     let mut out = Checked::default();
     // Every current session, sorted into the watcher's table once they are all in.
-    let mut known: Vec<(Box<str>, Slot)> = Vec::with_capacity(candidates.count());
+    let mut known: Vec<(std::sync::Arc<str>, Slot)> = Vec::with_capacity(candidates.count());
     // Per meta of `old`: whether discovery still finds it, and whether it still holds.
     let mut found = vec![false; old.metas.len()];
     let mut valid = vec![false; old.metas.len()];
@@ -309,7 +309,7 @@ fn check_keyed<L: Listed + ?Sized>(
             };
             known.push((std::mem::take(&mut m.id), slot));
         } else if !found[i] {
-            out.gone.push(std::mem::take(&mut m.id).into());
+            out.gone.push(m.id.to_string());
         }
     }
     out.known = Known::from_unsorted(known);

@@ -13,7 +13,9 @@ use std::path::Path;
 /// One cached session's meta, slimmed for the stat pass (`pass::check`).
 #[derive(Debug)]
 pub struct Slim {
-    pub id: Box<str>,
+    /// The row's own id where the entry has a row (shared, not copied: the pass moves it
+    /// into the watcher's `Known`, which holds it as long as spool runs).
+    pub id: std::sync::Arc<str>,
     /// `known::path_hash` of the session's path.
     pub path: u64,
     pub key: u64,
@@ -80,7 +82,7 @@ impl Slim {
     pub fn of(m: Meta) -> Slim {
         let cwd = m.cwd;
         Slim {
-            id: m.id.into_boxed_str(),
+            id: m.id.into(),
             path: path_hash(&m.path),
             key: m.key,
             cwd,

@@ -386,7 +386,7 @@ pub(super) fn rescan(
         }
     }
     let gone: Vec<String> = (known.remove_if(|id| !seen.contains(id)).into_iter())
-        .map(String::from)
+        .map(|id| id.to_string())
         .collect();
     let kind = store.kind();
     cat.record(store, &fresh, &gone);

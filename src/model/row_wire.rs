@@ -46,7 +46,8 @@ struct Out<'a> {
 #[derive(Deserialize)]
 pub(super) struct Wire {
     store: StoreKind,
-    id: String,
+    #[serde(deserialize_with = "super::wire::arc_str::deserialize")]
+    id: std::sync::Arc<str>,
     title: String,
     summary: String,
     cwd: Option<Shared>,
@@ -115,7 +116,7 @@ impl From<Wire> for SessionSummary {
         };
         SessionSummary {
             store: w.store,
-            id: w.id.into_boxed_str(),
+            id: w.id,
             title: w.title.into_boxed_str(),
             summary: w.summary.into_boxed_str(),
             cwd: w.cwd,

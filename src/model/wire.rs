@@ -25,6 +25,27 @@ pub mod time_opt {
     }
 }
 
+/// `Arc<str>` read straight from the decoder's text: one allocation, where a `String`
+/// converted after would be two (the row's id, shared with the watcher's table).
+pub mod arc_str {
+    use super::*;
+    use std::sync::Arc;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Arc<str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arc<str>, E> {
+                Ok(Arc::from(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 /// `PathBuf` as its bytes.
 pub mod path_bytes {
     use super::*;

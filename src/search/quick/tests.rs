@@ -15,7 +15,7 @@ fn row(id: &str, title: &str, summary: &str, prompt: &str, day: u32) -> SessionS
 fn ids(rows: &[SessionSummary], q: &str) -> Vec<String> {
     rank_rows(rows.to_vec(), q)
         .into_iter()
-        .map(|s| s.id.into())
+        .map(|s| s.id.to_string())
         .collect()
 }
 

@@ -341,7 +341,7 @@ fn delete_removes_record_and_sidecar_keeps_lock() {
         path(&store, &format!("{C}.lock")).exists(),
         "lock file is never deleted"
     );
-    let ids: Vec<String> = store.list().into_iter().map(|s| s.id.into()).collect();
+    let ids: Vec<String> = store.list().into_iter().map(|s| s.id.to_string()).collect();
     assert_eq!(ids.len(), 2);
     assert!(!ids.contains(&C.to_string()));
     assert!(matches!(store.delete(C), Err(Error::NotFound(_))));

@@ -368,7 +368,7 @@ fn discovery_root_files_one_level_and_no_deeper() {
     )
     .unwrap();
     let store = PiStore::new(&root, &d.path().join("state"));
-    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id.into()).collect();
+    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id.to_string()).collect();
     ids.sort();
     assert_eq!(ids, ["one", "top"]);
     // A missing root is simply empty.

@@ -107,7 +107,7 @@ fn same(s: &PiStore, id: &str) {
 
 /// Every session file of a store (by the id it is listed under).
 fn every(s: &PiStore) -> usize {
-    let ids: Vec<String> = s.list().into_iter().map(|r| r.id.into()).collect();
+    let ids: Vec<String> = s.list().into_iter().map(|r| r.id.to_string()).collect();
     for id in &ids {
         same(s, id);
     }

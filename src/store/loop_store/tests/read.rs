@@ -213,7 +213,7 @@ fn discovery_skips_debris_symlinks_and_backups() {
         header("22222222-2222-4333-8444-555555555555", "/tmp"),
         &[user("hi")],
     );
-    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id.into()).collect();
+    let mut ids: Vec<String> = store.list().into_iter().map(|s| s.id.to_string()).collect();
     ids.sort();
     assert_eq!(
         ids,
