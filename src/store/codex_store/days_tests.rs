@@ -150,41 +150,52 @@ fn odd_names_and_a_file_where_a_day_is_expected() {
     assert_eq!(firsts, [id(903), id(900), id(203)]);
 }
 
+const A: &str = "019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30";
+const B: &str = "019ceca8-05e8-7a3d-8e4f-5a6b7c8d9e01";
+
+/// The contract's fixtures (A on 2026-03-14, and B, a fork of A, archived) with B moved to
+/// the newest day, March 25, and four rollouts on each of March 21-24.
+fn fork_home(d: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (root, state) = (d.join("codex"), d.join("state"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
+    crate::store::test_fixtures::copy_settled(&fixtures, &root);
+    let archived = root.join(format!(
+        "archived_sessions/rollout-2026-03-14T15-02-40-{B}.jsonl"
+    ));
+    let fork = std::fs::read_to_string(&archived).unwrap();
+    std::fs::remove_file(&archived).unwrap();
+    let fork_rel = format!("sessions/2026/03/25/rollout-2026-03-25T10-00-00-{B}.jsonl");
+    put_text(&root, &fork_rel, &fork, 40 * 86_400);
+    for day in 21..=24 {
+        day_of(&root, day, u64::from(day) * 10, 4);
+    }
+    (root, state)
+}
+
+/// The first screen of 8 (checked to be discovery's first 8, the fork B first) and the
+/// rows `s` reads for it.
+fn first_rows(s: &CodexStore, root: &Path, state: &Path) -> (Vec<Candidate>, Vec<String>) {
+    let got = s.first_screen(8);
+    assert_eq!(got, discovered_first(root, state, 8));
+    assert_eq!(got[0].id, B);
+    let rows = (got.iter())
+        .map(|c| format!("{:?}", s.summarize(c)))
+        .collect();
+    (got, rows)
+}
+
 /// A fork in the newest day whose parent lies in an older day, not walked: the parent is
 /// found from the time in its UUIDv7 id, without a full discovery, and the fork's row is
 /// the one a full discovery reads (its copied prefix counted against the parent).
 #[test]
 fn a_forks_parent_in_an_older_day_is_placed_from_its_id() {
     let d = tempfile::tempdir().unwrap();
-    let (root, state) = (d.path().join("codex"), d.path().join("state"));
-    // The contract's fixtures: A (2026-03-14) and B, a fork of A, archived.
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
-    crate::store::test_fixtures::copy_settled(&fixtures, &root);
-    let (a, b) = (
-        "019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30",
-        "019ceca8-05e8-7a3d-8e4f-5a6b7c8d9e01",
-    );
-    let archived = root.join(format!(
-        "archived_sessions/rollout-2026-03-14T15-02-40-{b}.jsonl"
-    ));
-    let fork = std::fs::read_to_string(&archived).unwrap();
-    std::fs::remove_file(&archived).unwrap();
-    let fork_rel = format!("sessions/2026/03/25/rollout-2026-03-25T10-00-00-{b}.jsonl");
-    put_text(&root, &fork_rel, &fork, 40 * 86_400);
-    for day in 21..=24 {
-        day_of(&root, day, u64::from(day) * 10, 4);
-    }
+    let (root, state) = fork_home(d.path());
     let s = CodexStore::new(&root, &state);
-    let got = s.first_screen(8);
-    assert_eq!(got, discovered_first(&root, &state, 8));
-    assert_eq!(got[0].id, b);
-    let rows: Vec<String> = got
-        .iter()
-        .map(|c| format!("{:?}", s.summarize(c)))
-        .collect();
+    let (got, rows) = first_rows(&s, &root, &state);
     // Placed, not discovered: March 14 was not walked and no full discovery was made.
     assert!(s.partial.load(std::sync::atomic::Ordering::SeqCst));
-    assert!(s.found.lock().unwrap().get(a).is_none());
+    assert!(s.found.lock().unwrap().get(A).is_none());
     assert!(rows[0].contains("2 copied"), "{}", rows[0]);
     assert_eq!(rows, rows_after_discovery(&root, &state, &got));
 }
@@ -195,21 +206,7 @@ fn a_forks_parent_in_an_older_day_is_placed_from_its_id() {
 #[test]
 fn a_symlinked_day_directory_is_not_followed() {
     let d = tempfile::tempdir().unwrap();
-    let (root, state) = (d.path().join("codex"), d.path().join("state"));
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex");
-    crate::store::test_fixtures::copy_settled(&fixtures, &root);
-    let b = "019ceca8-05e8-7a3d-8e4f-5a6b7c8d9e01";
-    let archived = root.join(format!(
-        "archived_sessions/rollout-2026-03-14T15-02-40-{b}.jsonl"
-    ));
-    let fork = std::fs::read_to_string(&archived).unwrap();
-    std::fs::remove_file(&archived).unwrap();
-    put_text(
-        &root,
-        &format!("sessions/2026/03/25/rollout-2026-03-25T10-00-00-{b}.jsonl"),
-        &fork,
-        40 * 86_400,
-    );
+    let (root, state) = fork_home(d.path());
     // The parent's day (and, newest of all, March 30) live outside, linked in.
     let outside = d.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
@@ -218,18 +215,9 @@ fn a_symlinked_day_directory_is_not_followed() {
     std::os::unix::fs::symlink(outside.join("14"), days.join("14")).unwrap();
     day_of(&outside, 30, 300, 4);
     std::os::unix::fs::symlink(outside.join("sessions/2026/03/30"), days.join("30")).unwrap();
-    for day in 21..=24 {
-        day_of(&root, day, u64::from(day) * 10, 4);
-    }
     let s = CodexStore::new(&root, &state);
-    let got = s.first_screen(8);
-    assert_eq!(got, discovered_first(&root, &state, 8));
-    assert_eq!(got[0].id, b);
-    let rows: Vec<String> = got
-        .iter()
-        .map(|c| format!("{:?}", s.summarize(c)))
-        .collect();
+    let (got, rows) = first_rows(&s, &root, &state);
     assert!(rows[0].contains("parent missing"), "{}", rows[0]);
     assert_eq!(rows, rows_after_discovery(&root, &state, &got));
-    assert!(super::placed(&root, "019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30").is_none());
+    assert!(super::placed(&root, A).is_none());
 }
