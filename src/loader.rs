@@ -381,6 +381,9 @@ fn list_and_watch(
         first.shown();
         crate::priority::background();
         setup.start();
+        // The full discovery (both cores at 10k Codex rollouts) waits until the terminal
+        // has read these rows' frame: it ran while they were drawn and read (issue 10).
+        crate::tui::ack::after_frame();
     }
 
     // Whether this store's first rows are the first screen's, read at the UI's priority.

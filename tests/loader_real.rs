@@ -208,3 +208,58 @@ fn a_cold_codex_start_shows_the_newest_rollouts_first_then_what_discovery_lists(
     assert!(dup(&want["019ceba0-ae55-7d10-9f2a-0000000000c7"]));
     assert_eq!(rows, want);
 }
+
+/// A cold start's Codex listing sends its first screen and then waits, before its full
+/// discovery, until the terminal has read that frame (`tui::ack::after_frame`): the
+/// discovery (both cores at 10k rollouts) ran while the frame was drawn and read (issue 10).
+#[test]
+fn a_cold_codex_listing_discovers_after_the_first_rows_frame_is_read() {
+    use spool::model::StoreKind;
+    use spool::tui::ack::{Ack, Outcome};
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let ack = Arc::new(Ack::new(Duration::from_secs(60)).unwrap());
+    ack.install();
+    // The frame's request is out (the UI writes it once the rows are drawn), unanswered.
+    ack.arm();
+    // Whatever happens below, other tests in this process find the gate open.
+    struct Open(Arc<Ack>);
+    impl Drop for Open {
+        fn drop(&mut self) {
+            self.0.release(Outcome::Answered);
+        }
+    }
+    let open = Open(ack.clone());
+    let d = tempfile::tempdir().unwrap();
+    let codex = d.path().join("codex");
+    common::rollouts::store(&codex, 200);
+    let stores = Arc::new(spool::store::Stores::open(&spool::store::Roots {
+        codex_dir: codex,
+        ..spool::store::Roots::all_in(&d.path().join("empty"))
+    }));
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores, tx);
+    let next = |wait| rx.recv_timeout(wait);
+    let discovered = |e: &Event| {
+        matches!(
+            e,
+            Event::Action(Action::Progress {
+                kind: StoreKind::Codex,
+                ..
+            })
+        )
+    };
+    // The first screen comes at once.
+    loop {
+        let e = next(Duration::from_secs(10)).expect("the first screen");
+        assert!(!discovered(&e), "discovered before its first screen");
+        if matches!(&e, Event::Action(Action::Cached(r)) if !r.is_empty()) {
+            break;
+        }
+    }
+    // Nothing of the discovery while the terminal has not read the frame.
+    while let Ok(e) = next(Duration::from_millis(500)) {
+        assert!(!discovered(&e), "discovered before the frame was read");
+    }
+    drop(open);
+    while !discovered(&next(Duration::from_secs(10)).expect("the discovery")) {}
+}

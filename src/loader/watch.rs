@@ -43,8 +43,8 @@ impl WatchSetup {
             let spawned = thread::Builder::new()
                 .name("spool-watch-setup".into())
                 .spawn(move || {
-                    // Started as the first rows go out: their frame is read first.
-                    crate::tui::ack::hold();
+                    // Started as the first rows go out: their frame is drawn and read first.
+                    crate::tui::ack::after_frame();
                     Watch::start(stores.stores[i].as_ref(), poke_tx)
                 });
             if let Ok(h) = spawned {

@@ -99,6 +99,8 @@ impl Ack {
             self.pending.store(true, Ordering::SeqCst);
             // A full socket means a wake is already pending.
             let _ = (&self.wake_tx).write(&[1]);
+            // Wakes `wait_asked`, so it waits for the answer with the cap from here.
+            self.cv.notify_all();
         }
     }
 
@@ -133,6 +135,24 @@ impl Ack {
                 }
             }
         }
+    }
+
+    /// Wait until the request is written (at most `limit`), and then as `wait`. For work
+    /// that starts as the first rows are sent, before their frame is drawn and asked about.
+    pub fn wait_asked(&self, limit: Duration) -> Outcome {
+        let until = Instant::now() + limit;
+        let mut s = self.state();
+        while *s == State::Idle {
+            let now = Instant::now();
+            if now >= until {
+                return Outcome::Skipped;
+            }
+            s = (self.cv.wait_timeout(s, until - now))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(s);
+        self.wait()
     }
 
     /// Wait as `wait` if the request is out and unanswered; else return at once.
@@ -211,6 +231,19 @@ static FIRST: OnceLock<Arc<Ack>> = OnceLock::new();
 pub fn hold() {
     if let Some(a) = FIRST.get() {
         a.hold();
+    }
+}
+
+/// For work that starts as a cold start's first rows are sent (the rest of a store's
+/// listing, a watcher's setup): wait until the frame that shows them is drawn, asked about
+/// and read by the terminal. `hold` returns at once until the request is written, so such
+/// work took both cores while the UI thread drew the frame and tmux read it (issue 10: a
+/// Codex cold first paint 36.5 ms on spool's clock, 55 in the harness). At most `CAP` for
+/// the request (a first batch whose rows are all hidden asks nothing) and `CAP` for the
+/// answer. Free once the gate is released, and where there is no gate (no terminal).
+pub fn after_frame() {
+    if let Some(a) = FIRST.get() {
+        a.wait_asked(CAP);
     }
 }
 

@@ -168,3 +168,39 @@ fn hold_ends_at_the_cap() {
     // Capped: later holds do not wait.
     ack.hold();
 }
+
+/// Work started before the request is written waits for it and then for the answer: it
+/// does not run through while the frame is still being drawn, as `wait` and `hold` do.
+#[test]
+fn wait_asked_waits_for_the_request_and_then_the_answer() {
+    let ack = Arc::new(Ack::new(Duration::from_secs(30)).unwrap());
+    assert_eq!(
+        ack.wait(),
+        Outcome::Skipped,
+        "wait does not wait for the request"
+    );
+    let (done_tx, done) = mpsc::channel();
+    let waiter = {
+        let ack = ack.clone();
+        thread::spawn(move || {
+            done_tx
+                .send(ack.wait_asked(Duration::from_secs(30)))
+                .unwrap()
+        })
+    };
+    assert!(
+        done.recv_timeout(Duration::from_millis(150)).is_err(),
+        "returned before the request was written"
+    );
+    ack.arm();
+    assert!(
+        done.recv_timeout(Duration::from_millis(150)).is_err(),
+        "returned before the answer"
+    );
+    ack.release(Outcome::Answered);
+    assert_eq!(done.recv().unwrap(), Outcome::Answered);
+    waiter.join().unwrap();
+    // Never asked: it gives up after its limit.
+    let idle = Ack::new(Duration::from_secs(30)).unwrap();
+    assert_eq!(idle.wait_asked(Duration::from_millis(1)), Outcome::Skipped);
+}

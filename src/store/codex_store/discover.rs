@@ -106,7 +106,7 @@ fn classify(name: &str, is_dir: bool) -> Option<(String, Found, bool)> {
 
 /// One step of a walk, in walk order: a rollout entry (and whether it is a `.zst`), or a
 /// directory whose own walk was left for later (its depth left, archived).
-enum Step {
+pub(super) enum Step {
     Found(Entry, bool),
     Later(PathBuf, usize, bool),
 }
@@ -117,18 +117,18 @@ const LATER_AT: usize = 1;
 
 /// How a walk lists a directory: where it goes, and whether it takes each entry's `lstat`.
 #[derive(Clone, Copy)]
-struct Walk {
-    archived: bool,
+pub(super) struct Walk {
+    pub(super) archived: bool,
     /// A subdirectory whose depth left would be this is not walked but named in its place.
-    later: Option<usize>,
+    pub(super) later: Option<usize>,
     /// Take each rollout's `lstat` (its mtime, the catalog's key). Without, the walk lists
     /// names only: a cold start's first screen picks its rollouts by the time in their names
     /// (see `newest`), and a `statx` of all 10k was most of its discovery.
-    stat: bool,
+    pub(super) stat: bool,
 }
 
 /// Walk `dir` to `depth_left` levels of subdirectories, collecting rollout entries.
-fn walk(dir: &Path, depth_left: usize, how: Walk, out: &mut Vec<Step>) {
+pub(super) fn walk(dir: &Path, depth_left: usize, how: Walk, out: &mut Vec<Step>) {
     let Walk {
         archived, later, ..
     } = how;
@@ -174,11 +174,9 @@ fn walk(dir: &Path, depth_left: usize, how: Walk, out: &mut Vec<Step>) {
     }
 }
 
-/// Every rollout entry under `root` (and whether it is a `.zst`) in the order one walk of
-/// `sessions/` and then `archived_sessions/` lists them. The day directories and the
-/// archive are listed on two threads (`fanout`) and put back in their places. With `stat`,
-/// each entry carries its `lstat`.
-fn walk_all(root: &Path, stat: bool) -> Vec<(Entry, bool)> {
+/// The walk of `sessions/` down to its day directories, which are named in their places
+/// (`Step::Later`) and not walked, and then `archived_sessions/`, named last.
+pub(super) fn plan(root: &Path, stat: bool) -> Vec<Step> {
     let mut plan = Vec::new();
     let how = Walk {
         archived: false,
@@ -187,23 +185,28 @@ fn walk_all(root: &Path, stat: bool) -> Vec<(Entry, bool)> {
     };
     walk(&root.join("sessions"), 4, how, &mut plan);
     plan.push(Step::Later(root.join("archived_sessions"), 0, true));
-    let later: Vec<(&Path, usize, bool)> = (plan.iter())
-        .filter_map(|s| match s {
-            Step::Later(dir, depth, archived) => Some((dir.as_path(), *depth, *archived)),
-            Step::Found(..) => None,
-        })
-        .collect();
-    let mut walked = crate::store::fanout::in_order(&later, |&(dir, depth, archived)| {
-        let mut out = Vec::new();
-        let how = Walk {
-            archived,
-            later: None,
-            stat,
-        };
-        walk(dir, depth, how, &mut out);
-        out
-    })
-    .into_iter();
+    plan
+}
+
+/// The walk of one directory `plan` left for later (its whole depth).
+pub(super) fn walk_later(dir: &Path, depth: usize, archived: bool, stat: bool) -> Vec<Step> {
+    let mut out = Vec::new();
+    let how = Walk {
+        archived,
+        later: None,
+        stat,
+    };
+    walk(dir, depth, how, &mut out);
+    out
+}
+
+/// `plan`'s entries in walk order, each directory it left for later replaced by its walk
+/// from `walked` (one item per such directory, in order; `None` leaves it out).
+pub(super) fn fill(
+    plan: Vec<Step>,
+    walked: impl IntoIterator<Item = Option<Vec<Step>>>,
+) -> Vec<(Entry, bool)> {
+    let mut walked = walked.into_iter();
     let found = |s: Step| match s {
         Step::Found(e, zst) => Some((e, zst)),
         // A walk with nothing left for later names no directory.
@@ -213,10 +216,35 @@ fn walk_all(root: &Path, stat: bool) -> Vec<(Entry, bool)> {
     for step in plan {
         match step {
             Step::Found(e, zst) => all.push((e, zst)),
-            Step::Later(..) => all.extend(walked.next().into_iter().flatten().filter_map(found)),
+            Step::Later(..) => all.extend(
+                walked
+                    .next()
+                    .flatten()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(found),
+            ),
         }
     }
     all
+}
+
+/// Every rollout entry under `root` (and whether it is a `.zst`) in the order one walk of
+/// `sessions/` and then `archived_sessions/` lists them. The day directories and the
+/// archive are listed on two threads (`fanout`) and put back in their places. With `stat`,
+/// each entry carries its `lstat`.
+fn walk_all(root: &Path, stat: bool) -> Vec<(Entry, bool)> {
+    let plan = plan(root, stat);
+    let later: Vec<(&Path, usize, bool)> = (plan.iter())
+        .filter_map(|s| match s {
+            Step::Later(dir, depth, archived) => Some((dir.as_path(), *depth, *archived)),
+            Step::Found(..) => None,
+        })
+        .collect();
+    let walked = crate::store::fanout::in_order(&later, |&(dir, depth, archived)| {
+        walk_later(dir, depth, archived, stat)
+    });
+    fill(plan, walked.into_iter().map(Some))
 }
 
 /// Every rollout under `root`, one per id: plain beats `.zst`, active beats archived,
@@ -234,16 +262,9 @@ pub fn discover_unordered(root: &Path) -> Vec<Entry> {
     keep_one_each(walk_all(root, true))
 }
 
-/// `discover_unordered` without the `lstat` of each rollout (no mtime, no stat): the same
-/// entries, kept by the same rules from the same walk order, for a cold start's first
-/// screen, which takes the `lstat` of only the few it shows (see `newest`).
-pub fn named_only(root: &Path) -> Vec<Entry> {
-    keep_one_each(walk_all(root, false))
-}
-
 /// One entry per id from a walk's entries (in walk order): plain beats `.zst`, active beats
 /// archived, and of equals the first in walk order wins.
-fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
+pub(super) fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
     let rank = |e: &Entry, zst: bool| {
         let found = match e.found {
             Found::Rollout => 0,
@@ -400,7 +421,9 @@ mod tests {
                 .map(|e| (e.id, e.path, e.archived, e.duplicate_in_archive))
                 .collect()
         };
-        assert_eq!(kept(named_only(root)), kept(discover_unordered(root)));
+        // Every day walked: the names-only walk keeps what discovery keeps.
+        let every_day = super::super::days::newest_named(root, usize::MAX);
+        assert_eq!(kept(every_day), kept(discover_unordered(root)));
     }
 
     /// The hand-read time is chrono's on every name it takes, and leaves the rest to chrono.

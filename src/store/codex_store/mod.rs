@@ -9,6 +9,7 @@
 //! `index` reads `session_index.jsonl`, `view` the window and `--last`, `skim` decides which
 //! records a listing parses, `stream` and `send` read the views in passes of one record.
 
+mod days;
 mod discover;
 mod found;
 mod index;
@@ -30,6 +31,7 @@ mod tests_stream;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -54,6 +56,9 @@ pub struct CodexStore {
     state: StateDir,
     /// The last discovery, by id (archived and duplicate flags, fast `locate`).
     found: Mutex<found::ById>,
+    /// `found` holds a first screen's walk of the newest days only (see `days`), not a
+    /// whole discovery: an id missing from it may still be on disk.
+    partial: AtomicBool,
     index: index::Cache,
     turns: Mutex<TurnCache>,
     /// `<root>/session_index.jsonl`, an input of every row: joined once, not per session.
@@ -77,6 +82,7 @@ impl CodexStore {
             sessions: root.join("sessions"),
             state: StateDir::new(state_root, STATE_NAME),
             found: Mutex::default(),
+            partial: AtomicBool::new(false),
             index: index::Cache::default(),
             turns: Mutex::new(HashMap::new()),
             index_path: root.join("session_index.jsonl"),
@@ -93,8 +99,14 @@ impl CodexStore {
 
     /// Keep `all`, the whole of a discovery, by id (see `found`), and hand it back.
     fn keep(&self, all: Vec<discover::Entry>) -> Vec<discover::Entry> {
+        self.keep_some(all, false)
+    }
+
+    /// Keep `all` by id, and whether it is only `partial` (a first screen's walk).
+    fn keep_some(&self, all: Vec<discover::Entry>, partial: bool) -> Vec<discover::Entry> {
         let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
         *map = found::ById::new(&all);
+        self.partial.store(partial, Ordering::SeqCst);
         all
     }
 
@@ -118,9 +130,27 @@ impl CodexStore {
             .ok_or_else(|| Error::NotFound(format!("codex:{id}")))
     }
 
+    /// The entry of a fork's or subagent's parent. While `found` holds only a first
+    /// screen's newest days, a parent not among them (or only its archived copy, whose
+    /// active one discovery would keep) is looked for in the days its UUIDv7 id names
+    /// before a whole discovery (about 30 ms of CPU at 10k rollouts) is made to find it.
+    fn parent_entry(&self, id: &str) -> Result<discover::Entry> {
+        let id = id.to_ascii_lowercase();
+        if self.partial.load(Ordering::SeqCst) {
+            let known = (self.found.lock().unwrap_or_else(|e| e.into_inner())).get(&id);
+            if let Some(e) = known.filter(|e| !e.archived && e.path.exists()) {
+                return Ok(e);
+            }
+            if let Some(e) = days::placed(&self.root, &id) {
+                return Ok(e);
+            }
+        }
+        self.entry(&id)
+    }
+
     /// The turn ids recorded in the parent rollout of a fork or subagent.
     fn parent_turns(&self, parent: &str) -> Option<Arc<HashSet<String>>> {
-        let e = self.entry(parent).ok()?;
+        let e = self.parent_entry(parent).ok()?;
         let meta = std::fs::metadata(&e.path).ok()?;
         let key = (meta.len(), meta.modified().ok());
         let mut cache = self.turns.lock().unwrap_or_else(|e| e.into_inner());
@@ -255,12 +285,13 @@ impl Store for CodexStore {
             .collect()
     }
 
-    /// The rollouts whose names are newest, from a walk that takes no `lstat` but of
-    /// those (see `newest`). The walk's entries are kept as a discovery's would be, so the
-    /// rows read next find their entry (and a fork its parent) without a full discovery.
+    /// The rollouts whose names are newest, from a walk of the newest day directories
+    /// that takes no `lstat` but of those (see `days`, `newest`). The walk's entries are
+    /// kept as a discovery's would be, so the rows read next find their entry (and a fork
+    /// its parent, or its day) without a full discovery.
     fn first_screen(&self, n: usize) -> Vec<Candidate> {
-        let all = self.keep(discover::named_only(&self.root));
-        (newest::newest(&all, n).into_iter())
+        let some = self.keep_some(days::newest_named(&self.root, 2 * n), true);
+        (newest::newest(&some, n).into_iter())
             .map(Candidate::from)
             .collect()
     }

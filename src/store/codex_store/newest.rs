@@ -2,7 +2,7 @@
 //! 10). Discovery orders every rollout by mtime, so the first rows waited for 10k `statx`
 //! calls (about half the CPU before the first rows at 10k). A rollout's name holds the time
 //! it was created (`rollout-YYYY-MM-DDThh-mm-ss-<uuid>`), so the newest names are listed
-//! from the walk alone, and only they are stat'ed and ordered by mtime. A rollout created
+//! from a walk of names alone (of the newest day directories: `days`), and only they are stat'ed and ordered by mtime. A rollout created
 //! earlier but written later (a resumed session) is not among them: the full discovery that
 //! follows finds it and the list inserts it above, as for any row that arrives late.
 
@@ -86,7 +86,7 @@ mod tests {
         put(format!("archived_sessions/{stem}.jsonl"), 99 * 3600);
         let (day, stem) = name(70);
         put(format!("sessions/{day}/{stem}.json"), 99 * 3600);
-        let all = discover::named_only(root);
+        let all = super::super::days::newest_named(root, usize::MAX);
         assert!(all.iter().all(|e| e.mtime.is_none() && e.stat.is_none()));
         let full = discover::discover(root);
         let seen = |v: &[discover::Entry]| -> Vec<_> {

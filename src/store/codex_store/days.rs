@@ -1,0 +1,117 @@
+//! A cold start's first screen of Codex rollouts from the newest day directories alone
+//! (issue 10). Rollouts live in `sessions/YYYY/MM/DD/`, named after the local time they
+//! were created, so the newest names are in the newest days: listing every day directory
+//! (68 at 10k rollouts, about 13 ms of CPU) to find a screenful that one or two of them
+//! hold was most of the first screen's discovery. A fork's parent in an older day is found
+//! from the time in its UUIDv7 id, not by a walk of every day.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{Datelike, Local, TimeZone};
+
+use super::discover::{self, Entry, Step};
+
+/// The rollouts named by a walk of `sessions/` whose day directories are listed newest
+/// first (by their `YYYY/MM/DD` names) until `want` rollouts are named, and by a walk of
+/// all of `archived_sessions/` (flat, and its ids decide the archive flags). No rollout is
+/// `lstat`ed. Kept one per id by discovery's rules, from the entries in the full walk's
+/// order: an id whose copies all lie in the walked directories keeps the copy discovery
+/// keeps. A day directory that is a symlink is not walked, as in discovery.
+pub fn newest_named(root: &Path, want: usize) -> Vec<Entry> {
+    let plan = discover::plan(root, false);
+    // Rollouts above the day directories (the legacy flat layout) are named already.
+    let mut named = (plan.iter())
+        .filter(|s| matches!(s, Step::Found(..)))
+        .count();
+    let later: Vec<(&Path, usize, bool)> = (plan.iter())
+        .filter_map(|s| match s {
+            Step::Later(dir, depth, archived) => Some((dir.as_path(), *depth, *archived)),
+            Step::Found(..) => None,
+        })
+        .collect();
+    let mut walked: Vec<Option<Vec<Step>>> = later.iter().map(|_| None).collect();
+    // `plan` names the archive last.
+    let Some((&(archive, depth, archived), days)) = later.split_last() else {
+        return Vec::new();
+    };
+    let mut newest_first: Vec<usize> = (0..days.len()).collect();
+    // Same root and depth: the paths compare as their year, month and day names do.
+    newest_first.sort_unstable_by(|&a, &b| days[b].0.cmp(days[a].0));
+    for i in newest_first {
+        if named >= want {
+            break;
+        }
+        let (dir, depth, archived) = days[i];
+        let out = discover::walk_later(dir, depth, archived, false);
+        named += out.len();
+        walked[i] = Some(out);
+    }
+    let last = walked.len() - 1;
+    walked[last] = Some(discover::walk_later(archive, depth, archived, false));
+    drop(later);
+    discover::keep_one_each(discover::fill(plan, walked))
+}
+
+/// The day directories the rollout of `id` may lie in: the first 48 bits of a UUIDv7 are
+/// its creation in milliseconds since the epoch, and Codex names the rollout's day
+/// directory after that moment in local time. The day before and after too (the name's
+/// clock and the id's may straddle midnight). Empty for an id that is not a UUIDv7.
+fn days_of(root: &Path, id: &str) -> Vec<PathBuf> {
+    let b = id.as_bytes();
+    if !super::is_uuid(id) || b[14] != b'7' {
+        return Vec::new();
+    }
+    let Ok(ms) = i64::from_str_radix(&format!("{}{}", &id[..8], &id[9..13]), 16) else {
+        return Vec::new();
+    };
+    let Some(day) = Local.timestamp_millis_opt(ms).earliest() else {
+        return Vec::new();
+    };
+    let day = day.date_naive();
+    [Some(day), day.pred_opt(), day.succ_opt()]
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let (y, m, d) = (d.year(), d.month(), d.day());
+            root.join(format!("sessions/{y:04}/{m:02}/{d:02}"))
+        })
+        .collect()
+}
+
+/// Whether `day` (`<root>/sessions/YYYY/MM/DD`) would be walked by discovery: the year,
+/// month and day are directories, none of them a symlink (discovery does not follow one).
+fn walked_by_discovery(day: &Path) -> bool {
+    let mut p = day;
+    for _ in 0..3 {
+        let real_dir = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_dir());
+        let hidden = p
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes()[0] == b'.');
+        if !real_dir || hidden {
+            return false;
+        }
+        let Some(up) = p.parent() else { return false };
+        p = up;
+    }
+    true
+}
+
+/// The rollout of `id` (lowercase) in the day directories its UUIDv7 id names, walked and
+/// kept as discovery walks and keeps them (plain over `.zst`); `None` when it is not there.
+pub fn placed(root: &Path, id: &str) -> Option<Entry> {
+    let mut found = Vec::new();
+    for day in days_of(root, id) {
+        if walked_by_discovery(&day) {
+            let steps = discover::walk_later(&day, 1, false, false);
+            found.extend(steps.into_iter().filter_map(|s| match s {
+                Step::Found(e, zst) if e.id == id => Some((e, zst)),
+                _ => None,
+            }));
+        }
+    }
+    (discover::keep_one_each(found).into_iter()).find(|e| e.found == discover::Found::Rollout)
+}
+
+#[cfg(test)]
+#[path = "days_tests.rs"]
+mod tests;
