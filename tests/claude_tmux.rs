@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::tmux::{Tmux, run_demo};
+use common::tmux::{Tmux, run_demo, selected_row};
 
 #[test]
 fn claude_rows_store_cycling_and_subagent_under_its_parent() {
@@ -74,4 +74,42 @@ fn a_subagent_opens_inside_its_parent_in_the_demo() {
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
+}
+
+/// A cold start on a Claude Code store alone (issue 10): 1,200 sessions across 6 project
+/// directories, written in an order that is not their mtimes' (so neither the listing's
+/// order nor the files' creation says which is newest). The first frame with rows selects
+/// the newest by mtime, and the selection holds while the rest arrive.
+#[test]
+fn a_cold_claude_start_shows_the_newest_first_and_the_selection_holds() {
+    let Some(t) = Tmux::new("claude-cold") else {
+        return;
+    };
+    let projects = t.home().join(".claude/projects");
+    let count = 1200u64;
+    for k in 0..count {
+        let n = (k * 7) % count;
+        let dir = projects.join(format!("-w-p{}", n % 6));
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = 1_772_323_200 + n * 3600;
+        let ts = chrono::DateTime::from_timestamp(at as i64, 0).unwrap();
+        let id = format!("7f49e40a-ae2b-458e-babd-{n:012x}");
+        let rec = serde_json::json!({"parentUuid":null,"isSidechain":false,"cwd":"/w",
+            "sessionId":id,"type":"user","uuid":format!("u{n}"),
+            "timestamp":ts.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "message":{"role":"user","content":format!("session {n}")}});
+        let path = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&path, format!("{rec}\n")).unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 600))
+            .unwrap();
+    }
+    t.run("");
+    let first = t.wait_until("a first frame with rows", |s| selected_row(s).is_some());
+    let picked = selected_row(&first).unwrap();
+    assert!(picked.starts_with("session 1199 "), "{first}");
+    let settled = t.hold_selection(&picked, first);
+    assert!(settled.contains("1,200 sessions"), "{settled}");
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
 }

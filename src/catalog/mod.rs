@@ -17,7 +17,7 @@
 //! `store::atomic` (temp file, rename): two writers never corrupt the file, a loser's write
 //! is simply lost and redone by the next pass.
 
-mod at;
+pub(crate) mod at;
 pub mod head;
 mod head_patch;
 #[cfg(test)]

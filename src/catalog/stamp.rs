@@ -47,6 +47,18 @@ impl Stat {
     pub fn from_fields(f: [u64; 8]) -> Stat {
         Stat(f)
     }
+
+    /// The modification time, as `Metadata::modified` gives it for the same call.
+    pub fn mtime(&self) -> Option<std::time::SystemTime> {
+        use std::time::{Duration, UNIX_EPOCH};
+        let (secs, nanos) = (self.0[3] as i64, Duration::from_nanos(self.0[4]));
+        if secs >= 0 {
+            UNIX_EPOCH.checked_add(Duration::from_secs(secs as u64) + nanos)
+        } else {
+            (UNIX_EPOCH.checked_sub(Duration::from_secs(secs.unsigned_abs())))
+                .and_then(|t| t.checked_add(nanos))
+        }
+    }
 }
 
 /// `h` with one present file's metadata mixed in.

@@ -131,7 +131,20 @@ impl ClaudeStore {
         let Some(project) = path.parent() else {
             return Vec::new();
         };
-        discover::subagents(project, id, &self.legacy_in(project))
+        discover::subagents(project, id, &self.legacy_maybe(project))
+    }
+
+    /// `legacy_in(project)`, or none without listing it when the last discovery's listing of
+    /// `project` held no `agent-*.jsonl` (as `summary_inputs` skips them, so a row and its
+    /// key agree; a legacy file made since is seen by the next discovery, whose key differs).
+    /// The cold start's first screen listed every project directory of its rows a second
+    /// time here, behind one lock: 11 listings of about 1,400 entries for 18 rows at 10k
+    /// sessions (issue 10). Old Claude builds wrote legacy subagents; current ones do not.
+    fn legacy_maybe(&self, project: &Path) -> Arc<LegacyAgents> {
+        if self.seen.get(project).is_some_and(|p| !p.legacy) {
+            return Arc::default();
+        }
+        self.legacy_in(project)
     }
 
     fn subagents(&self, path: &Path, id: &str) -> Vec<Subagent> {

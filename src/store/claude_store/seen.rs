@@ -7,7 +7,9 @@
 //!
 //! A hint, never the truth about a row: a directory made after discovery listed the project
 //! leaves it out of a key taken in the same pass, and the next discovery, which sees it, gives
-//! the session another key, so the row is read again then. Rows themselves are read as before.
+//! the session another key, so the row is read again then. Rows themselves are read as before,
+//! but that a project listed with no legacy subagent is not listed again for them
+//! (`ClaudeStore::legacy_maybe`: a row and its key agree).
 
 use std::ffi::OsStr;
 use std::hash::BuildHasher;

@@ -218,3 +218,42 @@ fn a_subagents_directory_without_subdirectories_is_named_as_the_walk_names_it() 
     later_mtime(&nested);
     assert_ne!(key(&store, "s1"), k);
 }
+
+/// A row whose project the discovery before it listed with no legacy subagent does not list
+/// that project again for them (issue 10: the cold first screen's 18 rows listed 11 project
+/// directories of 1,400 entries a second time, behind one lock). A legacy subagent made
+/// after that discovery is then left out of the row as it is of the key, and both count it
+/// once the next discovery has seen it; where discovery saw one, the project is listed.
+#[test]
+fn a_row_lists_its_project_for_legacy_subagents_only_where_discovery_saw_one() {
+    let (d, store, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let dir = d.path().join("claude/projects/-w");
+    let counted = |s: &SessionSummary| s.badges().iter().any(|b| b == "1 subagent");
+    let c = candidate(&store, "s1");
+    assert!(!counted(&store.summarize(&c).unwrap()));
+    let listed = || store.legacy.lock().unwrap().contains_key(&dir);
+    assert!(
+        !listed(),
+        "discovery saw no agent-*.jsonl: the project was not listed again"
+    );
+    let sub = json!({"type":"user","isSidechain":true,"sessionId":"s1","uuid":"x1",
+        "message":{"role":"user","content":"sub task"}});
+    std::fs::write(dir.join("agent-ab12.jsonl"), format!("{sub}\n")).unwrap();
+    assert!(
+        !counted(&store.summarize(&c).unwrap()),
+        "the row agrees with its key"
+    );
+    assert!(
+        !store
+            .summary_inputs(&c)
+            .contains(&dir.join("agent-ab12.jsonl"))
+    );
+    let c = candidate(&store, "s1");
+    assert!(counted(&store.summarize(&c).unwrap()));
+    assert!(listed());
+    assert!(
+        store
+            .summary_inputs(&c)
+            .contains(&dir.join("agent-ab12.jsonl"))
+    );
+}
