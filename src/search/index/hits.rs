@@ -201,7 +201,7 @@ impl TextIndex {
         sid: u64,
     ) -> &'a Option<SessionSummary> {
         rows.entry(sid).or_insert_with(|| {
-            let r = self.sessions.get().map.get(&sid)?.row()?;
+            let r = self.sessions.get().row(sid)?;
             accept(&r).then_some(r)
         })
     }

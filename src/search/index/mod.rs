@@ -225,7 +225,7 @@ impl TextIndex {
     /// what `spool search` filters and prints without listing the stores again.
     pub fn listed(&self) -> impl Iterator<Item = SessionSummary> + use<> {
         let t = self.sessions.get();
-        let rows: Vec<SessionSummary> = t.map.values().filter_map(table::Known::row).collect();
+        let rows: Vec<SessionSummary> = t.map.keys().filter_map(|sid| t.row(*sid)).collect();
         rows.into_iter()
     }
 
