@@ -439,11 +439,7 @@ fn list_and_watch(
             None if already => None,
             read => summarize(c, read),
         };
-        // The watcher's table holds the row's own id (shared, not a copy) where it has one.
-        let id: Arc<str> = match &row {
-            Some(s) if *s.id == *c.id => s.id.clone(),
-            _ => c.id.as_str().into(),
-        };
+        let id = crate::catalog::known::row_id_or(row.as_deref(), &c.id);
         listed.push(crate::catalog::known::entry(id, &c.path, 0));
         if let Some(s) = row {
             remember_top(&mut top, &s);

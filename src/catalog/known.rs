@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::model::SessionSummary;
+
 /// What the watcher compares of one session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
@@ -70,6 +72,16 @@ fn plain_form(p: &Path) -> Vec<u8> {
 pub fn entry(id: impl Into<Arc<str>>, path: &Path, key: u64) -> (Arc<str>, Slot) {
     let path = path_hash(path);
     (id.into(), Slot { path, key })
+}
+
+/// The id for the watcher's table of a candidate listed as `id`: its row's own id (the same
+/// allocation, not a copy: 100k ids at 100k sessions) when it has a row of that id, else a
+/// new one.
+pub fn row_id_or(row: Option<&SessionSummary>, id: &str) -> Arc<str> {
+    match row {
+        Some(s) if *s.id == *id => s.id.clone(),
+        _ => id.into(),
+    }
 }
 
 /// The 32 bits of an id's FxHash that `Known` and the pass's `ById` order ids by (a

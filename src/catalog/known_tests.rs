@@ -180,3 +180,20 @@ fn a_table_built_whole_holds_36_bytes_an_entry() {
     );
     assert_eq!(k.table_bytes(), n * 36);
 }
+
+/// A cold listing's table shares its row's id, and makes its own only where there is no row
+/// of that id (a skipped candidate, or a row whose id differs from its file's name).
+#[test]
+fn a_listed_id_is_its_rows_own_allocation() {
+    let row = crate::model::SessionSummary::new(
+        crate::model::StoreKind::Loom,
+        "20260101-000000-ab",
+        "/s/20260101-000000-ab.jsonl",
+    );
+    let shared = row_id_or(Some(&row), "20260101-000000-ab");
+    assert!(Arc::ptr_eq(&shared, &row.id), "a copy, not the row's id");
+    let other = row_id_or(Some(&row), "20260101-000000-cd");
+    assert_eq!(&*other, "20260101-000000-cd");
+    assert!(!Arc::ptr_eq(&other, &row.id));
+    assert_eq!(&*row_id_or(None, "x"), "x");
+}
