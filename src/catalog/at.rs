@@ -51,7 +51,7 @@ impl Dirs {
 
 /// An `O_PATH` handle on the directory `dir` (following a symlink to it, as a path lookup
 /// through it would): enough to look names up below it, no read permission needed.
-pub(crate) fn open_dir(dir: &[u8]) -> Option<OwnedFd> {
+fn open_dir(dir: &[u8]) -> Option<OwnedFd> {
     let c = std::ffi::CString::new(dir).ok()?;
     // SAFETY: `c` is a valid NUL-terminated string; the returned fd is owned by us alone.
     let fd = unsafe {
@@ -67,7 +67,7 @@ pub(crate) fn open_dir(dir: &[u8]) -> Option<OwnedFd> {
 /// `statx(fd, name, AT_SYMLINK_NOFOLLOW)` as the fields `Stat::of` takes from std's
 /// `Metadata` (std also fills it from `statx`, with the device as `makedev(major, minor)`),
 /// so a key made here equals one made by `symlink_metadata`. `name` ends with a NUL.
-pub(crate) fn statx(fd: RawFd, name: &[u8]) -> Option<Stat> {
+fn statx(fd: RawFd, name: &[u8]) -> Option<Stat> {
     // SAFETY: all-zero bytes are a valid `statx` (plain integers).
     let mut buf: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: `name` is NUL-terminated (checked by the caller building it), `buf` is a

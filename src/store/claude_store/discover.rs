@@ -85,12 +85,12 @@ type SeenEntry = (Box<[u8]>, Arc<Project>);
 fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
     use crate::store::dirents::Kind;
     use std::ffi::OsStr;
-    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
     let mut project = Project::open(dir, handle);
-    let at = crate::catalog::at::open_dir(dir.as_os_str().as_bytes());
-    let mut cname = Vec::new();
+    // The stat pass's own `lstat`-from-a-handle (one handle, opened at the first stat).
+    let mut at = crate::catalog::at::Dirs::default();
+    let dir_bytes = dir.as_os_str().as_bytes();
     let listed = crate::store::dirents::each(dir, |name, kind| {
         // The listing's type, never following a symlink (`lstat` where it has none).
         let file = kind == Kind::File;
@@ -107,17 +107,11 @@ fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>)
             return;
         }
         let path = crate::store::fanout::path_of(dir, os);
-        let stat = match &at {
-            Some(fd) => {
-                cname.clear();
-                cname.extend_from_slice(name);
-                cname.push(0);
-                crate::catalog::at::statx(fd.as_raw_fd(), &cname)
-            }
-            None => {
-                (std::fs::symlink_metadata(&path).ok()).map(|m| crate::catalog::stamp::Stat::of(&m))
-            }
-        };
+        // `None` from the handle (it could not be opened, or the call failed): the path's
+        // own `lstat`, as the stat pass does.
+        let stat = at.lstat(dir_bytes, name).or_else(|| {
+            (std::fs::symlink_metadata(&path).ok()).map(|m| crate::catalog::stamp::Stat::of(&m))
+        });
         out.push(Candidate {
             id: String::from_utf8_lossy(stem).into_owned(),
             path,
