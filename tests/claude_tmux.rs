@@ -110,6 +110,19 @@ fn a_cold_claude_start_shows_the_newest_first_and_the_selection_holds() {
     assert!(picked.starts_with("session 1199 "), "{first}");
     let settled = t.hold_selection(&picked, first);
     assert!(settled.contains("1,200 sessions"), "{settled}");
+    // What the user came for: the held session opens, and the pane shows its transcript
+    // (its own id, and its prompt as the first turn).
+    t.keys(&["Enter"]);
+    let pane = t.wait_until("the newest session read in the pane", |s| {
+        s.contains("esc back") && s.contains("▌ you #0")
+    });
+    assert!(
+        pane.contains(&format!(
+            "claude 7f49e40a-ae2b-458e-babd-{:012x}",
+            count - 1
+        )),
+        "{pane}"
+    );
     t.keys(&["q"]);
     t.wait_for("EXIT=0");
 }

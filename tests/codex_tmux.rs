@@ -54,6 +54,15 @@ fn a_cold_codex_start_shows_the_newest_first_and_the_selection_holds() {
     t.wait_stable("the row above selected", |s| {
         selected_row(s).is_some_and(|r| r.starts_with("resumed "))
     });
+    // Opened, the pane reads the resumed session, not the one selected before.
+    t.keys(&["Enter"]);
+    let pane = t.wait_until("the resumed session read in the pane", |s| {
+        s.contains("esc back") && s.contains("▌ you #0")
+    });
+    assert!(
+        pane.contains("codex 019ceba0-ae55-7d10-9f2a-0000000005dc"),
+        "{pane}"
+    );
     t.keys(&["q"]);
     t.wait_for("EXIT=0");
 }
