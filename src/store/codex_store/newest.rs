@@ -2,9 +2,10 @@
 //! 10). Discovery orders every rollout by mtime, so the first rows waited for 10k `statx`
 //! calls (about half the CPU before the first rows at 10k). A rollout's name holds the time
 //! it was created (`rollout-YYYY-MM-DDThh-mm-ss-<uuid>`), so the newest names are listed
-//! from a walk of names alone (of the newest day directories: `days`), and only they are stat'ed and ordered by mtime. A rollout created
-//! earlier but written later (a resumed session) is not among them: the full discovery that
-//! follows finds it and the list inserts it above, as for any row that arrives late.
+//! from a walk of names alone (of the newest day directories: `days`), and only they are
+//! stat'ed and ordered by mtime. A rollout created earlier but written later (a resumed
+//! session) is not among them: the full discovery that follows finds it and the list
+//! inserts it above, as for any row that arrives late.
 
 use super::discover::{Entry, Found};
 
