@@ -8,7 +8,7 @@
 //! agent's store.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
 
@@ -86,6 +86,18 @@ pub fn write<R: std::borrow::Borrow<SessionSummary>>(
             text.as_bytes(),
             atomic::Replace::default(),
         );
+    }
+}
+
+/// Keep the best `KEEP` rows (list order) seen so far, for the next start's hints.
+pub fn remember(top: &mut Vec<Arc<SessionSummary>>, s: &Arc<SessionSummary>) {
+    // A moved session's newer row replaces the hinted one.
+    top.retain(|r| r.id != s.id);
+    // The list's own row, shared: a copy of every row was made here.
+    top.push(s.clone());
+    if top.len() >= 4 * KEEP {
+        top.sort_by(|a, b| list_order(a, b));
+        top.truncate(KEEP);
     }
 }
 

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::app::{Action, View};
 use crate::catalog::Entry;
+use crate::catalog::checkpoint::Checkpoint;
 use crate::catalog::live::{Cat, Early, check_cached};
 use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
@@ -355,12 +356,15 @@ fn list_and_watch(
     // With a catalog to fill, every read also keeps its meta (a cold start writes it once).
     let keep = cat.cache.is_some();
     let mut entries: HashMap<String, Entry> = HashMap::new();
+    // A quit before the end keeps what was read (a 100k Claude Code store reads for minutes).
+    let mut checkpoint = Checkpoint::new(cat.cache.as_deref(), kind, store.sessions_dir());
     // Rows go to the list as the `Arc`s the catalog's entries hold: the cold pass copied
     // every row, one copy for the list and one for the catalog (issue 10).
     // A session read here, or already by `read_ahead`.
     let mut summarize = |c: &Candidate, ahead: Option<ReadAhead>| -> Option<Arc<SessionSummary>> {
         let (entry, row) = ahead.unwrap_or_else(|| read_one(store, c, keep));
         if let Some(e) = entry {
+            checkpoint.read(&e);
             entries.insert(c.id.clone(), e);
         }
         row
@@ -373,7 +377,7 @@ fn list_and_watch(
             .collect();
         for r in &rows {
             early.insert(r.id.to_string(), r.path.to_path_buf());
-            remember_top(&mut top, r);
+            crate::hints::remember(&mut top, r);
         }
         if tx.send(Event::Action(Action::Cached(rows))).is_err() {
             return;
@@ -442,7 +446,7 @@ fn list_and_watch(
         let id = crate::catalog::known::row_id_or(row.as_deref(), &c.id);
         listed.push(crate::catalog::known::entry(id, &c.path, 0));
         if let Some(s) = row {
-            remember_top(&mut top, &s);
+            crate::hints::remember(&mut top, &s);
             batch.push(s);
         }
         // Every batch re-sorts the list on the UI thread, so batches grow with the rows
@@ -576,18 +580,6 @@ fn batch_limits(sent: usize) -> (usize, Duration) {
     let size = BATCH.max(sent / 4);
     let wait = (BATCH_WAIT * (1 + (sent / 4096) as u32)).min(MAX_BATCH_WAIT);
     (size, wait)
-}
-
-/// Keep the best `hints::KEEP` rows (list order) seen so far, for the next start's hints.
-fn remember_top(top: &mut Vec<Arc<SessionSummary>>, s: &Arc<SessionSummary>) {
-    // A moved session's newer row replaces the hinted one.
-    top.retain(|r| r.id != s.id);
-    // The list's own row, shared: a copy of every row was made here.
-    top.push(s.clone());
-    if top.len() >= 4 * crate::hints::KEEP {
-        top.sort_by(|a, b| crate::store::registry::list_order(a, b));
-        top.truncate(crate::hints::KEEP);
-    }
 }
 
 #[cfg(test)]

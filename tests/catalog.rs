@@ -527,3 +527,55 @@ fn a_warm_list_reads_rows_in_place_only_while_the_catalog_is_current() {
     std::fs::remove_file(loom_file(&h, "20260314-162041")).unwrap();
     settle("a session gone");
 }
+
+/// A cold pass stopped part-way (the user quit while a large store was still being read:
+/// a 100k Claude Code store reads for minutes) leaves what it had read in the catalog, so
+/// the next start lists those sessions warm and reads only the rest; that start then lists
+/// exactly what the stores hold.
+#[test]
+fn a_cold_pass_stopped_part_way_keeps_what_it_read() {
+    use std::sync::{Arc, mpsc};
+
+    use spool::app::Action;
+    use spool::loader::{Event, Loader};
+    use spool::model::StoreKind;
+
+    catalog::checkpoint::first_at_once_for_tests();
+    let d = tempfile::tempdir().unwrap();
+    let codex = d.path().join("codex");
+    let count = 3000;
+    common::rollouts::store(&codex, count);
+    let stores = Arc::new(Stores::open(&spool::store::Roots {
+        codex_dir: codex,
+        ..spool::store::Roots::all_in(&d.path().join("empty"))
+    }));
+    let cache = d.path().join("cache");
+    let (_, warm) = catalog::warm::open(&cache, &stores);
+    let (tx, rx) = mpsc::channel();
+    let loader = Loader::start_with(stores.clone(), tx, Some(warm));
+    // Quit as soon as the store's first rows are out: its pass is still reading.
+    loop {
+        let e = rx.recv_timeout(Duration::from_secs(20)).expect("rows");
+        if matches!(&e, Event::Action(Action::Cached(r)) if !r.is_empty()) {
+            break;
+        }
+    }
+    drop(loader);
+    drop(rx);
+    // The pass returns at its next session; a write under way is atomic either way.
+    std::thread::sleep(Duration::from_millis(300));
+    let kept = catalog::load(&cache)
+        .and_then(|c| c.sections.into_iter().find(|s| s.kind == StoreKind::Codex))
+        .map_or(0, |s| s.entries.len());
+    let total = count as usize + 2 - 1; // the archived copy is the same session
+    assert!(kept > 0, "nothing the stopped pass read was kept");
+    assert!(
+        kept < total,
+        "the pass was not stopped part-way ({kept} kept): the test proves nothing"
+    );
+    // The next start: what was kept is listed through the catalog, the rest read; the
+    // whole equals the stores' own listing.
+    let through = catalog::list(&stores, None, Some(&cache));
+    assert_eq!(through, stores.list_of(None));
+    assert_eq!(through.len(), total);
+}

@@ -18,6 +18,7 @@
 //! is simply lost and redone by the next pass.
 
 pub(crate) mod at;
+pub mod checkpoint;
 pub mod head;
 mod head_patch;
 #[cfg(test)]
