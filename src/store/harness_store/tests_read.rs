@@ -302,6 +302,9 @@ fn discovery_skips_debris_and_orders_by_mtime() {
     std::fs::write(s.join("bad id.json"), "{}").unwrap();
     std::fs::write(s.join("notes.txt"), "x").unwrap();
     std::fs::write(s.join("gone.lock"), "").unwrap();
+    // A name that is not UTF-8 (no id is: ids are ASCII).
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::write(s.join(std::ffi::OsStr::from_bytes(b"\xffab.json")), "{}").unwrap();
     std::fs::create_dir(s.join("dir.json")).unwrap();
     std::os::unix::fs::symlink(s.join(format!("{A}.json")), s.join("Link.json")).unwrap();
     let base = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
@@ -368,6 +371,13 @@ fn missing_sessions_dir_is_empty_and_not_created() {
         Err(Error::NotFound(_))
     ));
     assert!(matches!(store.raw("../x"), Err(Error::NotFound(_))));
+    // A `sessions` that exists but cannot be listed is one stand-in row, in either pass.
+    std::fs::create_dir_all(d.path().join("memory")).unwrap();
+    std::fs::write(d.path().join("memory/sessions"), "").unwrap();
+    for found in [store.discover(), store.discover_unordered()] {
+        let paths: Vec<_> = found.iter().map(|c| c.path.clone()).collect();
+        assert_eq!(paths, [d.path().join("memory/sessions")]);
+    }
 }
 
 /// The stat passes keep every candidate for their whole run: discovery's vector, collected
