@@ -351,3 +351,44 @@ fn the_first_walks_names_are_held_at_their_size() {
     let (len, room) = t.names_room();
     assert_eq!(room, len);
 }
+
+/// A cold start's watcher setup (notify's walk of every directory) starts as the first rows
+/// go out; it waits until the terminal has read the frame that shows them, so it does not
+/// take a core while that frame is drawn and read (issue 10). Here the frame's request is
+/// out and unanswered: the setup must not finish until the gate opens.
+#[test]
+fn a_watchers_setup_waits_for_the_first_rows_frame_to_be_read() {
+    use crate::tui::ack::{Ack, Outcome};
+    let tmp = tempfile::tempdir().unwrap();
+    loop_session(&tmp.path().join("loop/sessions/global/aa01"));
+    let stores = Arc::new(Stores::open(&crate::store::registry::Roots::all_in(
+        tmp.path(),
+    )));
+    let ack = Arc::new(Ack::new(Duration::from_secs(60)).unwrap());
+    // The process's one gate: other tests' loaders wait on it only until the release below.
+    ack.install();
+    ack.arm();
+    // Released whatever happens, so no other test in this process waits for the cap.
+    struct Open(Arc<Ack>);
+    impl Drop for Open {
+        fn drop(&mut self) {
+            self.0.release(Outcome::Answered);
+        }
+    }
+    let open = Open(ack.clone());
+    let (poke_tx, _pokes) = mpsc::channel();
+    let mut setup = WatchSetup::Pending(stores, 0, poke_tx);
+    setup.start();
+    let WatchSetup::Running(h) = &setup else {
+        panic!("the setup thread did not start")
+    };
+    // A watch of one session takes a few milliseconds; held, it has not ended after 300.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !h.is_finished(),
+        "the watch was set up before the frame was read"
+    );
+    drop(open);
+    let watch = setup.finish().expect("the watch, once the gate opens");
+    assert!(watch.registered > 0, "the store's directories are watched");
+}
