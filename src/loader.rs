@@ -23,10 +23,12 @@ use crate::catalog::warm::Warm;
 use crate::model::SessionSummary;
 use crate::store::{Candidate, Store, Stores};
 
+mod ahead;
 mod first;
 mod gate;
 mod pane;
 mod watch;
+use ahead::{ReadAhead, Staged, read_ahead, read_one};
 pub use first::set_screenful;
 use first::{FIRST_ROWS_WAIT, FirstRows, Runner, first_batch};
 use gate::{Gate, Opener};
@@ -419,17 +421,12 @@ fn list_and_watch(
     // For the trace: when this pass's first rows went out (the cold first paint's path).
     let mut sent_any = false;
     let mut sent_progress = Instant::now();
-    // Without hints the first batch is the first screen: read it on two threads.
-    let ahead = if early.is_empty() {
-        read_ahead(
-            store,
-            &candidates[..candidates.len().min(first_batch())],
-            keep,
-        )
-    } else {
-        Vec::new()
-    };
-    let mut ahead = ahead.into_iter();
+    // Without hints the first batch is the first screen: read it on two threads, its top
+    // rows first (see `ahead::FIRST_READ`).
+    let first_screen = &candidates[..candidates.len().min(first_batch())];
+    let mut ahead = early
+        .is_empty()
+        .then(|| Staged::new(store, first_screen, keep));
     for (n, c) in candidates.iter().enumerate() {
         if stop.load(Ordering::SeqCst) {
             return;
@@ -439,7 +436,7 @@ fn list_and_watch(
         // A hinted session already sent is only read again if it moved.
         let already = early.remove(&c.id).is_some_and(|p| p == c.path);
         // Read ahead only without hints, so never `already`.
-        let row = match ahead.next() {
+        let row = match ahead.as_mut().and_then(Iterator::next) {
             None if already => None,
             read => summarize(c, read),
         };
@@ -452,7 +449,9 @@ fn list_and_watch(
         // Every batch re-sorts the list on the UI thread, so batches grow with the rows
         // already sent: a 100k store arrives in tens of batches, not thousands.
         let (want, wait) = batch_limits(n);
-        if batch.len() >= want || sent.elapsed() >= wait {
+        let step = ahead.as_ref().is_some_and(|a| a.first_step_ends(n)) && !batch.is_empty();
+        let read = ahead.as_ref().is_some_and(|a| a.ends(n));
+        if step || read || batch.len() >= want || sent.elapsed() >= wait {
             let rows = std::mem::take(&mut batch);
             if tx.send(Event::Action(Action::Cached(rows))).is_err() {
                 return;
@@ -462,6 +461,14 @@ fn list_and_watch(
             }
             // Rows are out: release the stores still waiting (cheap, and idempotent).
             first.shown();
+            if step {
+                // The rest of the screen is read once the terminal has read these rows'
+                // frame, still at the first screen's priority, and the watcher's setup waits
+                // for it (below, at the screen's end).
+                crate::tui::ack::after_frame();
+                sent = Instant::now();
+                continue;
+            }
             // This store's first rows are out: the rest yields to keys (and the watcher's
             // setup, started next, inherits it).
             let raced = runner.take().is_some();
@@ -532,42 +539,6 @@ fn list_and_watch(
         }
     }
     watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
-}
-
-/// One session read by `read_ahead`: the catalog's entry when the pass keeps them, and the row.
-type ReadAhead = (Option<Entry>, Option<Arc<SessionSummary>>);
-
-/// One session read; with `keep`, also the catalog's entry, which shares the row.
-fn read_one(store: &dyn Store, c: &Candidate, keep: bool) -> ReadAhead {
-    if !keep {
-        return (None, store.summarize(c).map(Arc::new));
-    }
-    let e = crate::catalog::pass::read(store, c);
-    let row = e.row.clone();
-    (Some(e), row)
-}
-
-/// `candidates` read in order, half of them on a second thread: a cold start's first screen
-/// of Claude Code or Codex rows parses megabytes of JSON, and one store's listing thread left
-/// the other core idle meanwhile (issue 10). A second thread that fails leaves its half to
-/// this one, so no row is lost.
-fn read_ahead(store: &dyn Store, candidates: &[Candidate], keep: bool) -> Vec<ReadAhead> {
-    let one = |c: &Candidate| read_one(store, c, keep);
-    if candidates.len() < 2 {
-        return candidates.iter().map(one).collect();
-    }
-    let (mine, theirs) = candidates.split_at(candidates.len() / 2);
-    std::thread::scope(|scope| {
-        let other = std::thread::Builder::new()
-            .name("spool-read-ahead".into())
-            .spawn_scoped(scope, || theirs.iter().map(one).collect::<Vec<_>>());
-        let mut out: Vec<ReadAhead> = mine.iter().map(one).collect();
-        match other.map(|h| h.join()) {
-            Ok(Ok(rest)) => out.extend(rest),
-            _ => out.extend(theirs.iter().map(one)),
-        }
-        out
-    })
 }
 
 /// Size and age at which a batch is sent, after `sent` rows: one screenful first, then

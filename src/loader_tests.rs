@@ -101,25 +101,35 @@ fn a_session_in_a_new_claude_project_directory_raises_an_event() {
     assert!(touched.contains(&session), "{touched:?}");
 }
 
-/// The first screen read on two threads gives the rows and entries of a read in order, one
-/// by one, with and without the catalog's entries.
+/// The first screen read on two threads, at once or in two steps, gives the rows and
+/// entries of a read in order, one by one, with and without the catalog's entries.
 #[test]
 fn reading_ahead_on_two_threads_gives_the_rows_in_order() {
     let store = fixture();
-    let candidates = store.discover();
-    assert!(candidates.len() >= 3);
+    // The fixture's sessions over again, past the first step's reads.
+    let found = store.discover();
+    assert!(found.len() >= 3);
+    let candidates: Vec<Candidate> = found
+        .iter()
+        .cycle()
+        .take(ahead::FIRST_READ + 3)
+        .cloned()
+        .collect();
     for keep in [false, true] {
         for n in 0..=candidates.len() {
-            let ahead = read_ahead(&store, &candidates[..n], keep);
             let one: Vec<ReadAhead> = candidates[..n]
                 .iter()
                 .map(|c| read_one(&store, c, keep))
                 .collect();
-            assert_eq!(ahead.len(), n);
-            for ((e1, r1), (e2, r2)) in ahead.iter().zip(&one) {
-                assert_eq!(r1.as_deref(), r2.as_deref());
-                assert_eq!(e1.as_ref().map(|e| &e.meta), e2.as_ref().map(|e| &e.meta));
-                assert_eq!(e1.is_some(), keep);
+            // At once, and in two steps (the top `FIRST_READ`, then the rest).
+            let staged: Vec<ReadAhead> = Staged::new(&store, &candidates[..n], keep).collect();
+            for ahead in [read_ahead(&store, &candidates[..n], keep), staged] {
+                assert_eq!(ahead.len(), n);
+                for ((e1, r1), (e2, r2)) in ahead.iter().zip(&one) {
+                    assert_eq!(r1.as_deref(), r2.as_deref());
+                    assert_eq!(e1.as_ref().map(|e| &e.meta), e2.as_ref().map(|e| &e.meta));
+                    assert_eq!(e1.is_some(), keep);
+                }
             }
         }
     }

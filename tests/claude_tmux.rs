@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::tmux::{Tmux, run_demo, selected_row};
+use common::tmux::{Tmux, run_demo};
 
 #[test]
 fn claude_rows_store_cycling_and_subagent_under_its_parent() {
@@ -104,25 +104,6 @@ fn a_cold_claude_start_shows_the_newest_first_and_the_selection_holds() {
         f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at + 600))
             .unwrap();
     }
-    t.run("");
-    let first = t.wait_until("a first frame with rows", |s| selected_row(s).is_some());
-    let picked = selected_row(&first).unwrap();
-    assert!(picked.starts_with("session 1199 "), "{first}");
-    let settled = t.hold_selection(&picked, first);
-    assert!(settled.contains("1,200 sessions"), "{settled}");
-    // What the user came for: the held session opens, and the pane shows its transcript
-    // (its own id, and its prompt as the first turn).
-    t.keys(&["Enter"]);
-    let pane = t.wait_until("the newest session read in the pane", |s| {
-        s.contains("esc back") && s.contains("▌ you #0")
-    });
-    assert!(
-        pane.contains(&format!(
-            "claude 7f49e40a-ae2b-458e-babd-{:012x}",
-            count - 1
-        )),
-        "{pane}"
-    );
-    t.keys(&["q"]);
-    t.wait_for("EXIT=0");
+    let header = format!("claude 7f49e40a-ae2b-458e-babd-{:012x}", count - 1);
+    t.cold_start_selects("session 1199", "1,200 sessions", |_| {}, &header);
 }

@@ -42,27 +42,15 @@ fn a_cold_codex_start_shows_the_newest_first_and_the_selection_holds() {
         return;
     };
     common::rollouts::store(&t.home().join(".codex"), 1500);
-    t.run("");
-    let first = t.wait_until("a first frame with rows", |s| selected_row(s).is_some());
-    let picked = selected_row(&first).unwrap();
-    assert!(picked.starts_with("session 1499 "), "{first}");
-    let settled = t.hold_selection(&picked, first);
-    assert!(settled.contains("1,501 sessions"), "{settled}");
     // The resumed session went in above the selection (out of view, the selected row kept
-    // its place on screen): one row up is it.
-    t.keys(&["Up"]);
-    t.wait_stable("the row above selected", |s| {
-        selected_row(s).is_some_and(|r| r.starts_with("resumed "))
-    });
-    // Opened, the pane reads the resumed session, not the one selected before.
-    t.keys(&["Enter"]);
-    let pane = t.wait_until("the resumed session read in the pane", |s| {
-        s.contains("esc back") && s.contains("▌ you #0")
-    });
-    assert!(
-        pane.contains("codex 019ceba0-ae55-7d10-9f2a-0000000005dc"),
-        "{pane}"
-    );
-    t.keys(&["q"]);
-    t.wait_for("EXIT=0");
+    // its place on screen): one row up is it, and opened, the pane reads it, not the one
+    // selected before.
+    let up = |t: &Tmux| {
+        t.keys(&["Up"]);
+        t.wait_stable("the row above selected", |s| {
+            selected_row(s).is_some_and(|r| r.starts_with("resumed "))
+        });
+    };
+    let header = "codex 019ceba0-ae55-7d10-9f2a-0000000005dc";
+    t.cold_start_selects("session 1499", "1,501 sessions", up, header);
 }

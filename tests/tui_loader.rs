@@ -15,6 +15,9 @@ use spool::loader::{Event, Loader, Request};
 use spool::model::{SessionSummary, StoreKind, Transcript, Window};
 use spool::store::{Candidate, Span, Store, Stores};
 
+/// A flag tests open (set true) and threads wait on.
+type Gate = Arc<(Mutex<bool>, Condvar)>;
+
 struct Fake {
     dir: PathBuf,
     ids: Arc<Mutex<Vec<String>>>,
@@ -27,6 +30,8 @@ struct Fake {
     discovered: Arc<AtomicBool>,
     /// The listing thread's nice value at each `summarize`, in order.
     nices: Arc<Mutex<Vec<i32>>>,
+    /// `summarize` past this many calls waits until the gate opens, when given.
+    hold_reads: Option<(usize, Gate)>,
 }
 
 impl Fake {
@@ -39,6 +44,7 @@ impl Fake {
             gate: None,
             discovered: Arc::default(),
             nices: Arc::default(),
+            hold_reads: None,
         }
     }
 }
@@ -71,7 +77,15 @@ impl Store for Fake {
     }
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
         let nice = spool::priority::current_nice();
-        self.nices.lock().unwrap().push(nice);
+        let called = {
+            let mut nices = self.nices.lock().unwrap();
+            nices.push(nice);
+            nices.len()
+        };
+        if let Some((_, g)) = self.hold_reads.as_ref().filter(|(n, _)| called > *n) {
+            let open = g.0.lock().unwrap();
+            drop(g.1.wait_while(open, |o| !*o).unwrap());
+        }
         Some(tui_common::row(
             self.kind,
             &c.id,
@@ -282,6 +296,45 @@ fn the_first_screens_rows_are_read_at_the_uis_priority_and_the_rest_yields() {
             "rows after the first batch"
         );
     }
+}
+
+/// A start with no catalog and no guess at the store's newest (Claude Code stats every
+/// transcript first): the first batch is the top 4 rows (`loader::ahead::FIRST_READ`), sent
+/// while the rest of the first screenful (32 rows with no terminal) is not read yet (its
+/// reads wait here until that batch has arrived); the rest of the screen comes next whole,
+/// then the rest of the store. Every row once, in discovery's order.
+#[test]
+fn a_cold_start_sends_the_top_rows_before_reading_the_rest_of_the_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = Arc::new(Mutex::new(
+        (0..200).map(|i| format!("s{i:04}")).collect::<Vec<_>>(),
+    ));
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let fake = Fake {
+        hold_reads: Some((4, gate.clone())),
+        ..Fake::new(dir.path(), ids)
+    };
+    let stores = only(fake, dir.path());
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores, tx);
+    let mut batches: Vec<Vec<String>> = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Action(Action::Cached(r)) => {
+                batches.push(r.iter().map(|r| r.id.to_string()).collect());
+                *gate.0.lock().unwrap() = true;
+                gate.1.notify_all();
+            }
+            Event::Action(Action::Progress { finished: true, .. }) => break,
+            _ => {}
+        }
+    }
+    let want = |range: std::ops::Range<usize>| -> Vec<String> {
+        range.map(|i| format!("s{i:04}")).collect()
+    };
+    assert_eq!(batches[0], want(0..4), "{batches:?}");
+    assert_eq!(batches[1], want(4..32), "{batches:?}");
+    assert_eq!(batches.concat(), want(0..200));
 }
 
 /// A warm start with the head on screen surveys its stores while the catalog decodes

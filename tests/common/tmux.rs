@@ -148,6 +148,36 @@ impl Tmux {
         settled
     }
 
+    /// A cold start's contract (issue 10), run on the store the test set up under HOME:
+    /// the first frame with rows selects the session titled `newest`, the selection holds
+    /// while the rest arrive until the footer counts `total`, `then` moves the selection if
+    /// the test means to (keys on the settled list), and Enter opens the selected session in
+    /// the pane, whose header names `header` (the store and the session's id).
+    pub fn cold_start_selects(
+        &self,
+        newest: &str,
+        total: &str,
+        then: impl FnOnce(&Tmux),
+        header: &str,
+    ) {
+        self.run("");
+        let first = self.wait_until("a first frame with rows", |s| selected_row(s).is_some());
+        let picked = selected_row(&first).unwrap();
+        assert!(picked.starts_with(&format!("{newest} ")), "{first}");
+        let settled = self.hold_selection(&picked, first);
+        assert!(settled.contains(total), "{settled}");
+        then(self);
+        // What the user came for: the session opens, and the pane shows its transcript (its
+        // own id, and its prompt as the first turn).
+        self.keys(&["Enter"]);
+        let pane = self.wait_until("the selected session read in the pane", |s| {
+            s.contains("esc back") && s.contains("▌ you #0")
+        });
+        assert!(pane.contains(header), "{pane}");
+        self.keys(&["q"]);
+        self.wait_for("EXIT=0");
+    }
+
     pub fn wait_listed(&self) -> String {
         self.wait_stable("the listing", |s| {
             s.contains("/ search") && !s.contains("loading")
