@@ -14,6 +14,7 @@ pub mod lines;
 pub mod loom_store;
 pub mod loop_store;
 pub mod pi_store;
+pub(crate) mod positional;
 pub mod registry;
 pub mod regular;
 pub mod sidecar;
