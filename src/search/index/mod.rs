@@ -26,12 +26,12 @@ use std::path::{Path, PathBuf};
 use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
-pub use current::is_current;
+pub use current::{Changes, changes, is_current};
 pub use docs::{Doc, PART_CAP, Prints, docs, fingerprint, session_number, title_doc};
 pub use fresh::Print;
 pub use hits::Hit;
 use session_docs::each_session_doc;
-pub use write::{Batches, Hooks};
+pub use write::{Batches, Hooks, writers_opened};
 
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
@@ -182,6 +182,12 @@ impl TextIndex {
             requick: Vec::new(),
             columns: Default::default(),
         })
+    }
+
+    /// The index as it is, if it is whole and of this schema; never created nor wiped (the
+    /// browser's searcher, beside a child that writes).
+    pub fn open_existing(dir: &Path) -> Option<TextIndex> {
+        Self::try_open(dir)
     }
 
     /// The index as it is, if it is whole and of this schema, with its table.
