@@ -4,9 +4,10 @@
 //! starts this child with its stores' directories and the index's, writes the job on its
 //! stdin, and reads its news on its stdout; the child indexes, commits in batches and exits.
 //!
-//! Protocol, one line each way at a time. To the child: `s <store> <id> <path>` a session to
-//! (re)index (its store's number in the browser's `Stores`, id and path in hex, so any byte
-//! passes), `g <number>` a session gone (hex), `go` the end of the job; after `go` only more
+//! Protocol, one line each way at a time. To the child: `r <row>` a session to (re)index if
+//! its files changed (the browser's listing row, postcard in hex: the child indexes the rows
+//! the browser holds, as the browser did, and never reads a session twice to summarize it),
+//! `g <number>` a session gone (hex), `go` the end of the job; after `go` only more
 //! `g` lines (deletes while the pass runs, dropped at its next commit), and end of file when
 //! the browser is gone. From the child: `p <done> <total>` progress, `c <done> <total>` a
 //! batch committed, then one of `d <indexed>` done, `r` another process holds the writer,
@@ -14,14 +15,13 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, Write};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
 
-use crate::model::StoreKind;
-use crate::search::index::{Freshness, Hooks, TextIndex};
+use crate::model::{SessionSummary, StoreKind};
+use crate::search::index::{Batches, Freshness, Hooks, TextIndex};
 use crate::store::Stores;
 
 /// The hidden subcommand's arguments: the stores as the browser opened them, in its order.
@@ -42,6 +42,9 @@ pub struct IndexArgs {
     /// The browser's process id: the child exits when it is not its parent.
     #[arg(long)]
     pub parent: u32,
+    /// Commit after every N sessions (tests; else about every second).
+    #[arg(long)]
+    pub batch: Option<usize>,
 }
 
 /// How the browser starts a child: the executable and its arguments.
@@ -81,13 +84,10 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// The line asking the child to index a session.
-pub fn session_line(store: usize, id: &str, path: &Path) -> String {
-    format!(
-        "s {store} {} {}\n",
-        hex(id.as_bytes()),
-        hex(path.as_os_str().as_bytes())
-    )
+/// The line asking the child to index a session (`None` if the row cannot be encoded).
+pub fn row_line(row: &SessionSummary) -> Option<String> {
+    let bytes = postcard::to_allocvec(row).ok()?;
+    Some(format!("r {}\n", hex(&bytes)))
 }
 
 /// The line telling the child a session is gone.
@@ -96,9 +96,9 @@ pub fn gone_line(sid: u64) -> String {
 }
 
 /// A job as the child reads it.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 struct Job {
-    listed: Vec<(usize, String, PathBuf)>,
+    rows: Vec<SessionSummary>,
     gone: Vec<u64>,
 }
 
@@ -123,13 +123,10 @@ fn read_job(input: &mut impl BufRead) -> Option<Job> {
             job.gone.push(sid);
             continue;
         }
-        let mut f = l.split(' ');
-        if let (Some("s"), Some(n), Some(id), Some(path)) = (f.next(), f.next(), f.next(), f.next())
-            && let (Ok(n), Some(id), Some(path)) = (n.parse(), unhex(id), unhex(path))
-            && let Ok(id) = String::from_utf8(id)
+        if let Some(bytes) = l.strip_prefix("r ").and_then(unhex)
+            && let Ok(row) = postcard::from_bytes::<SessionSummary>(&bytes)
         {
-            job.listed
-                .push((n, id, PathBuf::from(OsString::from_vec(path))));
+            job.rows.push(row);
         }
     }
 }
@@ -194,6 +191,12 @@ pub fn run(a: &IndexArgs) -> i32 {
             return 1;
         }
     };
+    if let Some(n) = a.batch {
+        ix.set_batches(Batches {
+            sessions: n.max(1),
+            every: std::time::Duration::from_secs(3600),
+        });
+    }
     ix.set_hooks(Hooks {
         committed: Some(Box::new(move |done, total| {
             say(format!("c {done} {total}\n"));
@@ -210,7 +213,7 @@ pub fn run(a: &IndexArgs) -> i32 {
             say(format!("p {done} {total}\n"));
         }
     };
-    let r = ix.update_listed(job.listed, &job.gone, &stores, &progress);
+    let r = ix.update_rows(&job.rows, &job.gone, &stores, &progress);
     let (line, code) = match r {
         Ok(Freshness::Updated { indexed, .. }) => (format!("d {indexed}\n"), 0),
         Ok(Freshness::ReadOnly) => ("r\n".to_string(), 0),
@@ -230,15 +233,15 @@ mod tests {
 
     #[test]
     fn a_job_reads_back_as_written() {
-        let path = PathBuf::from(OsString::from_vec(b"/a b/\tc\n\xff".to_vec()));
-        let text = format!(
-            "{}{}{}go\ng 5\n",
-            session_line(2, "id 1", &path),
-            gone_line(0xabc),
-            "junk\n"
-        );
+        let demo = crate::demo::DemoStore::create().unwrap();
+        let stores = Stores::open(&crate::store::Roots::all_in(demo.path()));
+        let rows = stores.list_all();
+        assert!(rows.len() > 3);
+        let mut text: String = rows.iter().filter_map(row_line).collect();
+        text.push_str(&gone_line(0xabc));
+        text.push_str("junk\ngo\ng 5\n");
         let job = read_job(&mut text.as_bytes()).unwrap();
-        assert_eq!(job.listed, vec![(2, "id 1".to_string(), path)]);
+        assert_eq!(job.rows, rows);
         assert_eq!(job.gone, vec![0xabc]);
         // Input that ends before `go`: the browser went away.
         assert_eq!(read_job(&mut "g 1\n".as_bytes()), None);

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::app::Action;
 use crate::app::action::Outcome;
 use crate::app::text_search::TEXT_LIMIT;
-use crate::index_child::{self, Spec, gone_line};
+use crate::index_child::{Spec, gone_line, row_line};
 use crate::loader::Event;
 use crate::model::SessionSummary;
 use crate::search::Key;
@@ -219,9 +219,31 @@ impl Children {
         }
         // Closing its input after it ended (its end of input means the browser is gone).
         self.input.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let _ = child.wait();
+        reap(child);
         end
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+/// Wait for a child to exit, and put its peak RSS and CPU time in the key trace: the
+/// child's memory is spool's too, and a benchmark must not miss it.
+fn reap(mut child: std::process::Child) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut status = 0;
+        // SAFETY: rusage is plain data, zeroed, and wait4 only writes into it and `status`.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: the pid is our child's, not yet waited for (`Child` is consumed here).
+        let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+        if r > 0 {
+            let ms = |t: libc::timeval| t.tv_sec as usize * 1000 + t.tv_usec as usize / 1000;
+            crate::keytrace::count("index_child_peak_kb", ru.ru_maxrss as usize);
+            crate::keytrace::count("index_child_cpu_ms", ms(ru.ru_utime) + ms(ru.ru_stime));
+            crate::keytrace::phase_since_launch("index_child_done_at");
+            return;
+        }
+    }
+    let _ = child.wait();
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -256,14 +278,6 @@ fn index_thread(
         generation: generation.clone(),
         input,
     };
-    let number = |r: &SessionSummary| {
-        let store = stores.store_for(r);
-        let n = stores
-            .stores
-            .iter()
-            .position(|s| std::ptr::addr_eq(s.as_ref(), store));
-        n.map(|n| index_child::session_line(n, &r.id, &r.path))
-    };
     for job in jobs {
         let mut pending = gone
             .lock()
@@ -291,13 +305,13 @@ fn index_thread(
                     let _ = events.send(Event::Action(done));
                     continue;
                 }
-                let listed = changed.into_iter().filter_map(|i| number(&rows[i]));
+                let listed = changed.into_iter().filter_map(|i| row_line(&rows[i]));
                 children.run(lines.into_iter().chain(listed))
             }
             Job::Some(rows) => {
                 let gone = pending.drain(..).map(gone_line);
                 let listed = rows.iter().filter(|r| r.error().is_none());
-                children.run(gone.chain(listed.filter_map(|r| number(r))))
+                children.run(gone.chain(listed.filter_map(|r| row_line(r))))
             }
             Job::Gone if pending.is_empty() => continue,
             Job::Gone => children.run(pending.drain(..).map(gone_line)),

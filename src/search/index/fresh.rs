@@ -131,49 +131,6 @@ impl TextIndex {
         self.update_full(stores, &then, now, progress)
     }
 
-    /// Re-index the listed sessions (store number in `stores`, id, path) that changed and
-    /// drop `gone`, keeping every other session: the index's child process, given what
-    /// the browser found (`current::changes`, the watcher's re-reads, deletes).
-    pub fn update_listed(
-        &mut self,
-        listed: Vec<(usize, String, PathBuf)>,
-        gone: &[u64],
-        stores: &Stores,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Freshness> {
-        let mut todo = Vec::new();
-        let mut print = Prints::default();
-        for (n, id, path) in listed {
-            let Some(store) = stores.stores.get(n) else {
-                continue;
-            };
-            let sid = session_number(store.kind(), &id);
-            let (quick, mtime) = quick_at(&path, None);
-            let full = print.of(&path, &store.state_file(&id));
-            let known = self.sessions.get().map.get(&sid).map(|k| k.fp);
-            if known.is_some_and(|k| k.full == full) {
-                continue;
-            }
-            let c = Candidate {
-                id,
-                path,
-                mtime,
-                stat: None,
-            };
-            todo.push((sid, Print { full, quick }, store.as_ref(), c));
-        }
-        let seen: HashSet<u64> = {
-            let known = &self.sessions.get().map;
-            let gone: HashSet<u64> = gone.iter().copied().collect();
-            known
-                .keys()
-                .filter(|s| !gone.contains(s))
-                .copied()
-                .collect()
-        };
-        self.summarize_and_apply(todo, seen, stores, progress)
-    }
-
     /// Every store's stamp is as recorded: only the hot sessions can have changed.
     fn update_hot(
         &mut self,

@@ -262,6 +262,29 @@ impl TextIndex {
         self.apply(changed, seen, stores, progress)
     }
 
+    /// `update_some`, and drop `gone` too: the index's child process (`index_child`), given
+    /// the browser's rows that changed (`current::changes`, the watcher's re-reads) and the
+    /// sessions it deleted or no longer lists.
+    pub fn update_rows(
+        &mut self,
+        rows: &[SessionSummary],
+        gone: &[u64],
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let gone: HashSet<u64> = gone.iter().copied().collect();
+        let mut seen: HashSet<u64> = {
+            let known = &self.sessions.get().map;
+            known
+                .keys()
+                .filter(|s| !gone.contains(s))
+                .copied()
+                .collect()
+        };
+        let changed = self.changed(rows, stores, &mut seen);
+        self.apply(changed, seen, stores, progress)
+    }
+
     /// Re-read what other processes committed (a read-only process after their update);
     /// false when the reader could not reload.
     pub fn refresh(&mut self) -> bool {
