@@ -2,22 +2,30 @@
 //! (the whole listing once it has streamed in, then each session the watcher re-reads),
 //! reporting `Action::IndexProgress`; another answers text searches, only the newest one
 //! waiting (older queries typed in the meantime are skipped), tagged with its token.
-//! When another process holds the writer, searches see what that process has committed.
-//! A pass commits in batches and the searcher reloads after each, so a first build gives
-//! results as it goes; deleted sessions are dropped at the next commit, even mid-pass.
+//! The writing itself is done by a child process (`index_child`), one per job: the browser
+//! never holds tantivy's writer, whose arenas, merges and mapped segments were most of its
+//! peak RSS whenever the index was stale (issue 10). The child commits in batches and says
+//! so on its stdout; the searcher reloads after each, so a first build gives results as it
+//! goes; deleted sessions are written to the running child and dropped at its next commit.
+//! When another process holds the writer, the child says so and searches see what that
+//! process has committed.
 
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::app::Action;
+use crate::app::action::Outcome;
 use crate::app::text_search::TEXT_LIMIT;
+use crate::index_child::{Spec, gone_line, row_line};
 use crate::loader::Event;
 use crate::model::SessionSummary;
 use crate::search::Key;
-use crate::search::index::{self, Freshness, Hooks, TextIndex, session_number};
+use crate::search::index::{self, TextIndex, session_number};
 use crate::search::query::TextQuery;
 use crate::store::Stores;
 use crate::store::registry::Filter;
@@ -28,7 +36,7 @@ const DEBOUNCE: Duration = Duration::from_millis(25);
 /// redraws the status bar, and a key that comes within a frame of a redraw waits for the
 /// next frame: at every 50 sessions a first build at 10k redrew about 60 times a second,
 /// so nearly every key typed during it waited, and the terminal was kept busy too.
-const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 enum Job {
     /// The whole listing: index what changed, drop what is gone. The list's own rows,
@@ -51,6 +59,8 @@ pub struct Indexer {
     /// Sessions deleted or vanished, not yet dropped from the index: a running pass drops
     /// them at its next commit.
     gone: Arc<Mutex<Vec<u64>>>,
+    /// The running child's input (`Children`).
+    input: Arc<Mutex<Option<ChildStdin>>>,
 }
 
 impl Indexer {
@@ -62,18 +72,31 @@ impl Indexer {
 
     /// The same over the index in `dir` (tests give their own).
     pub fn start_in(dir: Option<PathBuf>, stores: Arc<Stores>, events: Sender<Event>) -> Indexer {
+        Self::start_with(dir, stores, events, std::env::current_exe().ok())
+    }
+
+    /// The same with the index's children run from `exe` (tests, whose own executable is
+    /// not spool, give the built binary); `None`: no child can start.
+    pub fn start_with(
+        dir: Option<PathBuf>,
+        stores: Arc<Stores>,
+        events: Sender<Event>,
+        exe: Option<PathBuf>,
+    ) -> Indexer {
         let (jobs, job_rx) = mpsc::channel();
         let (queries, query_rx) = mpsc::channel();
         let gone = Arc::new(Mutex::new(Vec::new()));
-        let g = gone.clone();
+        let input = Arc::new(Mutex::new(None));
+        let (g, i) = (gone.clone(), input.clone());
         let _ = std::thread::Builder::new()
             .name("spool-index".into())
-            .spawn(move || index_thread(dir, stores, events, job_rx, query_rx, g));
+            .spawn(move || index_thread(dir, exe, stores, events, job_rx, query_rx, g, i));
         Indexer {
             jobs,
             queries,
             started: std::cell::Cell::new(false),
             gone,
+            input,
         }
     }
 
@@ -82,8 +105,17 @@ impl Indexer {
         if keys.is_empty() {
             return;
         }
+        let sids: Vec<u64> = keys.iter().map(|(s, id)| session_number(*s, id)).collect();
+        // A running child drops them at its next commit; they are kept for the next child
+        // too, as this one may have made its last commit already.
+        if let Ok(mut input) = self.input.lock()
+            && let Some(w) = input.as_mut()
+        {
+            let lines: String = sids.iter().map(|&s| gone_line(s)).collect();
+            let _ = w.write_all(lines.as_bytes());
+        }
         if let Ok(mut g) = self.gone.lock() {
-            g.extend(keys.iter().map(|(store, id)| session_number(*store, id)));
+            g.extend(sids);
         }
         let _ = self.jobs.send(Job::Gone);
     }
@@ -112,140 +144,209 @@ impl Indexer {
     }
 }
 
-fn open(dir: &Path) -> Option<TextIndex> {
-    TextIndex::open(dir).ok().or_else(|| {
-        // The index is a cache: whatever broke it, start again.
-        index::wipe(dir);
-        TextIndex::open(dir).ok()
-    })
+/// Runs the index's child processes (`index_child`): one per job, each started when the
+/// job comes and gone when it is done, so nothing of the writer stays in the browser.
+struct Children {
+    /// `None` when no child can be made for these stores (a status message says so).
+    spec: Option<Spec>,
+    events: Sender<Event>,
+    generation: Arc<AtomicU64>,
+    /// The running child's input, where `Indexer::remove` writes deletes for its next commit.
+    input: Arc<Mutex<Option<ChildStdin>>>,
 }
 
-/// The index, opened by whichever thread needs it first: the writer when a pass has
-/// something to write, the searcher at the first text search. A warm start whose index is
-/// current opens it never (issue 10: its mapped files and session table were most of the
-/// gap to the 30 MB target at 10k sessions).
-#[derive(Clone)]
-struct Lazy {
-    dir: Option<PathBuf>,
-    /// `None` until opened; then the handle the other thread is to take (`None` once taken,
-    /// or when the index could not be opened).
-    slot: Arc<Mutex<Option<Option<TextIndex>>>>,
+impl Children {
+    /// Run a child over `lines` (the job); the sessions it indexed, or why it failed.
+    fn run(&self, lines: impl Iterator<Item = String>) -> Result<usize, String> {
+        let spec = self.spec.as_ref().ok_or("no cache directory to index in")?;
+        let mut child = Command::new(&spec.exe)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("could not start the indexer: {e}"))?;
+        let (Some(mut input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("could not start the indexer".into());
+        };
+        // Buffered: a first build's job is a line per session.
+        let mut w = std::io::BufWriter::new(&mut input);
+        let wrote = lines
+            .chain(std::iter::once("go\n".to_string()))
+            .try_for_each(|l| w.write_all(l.as_bytes()))
+            .and_then(|_| w.flush());
+        drop(w);
+        if wrote.is_ok() {
+            *self.input.lock().unwrap_or_else(|e| e.into_inner()) = Some(input);
+        }
+        let mut end = Err("the indexer stopped before it finished".to_string());
+        for line in BufReader::new(output).lines() {
+            let Ok(line) = line else { break };
+            let mut f = line.splitn(3, ' ');
+            let (tag, a, b) = (f.next(), f.next(), f.next());
+            let num = |s: Option<&str>| s.and_then(|s| s.parse::<usize>().ok()).unwrap_or(0);
+            let action = match tag {
+                Some("p") => Action::IndexProgress {
+                    done: num(a),
+                    total: num(b),
+                },
+                Some("c") => {
+                    // Before the message: a search it prompts reloads what was committed.
+                    self.generation.fetch_add(1, Ordering::SeqCst);
+                    Action::IndexCommitted {
+                        done: num(a),
+                        total: num(b),
+                    }
+                }
+                Some("d") => {
+                    end = Ok(num(a));
+                    continue;
+                }
+                // Another process holds the writer: searches see what it commits.
+                Some("r") => {
+                    end = Ok(0);
+                    continue;
+                }
+                Some("e") => {
+                    end = Err(line[2..].to_string());
+                    continue;
+                }
+                _ => continue,
+            };
+            let _ = self.events.send(Event::Action(action));
+        }
+        // Closing its input after it ended (its end of input means the browser is gone).
+        self.input.lock().unwrap_or_else(|e| e.into_inner()).take();
+        reap(child);
+        end
+    }
 }
 
-impl Lazy {
-    fn new(dir: Option<PathBuf>) -> Lazy {
-        Lazy {
-            dir,
-            slot: Arc::default(),
+#[allow(clippy::too_many_arguments)]
+/// Wait for a child to exit, and put its peak RSS and CPU time in the key trace: the
+/// child's memory is spool's too, and a benchmark must not miss it.
+fn reap(mut child: std::process::Child) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut status = 0;
+        // SAFETY: rusage is plain data, zeroed, and wait4 only writes into it and `status`.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: the pid is our child's, not yet waited for (`Child` is consumed here).
+        let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+        if r > 0 {
+            let ms = |t: libc::timeval| t.tv_sec as usize * 1000 + t.tv_usec as usize / 1000;
+            crate::keytrace::count("index_child_peak_kb", ru.ru_maxrss as usize);
+            crate::keytrace::count("index_child_cpu_ms", ms(ru.ru_utime) + ms(ru.ru_stime));
+            crate::keytrace::phase_since_launch("index_child_done_at");
+            return;
         }
     }
-
-    /// This thread's handle (each thread asks once). The first opens the index and leaves
-    /// the other a handle sharing its session table and mapped files (one copy, not two).
-    fn open(&self) -> Option<TextIndex> {
-        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(spare) = slot.as_mut() {
-            return spare.take();
-        }
-        let ix = self.dir.as_deref().and_then(open);
-        *slot = Some(ix.as_ref().and_then(TextIndex::open_sharing));
-        ix
-    }
-
-    /// Whether the index already holds exactly `rows` (read without opening it).
-    fn is_current(&self, rows: &[Arc<SessionSummary>], stores: &Stores) -> bool {
-        let opened = self.slot.lock().is_ok_and(|s| s.is_some());
-        !opened
-            && self
-                .dir
-                .as_deref()
-                .is_some_and(|d| index::is_current(d, rows, stores))
-    }
+    let _ = child.wait();
 }
 
+#[allow(clippy::too_many_arguments)]
 fn index_thread(
     dir: Option<PathBuf>,
+    exe: Option<PathBuf>,
     stores: Arc<Stores>,
     events: Sender<Event>,
     jobs: Receiver<Job>,
     queries: Receiver<Query>,
     gone: Arc<Mutex<Vec<u64>>>,
+    input: Arc<Mutex<Option<ChildStdin>>>,
 ) {
-    let lazy = Lazy::new(dir);
     let generation = Arc::new(AtomicU64::new(0));
     {
-        let (events, generation) = (events.clone(), generation.clone());
-        let (stores, lazy) = (stores.clone(), lazy.clone());
+        let (events, generation, dir) = (events.clone(), generation.clone(), dir.clone());
+        let stores = stores.clone();
         let _ = std::thread::Builder::new()
             .name("spool-search".into())
-            .spawn(move || search_thread(lazy, stores, events, generation, queries));
+            .spawn(move || search_thread(dir, stores, events, generation, queries));
     }
-    // After the searcher started: answers to keystrokes keep the normal priority.
+    // After the searcher started: answers to keystrokes keep the normal priority. The
+    // children inherit it.
     lower_priority();
-    let mut jobs = jobs.into_iter();
-    // Until a job has something to write, the index stays closed.
-    let (mut ix, first) = loop {
-        let Some(job) = jobs.next() else { return };
-        let pending = gone.lock().is_ok_and(|g| !g.is_empty());
-        if let Job::All(rows) = &job
-            && !pending
-            && lazy.is_current(rows, &stores)
-        {
-            let done = Action::IndexProgress { done: 0, total: 0 };
-            let _ = events.send(Event::Action(done));
-            continue;
-        }
-        let Some(ix) = lazy.open() else { return };
-        break (ix, job);
+    let spec = dir
+        .as_deref()
+        .zip(exe)
+        .and_then(|(d, exe)| Spec::new(exe, d, &stores));
+    let children = Children {
+        spec,
+        events: events.clone(),
+        generation: generation.clone(),
+        input,
     };
-    let (g, tx) = (generation.clone(), events.clone());
-    ix.set_hooks(Hooks {
-        // Each batch committed: the searcher reloads before its next answer, and an open
-        // search asks again (its answer may have come from before this batch, or from
-        // before the first pass began: the list settles long before a niced pass commits).
-        // The last one ends the pass for the browser (merges may still run).
-        committed: Some(Box::new(move |done, total| {
-            g.fetch_add(1, Ordering::SeqCst);
-            let _ = tx.send(Event::Action(Action::IndexCommitted { done, total }));
-        })),
-        gone: Some(Box::new(move || {
-            gone.lock()
-                .map(|mut g| std::mem::take(&mut *g))
-                .unwrap_or_default()
-        })),
-    });
-    for job in std::iter::once(first).chain(jobs) {
-        let tx = events.clone();
-        let every = Every::new(PROGRESS_EVERY);
-        // The end is reported by the last commit, once it is searchable.
-        let progress = move |done: usize, total: usize| {
-            if done < total && every.due() {
-                let _ = tx.send(Event::Action(Action::IndexProgress { done, total }));
-            }
-        };
+    for job in jobs {
+        let mut pending = gone
+            .lock()
+            .map(|mut g| std::mem::take(&mut *g))
+            .unwrap_or_default();
         let r = match &job {
-            Job::All(rows) => ix.update(rows, &stores, &progress),
-            Job::Some(rows) => ix.update_some(rows, &stores, &progress),
-            Job::Gone => ix.remove(&[], &stores),
+            Job::All(rows) => {
+                // What changed, found without opening the index (a current one is never
+                // opened, and no child starts).
+                let changes = dir
+                    .as_deref()
+                    .and_then(|d| index::changes(d, rows, &stores));
+                let (changed, mut lines): (Vec<usize>, Vec<String>) = match changes {
+                    Some(c) => (c.changed, c.gone.into_iter().map(gone_line).collect()),
+                    None => (
+                        (0..rows.len())
+                            .filter(|&i| rows[i].error().is_none())
+                            .collect(),
+                        Vec::new(),
+                    ),
+                };
+                lines.extend(pending.drain(..).map(gone_line));
+                if changed.is_empty() && lines.is_empty() {
+                    let done = Action::IndexProgress { done: 0, total: 0 };
+                    let _ = events.send(Event::Action(done));
+                    continue;
+                }
+                let listed = changed.into_iter().filter_map(|i| row_line(&rows[i]));
+                children.run(lines.into_iter().chain(listed))
+            }
+            Job::Some(rows) => {
+                let gone = pending.drain(..).map(gone_line);
+                let listed = rows.iter().filter(|r| r.error().is_none());
+                children.run(gone.chain(listed.filter_map(|r| row_line(r))))
+            }
+            Job::Gone if pending.is_empty() => continue,
+            Job::Gone => children.run(pending.drain(..).map(gone_line)),
         };
         // Before the message below: a search it prompts reloads what this job committed.
         generation.fetch_add(1, Ordering::SeqCst);
         // Clear the progress line even when a pass ended early or failed part-way (its
         // committed batches are searchable).
-        let indexed = match r {
-            Ok(Freshness::Updated { indexed, .. }) => indexed,
-            _ => 0,
-        };
+        let indexed = *r.as_ref().unwrap_or(&0);
         let done = Action::IndexProgress {
             done: indexed,
             total: indexed,
         };
         let _ = events.send(Event::Action(done));
+        if let Err(why) = r {
+            let _ = events.send(Event::Action(failed(&why)));
+        }
     }
 }
 
+/// The status line for a child that failed: searches still answer from what it committed.
+fn failed(why: &str) -> Action {
+    Action::OpDone(Box::new(Outcome {
+        message: format!("Full-text index not updated: {why}"),
+        rows: Vec::new(),
+        removed: Vec::new(),
+        select: None,
+        undoable: None,
+        automatic: true,
+        finished: None,
+    }))
+}
+
 /// True at most once per period, from any thread (the indexing threads report progress).
-struct Every {
+pub(crate) struct Every {
     start: Instant,
     period_ms: u64,
     /// Milliseconds after `start` of the last time it was due.
@@ -253,7 +354,7 @@ struct Every {
 }
 
 impl Every {
-    fn new(period: Duration) -> Every {
+    pub(crate) fn new(period: Duration) -> Every {
         Every {
             start: Instant::now(),
             period_ms: period.as_millis() as u64,
@@ -261,7 +362,7 @@ impl Every {
         }
     }
 
-    fn due(&self) -> bool {
+    pub(crate) fn due(&self) -> bool {
         let now = self.start.elapsed().as_millis() as u64;
         let last = self.last.load(Ordering::Relaxed);
         now >= last + self.period_ms
@@ -278,7 +379,7 @@ impl Every {
 /// CPU from the UI thread often enough that keys typed during a first build settled in
 /// 28 ms (8 ms after it). SCHED_IDLE threads give way to a waking UI thread at once; the
 /// nice value stays for systems that refuse the policy.
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     // On Linux the nice value and the policy are per thread, and `0` is the calling
     // thread; elsewhere it would be the whole process, so it is left alone.
     #[cfg(target_os = "linux")]
@@ -292,33 +393,36 @@ fn lower_priority() {
 }
 
 fn search_thread(
-    lazy: Lazy,
+    dir: Option<PathBuf>,
     stores: Arc<Stores>,
     events: Sender<Event>,
     generation: Arc<AtomicU64>,
     queries: Receiver<Query>,
 ) {
     let mut seen = generation.load(Ordering::SeqCst);
-    // Opened at the first search (a session table and mapped files held from then on).
-    let mut ix: Option<Option<TextIndex>> = None;
+    // Opened at the first search that finds an index (a session table and mapped files
+    // held from then on). Never created nor wiped here: the child owns the index's files.
+    let mut ix: Option<TextIndex> = None;
     while let Ok(mut q) = queries.recv() {
-        // A handle the writer left may predate its commits: `seen` (from before) makes
-        // the first answer reload.
-        let ix = ix.get_or_insert_with(|| lazy.open());
         std::thread::sleep(DEBOUNCE);
         while let Ok(newer) = queries.try_recv() {
             q = newer;
         }
         let (token, query, filter) = q;
         let now = generation.load(Ordering::SeqCst);
-        if let Some(ix) = ix.as_mut().filter(|_| now != seen) {
+        match ix.as_mut() {
             // A reload that failed (a merge removed a segment under it) is tried again at
             // the next query rather than leaving the searcher on an old view.
-            if ix.refresh() {
+            Some(ix) if now != seen => {
+                if ix.refresh() {
+                    seen = now;
+                }
+            }
+            Some(_) => {}
+            None => {
+                ix = dir.as_deref().and_then(TextIndex::open_existing);
                 seen = now;
             }
-        } else {
-            seen = now;
         }
         let hits = ix
             .as_ref()

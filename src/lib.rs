@@ -24,6 +24,7 @@ pub mod app;
 pub mod browser;
 pub mod config;
 pub mod heap;
+pub mod index_child;
 pub mod indexer;
 pub mod keytrace;
 pub mod loader;

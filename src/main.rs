@@ -50,6 +50,10 @@ fn malloc_arenas(browser: bool) {
 }
 
 fn run(cli: Cli) -> Result<i32, Error> {
+    // The browser's index child: its stores come from its arguments, not the config.
+    if let Some(spool::cli::Command::Index(a)) = &cli.command {
+        return Ok(spool::index_child::run(a));
+    }
     // The demo copy lives until the process exits; a signal removes it too.
     let demo = if cli.stores.demo {
         let d = spool::demo::DemoStore::create()?;

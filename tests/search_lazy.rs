@@ -77,7 +77,12 @@ fn a_current_index_stays_closed_until_a_search_and_the_search_finds_text() {
     let dir = warm.path().join("ix");
     copy_dir(built.path(), &dir);
     let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_in(Some(dir.clone()), stores.clone(), tx);
+    let ix = Indexer::start_with(
+        Some(dir.clone()),
+        stores.clone(),
+        tx,
+        Some(env!("CARGO_BIN_EXE_spool").into()),
+    );
     ix.index_all(rows.iter().cloned().map(Arc::new).collect());
     let done = wait(
         &rx,

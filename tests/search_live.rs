@@ -127,7 +127,12 @@ fn the_browsers_indexer_drops_a_deleted_session() {
     let rows = stores.list_all();
     let dir = tempfile::tempdir().unwrap();
     let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_in(Some(dir.path().to_path_buf()), stores.clone(), tx);
+    let ix = Indexer::start_with(
+        Some(dir.path().to_path_buf()),
+        stores.clone(),
+        tx,
+        Some(env!("CARGO_BIN_EXE_spool").into()),
+    );
     ix.index_all(rows.iter().cloned().map(Arc::new).collect());
     let wait = |want: &dyn Fn(&Action) -> bool| loop {
         match rx.recv_timeout(Duration::from_secs(60)).expect("an answer") {

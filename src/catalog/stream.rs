@@ -19,11 +19,11 @@
 //! `wire::AHEAD` ahead), and nothing decoded is used unless every section's checksum holds.
 
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::wire::Gather;
 use super::{CAP, Catalog, HEADER, MAGIC, Running, Section, VERSION, checksum, schema};
+use crate::store::positional::{Range, Source};
 use crate::store::regular;
 
 /// How much of the file is read (and written) at a time.
@@ -31,46 +31,6 @@ const CHUNK: usize = 1 << 16;
 /// A section shorter than this is decoded on the thread reading the file: a thread costs
 /// more than decoding it (the patch log and the tests load many tiny catalogs).
 const OWN_THREAD: u64 = 256 << 10;
-
-/// Bytes read by position, by any number of threads at once: the file, or `decode`'s bytes.
-pub trait Source: Sync {
-    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize>;
-}
-
-impl Source for std::fs::File {
-    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-        FileExt::read_at(self, buf, at)
-    }
-}
-
-impl Source for [u8] {
-    fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-        let from = usize::try_from(at).unwrap_or(usize::MAX).min(self.len());
-        let n = buf.len().min(self.len() - from);
-        buf[..n].copy_from_slice(&self[from..from + n]);
-        Ok(n)
-    }
-}
-
-/// The bytes `from..to` of a source, read in order (each section's own reader).
-struct Range<'a, S: Source + ?Sized> {
-    src: &'a S,
-    at: u64,
-    to: u64,
-}
-
-impl<S: Source + ?Sized> Read for Range<'_, S> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let room = usize::try_from(self.to - self.at).unwrap_or(usize::MAX);
-        let want = buf.len().min(room);
-        if want == 0 {
-            return Ok(0);
-        }
-        let n = self.src.read_at(&mut buf[..want], self.at)?;
-        self.at += n as u64;
-        Ok(n)
-    }
-}
 
 /// The catalog at `path` and its header's checksum (the log's base), or `None` for anything
 /// but an intact file of this version and schema, as `decode` decides for bytes.
@@ -264,11 +224,7 @@ fn section<S: Source + ?Sized, L: Gather>(src: &S, span: Span) -> Option<Section
     // section only for a section that is one field.
     let mut scratch = Scratch::new(usize::try_from(len).ok()?)?;
     let range = Summed {
-        inner: Range {
-            src,
-            at,
-            to: at + len,
-        },
+        inner: Range::new(src, at, at + len),
         sum: Running::new(),
     };
     let reader = BufReader::with_capacity(CHUNK, range);
@@ -298,7 +254,7 @@ impl<R: Read> Read for Summed<R> {
 /// Fill `buf` from `src` at `at`; `None` if the source ends first or fails.
 fn read_exact_at<S: Source + ?Sized>(src: &S, at: u64, buf: &mut [u8]) -> Option<()> {
     let to = at.checked_add(buf.len() as u64)?;
-    let mut range = Range { src, at, to };
+    let mut range = Range::new(src, at, to);
     (fill(&mut range, buf)? == buf.len()).then_some(())
 }
 

@@ -493,9 +493,9 @@ struct Counting {
     read: std::sync::atomic::AtomicU64,
 }
 
-impl super::stream::Source for Counting {
+impl crate::store::positional::Source for Counting {
     fn read_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-        let n = super::stream::Source::read_at(self.bytes.as_slice(), buf, at)?;
+        let n = crate::store::positional::Source::read_at(self.bytes.as_slice(), buf, at)?;
         (self.read).fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(n)
     }

@@ -106,6 +106,9 @@ pub enum Command {
     /// stale. (An idle session written to again by an agent that was already running may be
     /// missing from the results until the next full check.)
     Search(SearchArgs),
+    /// The browser's index writer, run as a child process (`index_child`).
+    #[command(name = "__index", hide = true)]
+    Index(crate::index_child::IndexArgs),
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +258,7 @@ pub fn run(
     let mut out = std::io::stdout().lock();
     match command {
         Command::Search(a) => return search::run(&mut out, stores, &a, index_dir),
+        Command::Index(a) => return Ok(crate::index_child::run(&a)),
         Command::List(a) => list(&mut out, stores, &a)?,
         Command::Show(a) => show(&mut out, stores, &a)?,
         Command::Export(a) => export_cmd(&mut out, stores, &a)?,

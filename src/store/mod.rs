@@ -14,6 +14,7 @@ pub mod lines;
 pub mod loom_store;
 pub mod loop_store;
 pub mod pi_store;
+pub(crate) mod positional;
 pub mod registry;
 pub mod regular;
 pub mod sidecar;
@@ -188,6 +189,13 @@ pub trait Store: Send + Sync {
 
     /// The `sessions/` directory this store reads.
     fn sessions_dir(&self) -> &Path;
+
+    /// The directory this store was opened on (what `Stores::add` takes), so another
+    /// process can open the same stores (the index's child, `index_child`); `None` for a
+    /// store that cannot be opened from a path.
+    fn root_dir(&self) -> Option<&Path> {
+        None
+    }
 
     /// How many levels of directories below the sessions directory hold what rows are read
     /// from (files, or sessions that are directories): the watcher registers them all.

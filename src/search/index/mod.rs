@@ -26,12 +26,12 @@ use std::path::{Path, PathBuf};
 use tantivy::schema::{FAST, Field, NumericOptions, Schema, TEXT};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
-pub use current::is_current;
+pub use current::{Changes, changes, is_current};
 pub use docs::{Doc, PART_CAP, Prints, docs, fingerprint, session_number, title_doc};
 pub use fresh::Print;
 pub use hits::Hit;
 use session_docs::each_session_doc;
-pub use write::{Batches, Hooks};
+pub use write::{Batches, Hooks, writers_opened};
 
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind};
@@ -184,6 +184,12 @@ impl TextIndex {
         })
     }
 
+    /// The index as it is, if it is whole and of this schema; never created nor wiped (the
+    /// browser's searcher, beside a child that writes).
+    pub fn open_existing(dir: &Path) -> Option<TextIndex> {
+        Self::try_open(dir)
+    }
+
     /// The index as it is, if it is whole and of this schema, with its table.
     fn try_open(dir: &Path) -> Option<TextIndex> {
         if std::fs::read_to_string(dir.join(VERSION_FILE)).ok()? != SCHEMA_VERSION {
@@ -252,6 +258,29 @@ impl TextIndex {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Freshness> {
         let mut seen: HashSet<u64> = self.sessions.get().map.keys().copied().collect();
+        let changed = self.changed(rows, stores, &mut seen);
+        self.apply(changed, seen, stores, progress)
+    }
+
+    /// `update_some`, and drop `gone` too: the index's child process (`index_child`), given
+    /// the browser's rows that changed (`current::changes`, the watcher's re-reads) and the
+    /// sessions it deleted or no longer lists.
+    pub fn update_rows(
+        &mut self,
+        rows: &[SessionSummary],
+        gone: &[u64],
+        stores: &Stores,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Freshness> {
+        let gone: HashSet<u64> = gone.iter().copied().collect();
+        let mut seen: HashSet<u64> = {
+            let known = &self.sessions.get().map;
+            known
+                .keys()
+                .filter(|s| !gone.contains(s))
+                .copied()
+                .collect()
+        };
         let changed = self.changed(rows, stores, &mut seen);
         self.apply(changed, seen, stores, progress)
     }

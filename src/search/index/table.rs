@@ -24,6 +24,7 @@ use super::fresh::Print;
 use crate::error::{Error, Result};
 use crate::model::{SessionSummary, StoreKind, from_millis};
 use crate::store::lines::{RawLine, for_each_line};
+use crate::store::positional::Range;
 
 /// One indexed session: its prints and where the rest of its table line
 /// (`store flags updated id cwd file title`, tab-separated) is.
@@ -97,18 +98,6 @@ fn row_of(line: &str) -> Option<SessionSummary> {
 /// Bytes before a line's rest: three fields of 16 hex digits, each followed by a tab.
 const PREFIX: usize = 51;
 
-/// Reads a file from `at` on with `pread`, leaving the file's own position alone (the
-/// table's file is shared by two threads).
-struct ReadAt<'a>(&'a File, u64);
-
-impl std::io::Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.0.read_at(buf, self.1)?;
-        self.1 += n as u64;
-        Ok(n)
-    }
-}
-
 /// The table in `file`, as (session, prints, where the rest is), streamed: the lines it
 /// cannot read are left out (re-indexed). `None` when the file cannot be read whole.
 fn scan(file: &File) -> Option<HashMap<u64, Known>> {
@@ -119,7 +108,7 @@ fn scan(file: &File) -> Option<HashMap<u64, Known>> {
     // doubled the map's buckets at 100k sessions, and growing it held both sizes at once.
     let mut lines = 0;
     let mut buf = vec![0; 64 * 1024];
-    let mut r = ReadAt(file, 0);
+    let mut r = Range::from(file, 0);
     loop {
         match std::io::Read::read(&mut r, &mut buf) {
             Ok(0) => break,
@@ -130,7 +119,7 @@ fn scan(file: &File) -> Option<HashMap<u64, Known>> {
     }
     drop(buf);
     let mut out = HashMap::with_capacity(lines + 1);
-    for_each_line(ReadAt(file, 0), LINE_CAP, |l| {
+    for_each_line(Range::from(file, 0), LINE_CAP, |l| {
         if let RawLine::Line { start, bytes, .. } = l
             && let Some((sid, fp)) = prefix(bytes)
         {
@@ -330,7 +319,7 @@ fn write(dir: &Path, file: &str, t: &Shared) -> Result<(File, Places)> {
     };
     if let Some(old) = &t.file {
         let mut failed = None;
-        for_each_line(ReadAt(old, 0), LINE_CAP, |l| {
+        for_each_line(Range::from(old, 0), LINE_CAP, |l| {
             let RawLine::Line { start, bytes, .. } = l else {
                 return;
             };

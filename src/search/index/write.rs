@@ -68,6 +68,15 @@ impl std::ops::Deref for Row<'_> {
     }
 }
 
+/// Writers this process asked for: the browser must never (its child writes; a writer's
+/// arenas and merges were most of its peak with a stale index, issue 10).
+static WRITERS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many times this process has asked for the index's writer.
+pub fn writers_opened() -> usize {
+    WRITERS.load(Ordering::Relaxed)
+}
+
 /// How often, and how long apart, a busy writer lock is tried again (`TextIndex::writer`).
 const LOCK_TRIES: u32 = 10;
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
@@ -79,6 +88,7 @@ impl TextIndex {
     /// inherited copy of the lock file's descriptor, and with it the lock, until then.
     /// Only a lock still held after that makes this process a reader.
     pub(super) fn writer(&self) -> tantivy::Result<IndexWriter> {
+        WRITERS.fetch_add(1, Ordering::Relaxed);
         let mut tries = 0;
         loop {
             match self

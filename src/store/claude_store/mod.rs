@@ -278,6 +278,10 @@ impl ClaudeStore {
 }
 
 impl Store for ClaudeStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Claude
     }

@@ -256,6 +256,10 @@ impl CodexStore {
 }
 
 impl Store for CodexStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Codex
     }

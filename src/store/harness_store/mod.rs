@@ -303,6 +303,10 @@ impl HarnessStore {
 }
 
 impl Store for HarnessStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Harness
     }

@@ -139,6 +139,10 @@ impl LoomStore {
 }
 
 impl Store for LoomStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Loom
     }

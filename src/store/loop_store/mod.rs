@@ -217,6 +217,10 @@ fn loc_of(c: &Candidate) -> Option<Loc> {
 }
 
 impl Store for LoopStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Loop
     }

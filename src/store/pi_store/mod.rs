@@ -257,6 +257,10 @@ fn parent_row(pp: &Path) -> Option<(String, String)> {
 }
 
 impl Store for PiStore {
+    fn root_dir(&self) -> Option<&Path> {
+        Some(&self.root)
+    }
+
     fn kind(&self) -> StoreKind {
         StoreKind::Pi
     }
