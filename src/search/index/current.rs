@@ -33,7 +33,7 @@ pub fn is_current<R: Borrow<SessionSummary>>(dir: &Path, rows: &[R], stores: &St
             return false;
         };
         // The same print `update` compares (`fresh::changed`).
-        if indexed != print.of(&r.path, &stores.store_for(r).state_file(&r.id)) {
+        if indexed != print.of(r.path(), &stores.store_for(r).state_file(&r.id)) {
             return false;
         }
     }
