@@ -150,7 +150,7 @@ fn append(stores: &Stores, dir: &Path, n: usize) -> Result<(), String> {
         .iter()
         .find(|r| r.store == spool::model::StoreKind::Loom && r.error().is_none())
         .ok_or("no loom session")?;
-    let size = std::fs::metadata(&row.path)
+    let size = std::fs::metadata(row.path())
         .map_err(|e| e.to_string())?
         .len();
     let mut ms = Vec::new();
@@ -162,7 +162,7 @@ fn append(stores: &Stores, dir: &Path, n: usize) -> Result<(), String> {
         let t0 = Instant::now();
         let mut f = std::fs::OpenOptions::new()
             .append(true)
-            .open(&row.path)
+            .open(row.path())
             .map_err(|e| e.to_string())?;
         std::io::Write::write_all(&mut f, line.as_bytes()).map_err(|e| e.to_string())?;
         drop(f);
@@ -183,7 +183,7 @@ fn append(stores: &Stores, dir: &Path, n: usize) -> Result<(), String> {
     }
     let f = std::fs::OpenOptions::new()
         .write(true)
-        .open(&row.path)
+        .open(row.path())
         .map_err(|e| e.to_string())?;
     f.set_len(size).map_err(|e| e.to_string())?;
     ms.sort_by(f64::total_cmp);

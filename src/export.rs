@@ -169,7 +169,7 @@ pub fn window_streamed<M: std::borrow::Borrow<Message>>(
 }
 
 fn header_markdown(s: &SessionSummary) -> String {
-    let mut out = format!("# {}\n\n| | |\n|---|---|\n", s.title);
+    let mut out = format!("# {}\n\n| | |\n|---|---|\n", s.title());
     let mut row = |k: &str, v: &str| {
         if !v.is_empty() {
             let _ = writeln!(out, "| {k} | {} |", v.replace('|', "\\|"));
@@ -182,8 +182,8 @@ fn header_markdown(s: &SessionSummary) -> String {
     row("updated", &s.updated_at.map(rfc3339).unwrap_or_default());
     row("messages", &s.messages.to_string());
     row("forked from", s.forked_from().unwrap_or(""));
-    if !s.summary.is_empty() {
-        row("summary", &crate::text::collapse_whitespace(&s.summary));
+    if !s.summary().is_empty() {
+        row("summary", &crate::text::collapse_whitespace(s.summary()));
     }
     row("error", s.error().unwrap_or(""));
     out.push('\n');
@@ -371,7 +371,7 @@ mod tests {
 
     fn sample() -> Transcript {
         let mut s = SessionSummary::new(StoreKind::Loom, "20260314-091502", "/x.jsonl");
-        s.title = "Fix <script> & \"quotes\"".into();
+        s.set_title("Fix <script> & \"quotes\"");
         let mut a = Message::new(Role::Assistant, "");
         a.tool_calls.push(ToolCall {
             id: "c1".into(),

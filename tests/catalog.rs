@@ -66,7 +66,7 @@ fn catalog_listing_round_trips_and_follows_every_kind_of_change() {
         .into_iter()
         .find(|s| s.id == "3f6b2c1e-8a4d-4e2f-9b7c-1d2e3f4a5b6c".into())
         .expect("the v3 Loop fixture");
-    let msgs = loop_row.path.join("messages.jsonl");
+    let msgs = loop_row.path().join("messages.jsonl");
     let before = std::fs::read_to_string(&msgs).unwrap();
     let last = before.lines().last().unwrap().to_string();
     std::fs::write(&msgs, format!("{before}{last}\n")).unwrap();
@@ -211,8 +211,8 @@ fn catalog_equals_stores_on_every_fixture_after_random_changes() {
                 3 => store.set_archived(&s.id, !s.archived).map(|_| "archive"),
                 4 => {
                     // Touch: same bytes, another mtime.
-                    if s.path.is_file() {
-                        set_mtime(&s.path, 1_700_000_000 + round);
+                    if s.path().is_file() {
+                        set_mtime(s.path(), 1_700_000_000 + round);
                     }
                     Ok("touch")
                 }

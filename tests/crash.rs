@@ -244,13 +244,13 @@ fn check_whole(h: &Home, targets: &[Whole], kill: u32) {
             if r == w.reference {
                 assert_eq!(row.messages, w.messages, "kill {kill}: {r} lost messages");
                 let set_by_script = row
-                    .title
+                    .title()
                     .strip_prefix('t')
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
                 assert!(
-                    *row.title == *w.title || set_by_script,
+                    *row.title() == *w.title || set_by_script,
                     "kill {kill}: {r} has a torn title {:?}",
-                    row.title
+                    row.title()
                 );
             }
             if row.forked_from() == Some(w.reference.as_str()) {
@@ -320,6 +320,6 @@ fn a_thousand_kills_across_every_write_leave_every_session_wholly_old_or_new() {
     let landed = rows.iter().filter(|r| r.forked_from().is_some()).count() > targets.len()
         || rows
             .iter()
-            .any(|r| r.title.starts_with('t') && r.title[1..].parse::<u64>().is_ok());
+            .any(|r| r.title().starts_with('t') && r.title()[1..].parse::<u64>().is_ok());
     assert!(landed, "no write completed between kills");
 }

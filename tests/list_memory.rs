@@ -23,9 +23,11 @@ fn rows() -> Vec<SessionSummary> {
             let id = format!("20260314-{i:06}");
             let path = format!("/home/u/.loom/sessions/{id}.jsonl");
             let mut s = SessionSummary::new(StoreKind::Loom, id, path);
-            s.title = format!("Fix the parser in module {i}").into();
-            s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash").into();
-            s.first_prompt = format!("why does test {i} fail after the router change?").into();
+            s.set_title(format!("Fix the parser in module {i}"));
+            s.set_summary(format!(
+                "* Goal: make test {i} pass\n* Cause: a trailing slash"
+            ));
+            s.set_first_prompt(format!("why does test {i} fail after the router change?"));
             s.cwd = Some("/home/u/projects/acme-api".into());
             s.has_user_message = true;
             s.updated_at = Utc.timestamp_opt(1_770_000_000 + i as i64, 0).single();

@@ -160,7 +160,7 @@ fn a_cold_codex_start_shows_the_newest_rollouts_first_then_what_discovery_lists(
             .expect("loader answers")
         {
             Event::Action(Action::Cached(r)) => {
-                let titles = r.iter().map(|s| s.title.to_string()).collect();
+                let titles = r.iter().map(|s| s.title().to_string()).collect();
                 first.get_or_insert(titles);
                 rows.extend(
                     r.into_iter()

@@ -15,7 +15,7 @@ fn all_rows(stores: &Stores) -> Vec<SessionSummary> {
 
 fn says(s: &SessionSummary, word: &str) -> bool {
     let w = word.to_lowercase();
-    [s.title.as_ref(), &s.summary, &s.first_prompt, s.project()]
+    [s.title(), s.summary(), s.first_prompt(), s.project()]
         .iter()
         .any(|f| f.to_lowercase().contains(&w))
 }
@@ -38,7 +38,7 @@ fn demo_tim_and_port_match_only_sessions_that_say_them() {
             assert!(
                 says(s, q),
                 "/{q} matched {:?} that does not say it",
-                s.title
+                s.title()
             );
         }
     }
@@ -50,10 +50,10 @@ fn one_title_word_finds_its_session_first_and_nothing_unrelated() {
     let rows = all_rows(&h.stores());
     let mut checked = 0;
     for s in &rows {
-        for word in s.title.split(|c: char| !c.is_alphanumeric()) {
+        for word in s.title().split(|c: char| !c.is_alphanumeric()) {
             let unique = rows
                 .iter()
-                .filter(|r| r.title.to_lowercase().contains(&word.to_lowercase()))
+                .filter(|r| r.title().to_lowercase().contains(&word.to_lowercase()))
                 .count()
                 == 1;
             if word.chars().count() < 4 || !unique {
@@ -62,7 +62,7 @@ fn one_title_word_finds_its_session_first_and_nothing_unrelated() {
             let hits = rank_rows(rows.clone(), word);
             assert_eq!(hits.first().map(|r| &r.id), Some(&s.id), "{word}");
             for r in &hits {
-                assert!(says(r, word), "{word} matched {:?}", r.title);
+                assert!(says(r, word), "{word} matched {:?}", r.title());
             }
             checked += 1;
         }
@@ -76,7 +76,7 @@ fn list_query_uses_the_same_rules() {
     let rows = all_rows(&h.stores());
     let word = rows
         .iter()
-        .flat_map(|s| s.title.split(' ').map(str::to_string).collect::<Vec<_>>())
+        .flat_map(|s| s.title().split(' ').map(str::to_string).collect::<Vec<_>>())
         .find(|w| w.len() >= 5)
         .unwrap();
     let listed = json_lines(&h.ok(&["list", "--json", "--all", "--query", &word]));

@@ -49,7 +49,7 @@ fn spots(stores: &Stores) -> (Vec<Spot>, Vec<Vec<String>>) {
     let mut all = Vec::new();
     for store in &stores.stores {
         for s in store.list() {
-            all.push(tokens(&format!("{}\n{}", s.title, s.summary)));
+            all.push(tokens(&format!("{}\n{}", s.title(), s.summary())));
             let Ok(t) = store.transcript(&s.id, Span::All) else {
                 continue;
             };

@@ -27,7 +27,7 @@ fn update_some_reindexes_only_the_changed_session() {
     // A session that is one file (loop's JSONL), so appending a line changes it.
     let one = rows
         .iter()
-        .find(|r| r.error().is_none() && r.path.is_file())
+        .find(|r| r.error().is_none() && r.path().is_file())
         .unwrap()
         .clone();
     let r = ix.update_some(std::slice::from_ref(&one), &stores, &|_, _| {});
@@ -41,7 +41,7 @@ fn update_some_reindexes_only_the_changed_session() {
     // Appended to: that session alone is indexed again, the others stay.
     let mut f = std::fs::OpenOptions::new()
         .append(true)
-        .open(&one.path)
+        .open(one.path())
         .unwrap();
     std::io::Write::write_all(&mut f, b"\n").unwrap();
     drop(f);

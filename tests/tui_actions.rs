@@ -179,8 +179,8 @@ fn rename_ctrl_u_clears_esc_cancels_empty_is_refused() {
     assert!(press(&mut a, KeyCode::Esc).is_empty());
     assert!(a.dialog.is_none());
     assert_eq!(
-        a.list.selected_summary().unwrap().title,
-        "Refactor session loader".into()
+        a.list.selected_summary().unwrap().title(),
+        "Refactor session loader"
     );
     // An unchanged title writes nothing.
     press(&mut a, KeyCode::Char('R'));
@@ -432,8 +432,8 @@ fn an_action_right_after_typing_acts_on_the_query_match() {
     let title = a
         .list
         .get(&(StoreKind::Harness, id.clone()))
-        .map(|s| s.title.clone());
-    assert_eq!(title.as_deref(), Some("Write the release notes"));
+        .map(|s| s.title());
+    assert_eq!(title, Some("Write the release notes"));
 }
 
 #[test]

@@ -18,8 +18,8 @@ use tui_common::*;
 /// each store (as each store titles it).
 fn rich() -> Vec<SessionSummary> {
     let mut v = sample();
-    v[2].summary = "Drafted the notes for 0.4; the migration section still needs numbers.".into();
-    v[4].first_prompt = "The loader grows by 40 MB an hour when the watcher is on".into();
+    v[2].set_summary("Drafted the notes for 0.4; the migration section still needs numbers.");
+    v[4].set_first_prompt("The loader grows by 40 MB an hour when the watcher is on");
     let mut fork = row(StoreKind::Loop, "3f6b9999", "Fix the flaky parser test", 1);
     fork.set_forked_from(Some("loop:3f6b2c1e".into()));
     v.push(fork);
@@ -29,7 +29,7 @@ fn rich() -> Vec<SessionSummary> {
         "/data/loop/sessions/c0ffee00",
         "messages.jsonl is shorter than meta.json says",
     );
-    corrupt.title = "New session".into();
+    corrupt.set_title("New session");
     v.push(corrupt);
     for (kind, id, title) in [
         (StoreKind::Loop, "e0e0e0e0", "New session"),
@@ -38,7 +38,7 @@ fn rich() -> Vec<SessionSummary> {
     ] {
         let mut s = row(kind, id, title, 6);
         s.has_user_message = false;
-        s.first_prompt = Box::default();
+        s.set_first_prompt(Box::default());
         v.push(s);
     }
     v
@@ -112,7 +112,7 @@ fn a_prompt_hit_shows_the_prompt_even_when_there_is_a_summary() {
         .get(&(StoreKind::Harness, "Qm3xT8vLk2pR9aZc".into()))
         .cloned()
         .unwrap();
-    s.first_prompt = "Collect the changelog entries since v0.3".into();
+    s.set_first_prompt("Collect the changelog entries since v0.3");
     a.update(Action::Rows(vec![s]));
     search(&mut a, "changelog");
     let t = render(&mut a, 80, 6, &Theme::mono());
@@ -128,14 +128,14 @@ fn a_wide_title_keeps_the_view_tabs_whole() {
         .list
         .selected_summary()
         .unwrap()
-        .title
+        .title()
         .starts_with("日本語")
     {
         a.update(Action::Down);
     }
     let fx = a.update(Action::Open);
     answer(&mut a, &fx);
-    assert!(a.pane_summary().unwrap().title.starts_with("日本語"));
+    assert!(a.pane_summary().unwrap().title().starts_with("日本語"));
     for (w, h) in [(140, 40), (110, 12)] {
         let s = screen(&mut a, w, h);
         assert!(s.contains("transcript window raw"), "{w}x{h}\n{s}");

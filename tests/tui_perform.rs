@@ -33,7 +33,7 @@ fn metadata_writes_return_the_re_read_row() {
     )
     .unwrap();
     assert_eq!(o.message, "renamed loom:20260314-162041");
-    assert_eq!(o.rows[0].title, "Benchmarks, again".into());
+    assert_eq!(o.rows[0].title(), "Benchmarks, again");
     let o = perform(SessionOp::ToggleArchive, &o.rows[0], OpInput::None, &st).unwrap();
     assert!(o.rows[0].archived);
 }

@@ -178,7 +178,7 @@ fn unreadable_and_empty_sessions_have_one_kind_of_name() {
     // A Loop session whose messages cannot be read keeps the "New session" title Loop's
     // contract gives it, but the browser names it by id and reason.
     let mut corrupt = SessionSummary::new(StoreKind::Loop, "c0ffee00", "/x");
-    corrupt.title = "New session".into();
+    corrupt.set_title("New session");
     corrupt.set_error(Some("messages.jsonl is shorter than meta.json says".into()));
     assert_eq!(
         corrupt.display_title(),
@@ -191,7 +191,7 @@ fn unreadable_and_empty_sessions_have_one_kind_of_name() {
         (StoreKind::Harness, "Hh", "Hh"),
     ] {
         let mut s = SessionSummary::new(kind, id, "/x");
-        s.title = title.into();
+        s.set_title(title);
         names.push(s.display_title());
     }
     assert_eq!(names, ["(empty)"; 3]);

@@ -24,9 +24,9 @@ const N: usize = 3000;
 fn row(dir: &std::path::Path, i: usize) -> SessionSummary {
     let id = format!("20260314-{i:06}");
     let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), dir.join(format!("{id}.jsonl")));
-    s.title = format!("Fix the parser in module {i}").into();
-    s.summary = format!("* Goal: make test {i} pass").into();
-    s.first_prompt = format!("why does test {i} fail after the router change?").into();
+    s.set_title(format!("Fix the parser in module {i}"));
+    s.set_summary(format!("* Goal: make test {i} pass"));
+    s.set_first_prompt(format!("why does test {i} fail after the router change?"));
     s.cwd = Some("/home/u/projects/acme-api".into());
     s.has_user_message = true;
     s.updated_at = Utc.timestamp_opt(1_770_000_000 + i as i64, 0).single();
@@ -47,7 +47,7 @@ fn a_warm_start_hands_the_catalogs_rows_to_the_list_without_copies() {
             let r = row(&dir, i);
             let meta = Meta {
                 id: r.id.to_string(),
-                path: r.path.to_path_buf(),
+                path: r.path().to_path_buf(),
                 key: i as u64,
                 cwd: r.cwd.clone(),
                 cwd_dir: true,

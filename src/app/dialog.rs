@@ -104,7 +104,7 @@ impl Dialog {
 
 /// `./<title-slug>.<ext>` in the current directory.
 pub fn default_export_path(s: &SessionSummary, f: Format) -> String {
-    format!("./{}.{}", export::slug(&s.title), f.extension())
+    format!("./{}.{}", export::slug(s.title()), f.extension())
 }
 
 /// The path typed in the export dialog: `~/` means the home directory.

@@ -46,7 +46,7 @@ impl App {
             }
             SessionOp::Rename => {
                 self.dialog = Some(Dialog::Rename {
-                    input: dialog::LineInput::new(&s.title),
+                    input: dialog::LineInput::new(s.title()),
                     summary: Box::new(s),
                 })
             }
@@ -121,7 +121,7 @@ impl App {
                 if title.is_empty() {
                     self.status = Some("a title cannot be empty".into());
                     self.dialog = Some(Dialog::Rename { summary, input });
-                } else if *title == *summary.title {
+                } else if *title == *summary.title() {
                     self.status = Some("title unchanged".into());
                 } else {
                     push(fx, SessionOp::Rename, *summary, OpInput::Title(title));

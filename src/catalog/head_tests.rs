@@ -33,7 +33,7 @@ fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
                     }
                     let meta = Meta {
                         id: r.id.to_string(),
-                        path: r.path.to_path_buf(),
+                        path: r.path().to_path_buf(),
                         key: i as u64,
                         cwd: None,
                         cwd_dir: false,

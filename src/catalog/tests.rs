@@ -4,13 +4,13 @@ use super::*;
 
 fn sample() -> Catalog {
     let mut row = SessionSummary::new(StoreKind::Loom, "20260314-091502", "/s/a.jsonl");
-    row.title = "Fix the login bug".into();
+    row.set_title("Fix the login bug");
     row.cwd = Some("/home/u/acme".into());
     row.updated_at = chrono::DateTime::from_timestamp(1_773_480_000, 870_000_000);
     row.set_badges(["cwd missing"]);
     let meta = Meta {
         id: row.id.to_string(),
-        path: row.path.to_path_buf(),
+        path: row.path().to_path_buf(),
         key: 42,
         cwd: row.cwd.clone(),
         cwd_dir: false,
@@ -148,7 +148,7 @@ fn entry(id: &str) -> Entry {
     let path = PathBuf::from(format!("/s/{id}.jsonl"));
     if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
         r.id = id.into();
-        r.path = path.clone().into();
+        r.set_path(path.clone());
     }
     e.meta.id = id.into();
     e.meta.path = path;
@@ -218,7 +218,7 @@ fn a_long_log_is_folded_into_the_base_and_threads_lose_no_patch() {
                     // Long titles, so the log passes `COMPACT_AT` a few times.
                     let mut e = entry(&format!("t{t}-{i}"));
                     if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
-                        r.title = "x".repeat(2000).into();
+                        r.set_title("x".repeat(2000));
                     }
                     log::append(&cache, StoreKind::Loom, &dir, &[e], &[]);
                 }
@@ -322,10 +322,10 @@ fn three_sections() -> Catalog {
         let mut e = sample().sections.remove(0).entries.remove(0);
         let mut row = (*e.row.take().unwrap()).clone();
         row.id = format!("20260314-{i:06}").into();
-        row.path = std::path::PathBuf::from(format!("/s/{}.jsonl", row.id)).into();
-        row.title = format!("session {i} {}", "x".repeat(300)).into();
+        row.set_path(std::path::PathBuf::from(format!("/s/{}.jsonl", row.id)));
+        row.set_title(format!("session {i} {}", "x".repeat(300)));
         e.meta.id = row.id.to_string();
-        e.meta.path = row.path.to_path_buf();
+        e.meta.path = row.path().to_path_buf();
         e.meta.key = i as u64;
         e.row = Some(std::sync::Arc::new(row));
         e

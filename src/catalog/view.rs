@@ -230,8 +230,8 @@ mod tests {
                 let bytes = [b'/', b'p', 0xff, b'0' + (i % 10) as u8];
                 let path = std::ffi::OsStr::from_bytes(&bytes);
                 let mut r = SessionSummary::new(kind, format!("id{i}\u{202e}\""), path);
-                r.title = format!("title {i}\n").into();
-                r.summary = format!("summary {i} é").into();
+                r.set_title(format!("title {i}\n"));
+                r.set_summary(format!("summary {i} é"));
                 r.cwd = (i % 3 > 0).then(|| format!("/cwd/{}", i % 4).into());
                 r.created_at = (i % 4 > 0)
                     .then(|| at(1_700_000_000 + i as i64, 5))
@@ -244,7 +244,7 @@ mod tests {
                 r.pinned_flag = i % 2 == 0;
                 r.unread = i % 3 == 0;
                 r.archived = i % 5 == 0;
-                r.first_prompt = "x".repeat(i).into();
+                r.set_first_prompt("x".repeat(i));
                 r.has_user_message = i % 4 != 1;
                 r.model = (i % 2 == 1).then(|| "m/x".into());
                 r.set_badges((0..i % 3).map(|k| format!("badge {k}")));
@@ -272,7 +272,7 @@ mod tests {
                     path: if i % 13 == 6 {
                         "/elsewhere".into()
                     } else {
-                        r.path.to_path_buf()
+                        r.path().to_path_buf()
                     },
                     key: i as u64 * 7919,
                     cwd: if i % 10 == 7 {
@@ -345,7 +345,7 @@ mod tests {
                 };
                 assert_eq!(
                     (v.store, v.id, v.title, v.summary),
-                    (r.store, &*r.id, &*r.title, &*r.summary)
+                    (r.store, &*r.id, r.title(), r.summary())
                 );
                 assert_eq!(v.cwd, r.cwd.as_deref());
                 assert_eq!(
@@ -368,7 +368,7 @@ mod tests {
                     (v.forked_from, v.child_of, v.error),
                     (r.forked_from(), r.child_of(), r.error())
                 );
-                assert_eq!(v.path, r.path.as_os_str().as_bytes());
+                assert_eq!(v.path, r.path().as_os_str().as_bytes());
                 assert_eq!((v.has_user_message, v.ended), (r.has_user_message, r.ended));
             }
         }

@@ -165,7 +165,7 @@ fn confirm_prompt(s: &SessionSummary) -> String {
     format!(
         "Delete {} \"{}\"{first}? [y/N] ",
         text::one_line(&s.reference()),
-        text::one_line(&s.title)
+        text::one_line(s.title())
     )
 }
 
@@ -242,7 +242,7 @@ mod tests {
         use crate::model::StoreKind;
         let mut s =
             SessionSummary::new(StoreKind::Loom, "x\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\ny", "/p");
-        s.title = "t\u{1b}[31m".into();
+        s.set_title("t\u{1b}[31m");
         let p = confirm_prompt(&s);
         assert!(!p.chars().any(|c| c.is_control()), "{p:?}");
         assert!(p.starts_with("Delete loom:x"), "{p}");

@@ -37,8 +37,8 @@ impl<'a> Fields<'a> {
         Fields {
             store: r.store,
             id: &r.id,
-            title: &r.title,
-            summary: &r.summary,
+            title: r.title(),
+            summary: r.summary(),
             cwd: r.cwd.as_deref(),
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -47,7 +47,7 @@ impl<'a> Fields<'a> {
             unread: r.unread,
             archived: r.archived,
             forked_from: r.forked_from(),
-            path: lossy(r.path.as_os_str().as_encoded_bytes()),
+            path: lossy(r.path().as_os_str().as_encoded_bytes()),
             error: r.error(),
             ended: r.ended,
         }
@@ -378,8 +378,8 @@ mod tests {
     fn lines_are_byte_identical_to_the_value_path() {
         let mut r = SessionSummary::new(StoreKind::Loop, "a\"b\\c", "/p/x\u{1b}y");
         same(&r);
-        r.title = "t\u{0}\u{1}\u{8}\u{9}\n\u{b}\u{c}\r\u{1f} \u{7f}\u{80}\u{9b}\u{9f}\u{a0}".into();
-        r.summary = "z\u{200b}\u{200f}\u{2010}\u{2028}\u{2029}\u{202a}\u{202e}\u{2060}\u{206f}\u{feff}é日本😀".into();
+        r.set_title("t\u{0}\u{1}\u{8}\u{9}\n\u{b}\u{c}\r\u{1f} \u{7f}\u{80}\u{9b}\u{9f}\u{a0}");
+        r.set_summary("z\u{200b}\u{200f}\u{2010}\u{2028}\u{2029}\u{202a}\u{202e}\u{2060}\u{206f}\u{feff}é日本😀");
         r.cwd = Some("/src/日本語".into());
         r.created_at = crate::model::session::parse_time("2026-03-14T09:15:02Z");
         r.updated_at = crate::model::session::parse_time("2026-03-14T09:15:02.123456Z");
@@ -407,7 +407,7 @@ mod tests {
         let rows: Vec<SessionSummary> = (0..1000)
             .map(|i| {
                 let mut r = SessionSummary::new(StoreKind::ALL[i % 6], format!("id{i}"), "/p");
-                r.title = format!("title {i} \u{202e}").into();
+                r.set_title(format!("title {i} \u{202e}"));
                 r.messages = i as u64;
                 r
             })
@@ -495,7 +495,7 @@ mod tests {
             .filter_map(char::from_u32)
         {
             for at in 0..17 {
-                r.title = format!("{}{c}{}", "a".repeat(at), "b".repeat(17 - at)).into();
+                r.set_title(format!("{}{c}{}", "a".repeat(at), "b".repeat(17 - at)));
                 same(&r);
             }
         }
@@ -520,7 +520,12 @@ mod tests {
             .collect::<Vec<_>>()
             .chunks(64)
         {
-            r.title = chunk.iter().filter_map(|&c| char::from_u32(c)).collect();
+            r.set_title(
+                chunk
+                    .iter()
+                    .filter_map(|&c| char::from_u32(c))
+                    .collect::<String>(),
+            );
             same(&r);
         }
     }

@@ -140,7 +140,7 @@ fn write_table(out: &mut impl Write, hits: &[(Hit, SessionSummary)]) -> std::io:
         .iter()
         .map(|(h, s)| {
             [
-                text::truncate_chars(&text::one_line(&s.title), 40),
+                text::truncate_chars(&text::one_line(s.title()), 40),
                 s.reference(),
                 place(h),
                 text::one_line(&h.snippet),

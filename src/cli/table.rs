@@ -159,7 +159,7 @@ fn write_table<R: Borrow<SessionSummary>>(out: &mut impl Write, rows: &[R]) -> s
             .last_activity()
             .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
             .unwrap_or_else(|| "-".into());
-        let mut title = text::one_line(&r.title);
+        let mut title = text::one_line(r.title());
         if let Some(e) = &r.error() {
             title = format!("{title}  [error: {}]", text::one_line(e));
         }

@@ -39,8 +39,8 @@ pub fn html(t: &Transcript) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n<table>\n",
-        escape_html(&s.title),
-        escape_html(&s.title)
+        escape_html(s.title()),
+        escape_html(s.title())
     );
     let rows = [
         ("session", s.reference()),
@@ -56,7 +56,7 @@ pub fn html(t: &Transcript) -> String {
             "forked from",
             s.forked_from().map(String::from).unwrap_or_default(),
         ),
-        ("summary", s.summary.to_string()),
+        ("summary", s.summary().to_string()),
     ];
     for (k, v) in rows.iter().filter(|(_, v)| !v.is_empty()) {
         let _ = writeln!(

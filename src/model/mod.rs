@@ -3,6 +3,7 @@
 pub mod ended;
 pub mod left_off;
 pub mod message;
+mod row_text;
 mod row_wire;
 pub mod session;
 pub mod shared;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::row_text::RowText;
 use super::session::{Rare, RareBox};
 use super::{Ended, SessionSummary, Shared, StoreKind};
 
@@ -80,8 +81,8 @@ impl Serialize for SessionSummary {
         Out {
             store: self.store,
             id: &self.id,
-            title: &self.title,
-            summary: &self.summary,
+            title: self.title(),
+            summary: self.summary(),
             cwd: &self.cwd,
             created_at: &self.created_at,
             updated_at: &self.updated_at,
@@ -92,9 +93,9 @@ impl Serialize for SessionSummary {
             archived: self.archived,
             forked_from: self.forked_from(),
             child_of: self.child_of(),
-            path: &self.path,
+            path: self.path(),
             error: self.error(),
-            first_prompt: &self.first_prompt,
+            first_prompt: self.first_prompt(),
             has_user_message: self.has_user_message,
             model: &self.model,
             badges: &self.badges,
@@ -117,8 +118,7 @@ impl From<Wire> for SessionSummary {
         SessionSummary {
             store: w.store,
             id: w.id,
-            title: w.title.into_boxed_str(),
-            summary: w.summary.into_boxed_str(),
+            text: RowText::new(&w.title, &w.summary, &w.first_prompt, &w.path),
             cwd: w.cwd,
             created_at: w.created_at,
             updated_at: w.updated_at,
@@ -127,8 +127,6 @@ impl From<Wire> for SessionSummary {
             pinned_flag: w.pinned_flag,
             unread: w.unread,
             archived: w.archived,
-            path: w.path.into_boxed_path(),
-            first_prompt: w.first_prompt.into_boxed_str(),
             has_user_message: w.has_user_message,
             model: w.model,
             badges: w.badges.into_boxed_slice(),

@@ -1,7 +1,7 @@
 //! The format-neutral session summary: one row of the list, one object of `list --json`.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -77,8 +77,9 @@ impl fmt::Display for StoreKind {
 pub struct SessionSummary {
     pub store: StoreKind,
     pub id: std::sync::Arc<str>,
-    pub title: Box<str>,
-    pub summary: Box<str>,
+    /// Title, summary, first prompt and path, in one allocation (`row_text`: `title()`,
+    /// `summary()`, `first_prompt()`, `path()` and their setters).
+    pub(super) text: super::row_text::RowText,
     /// Interned: a few cwds are shared by many sessions (`Shared`).
     pub cwd: Option<Shared>,
     pub created_at: Option<DateTime<Utc>>,
@@ -91,9 +92,6 @@ pub struct SessionSummary {
     pub pinned_flag: bool,
     pub unread: bool,
     pub archived: bool,
-    pub path: Box<Path>,
-    /// Text of the first real user message (search input), empty when unknown.
-    pub first_prompt: Box<str>,
     /// False when the session has no user message (hidden by default as "empty").
     pub has_user_message: bool,
     /// Model label (`provider/id`, loom's tag), when the store records one.
@@ -171,11 +169,11 @@ impl SessionSummary {
     /// A blank summary for `id` at `path`; stores fill in what they read.
     pub fn new(store: StoreKind, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
         let id: std::sync::Arc<str> = id.into().into();
+        let path: PathBuf = path.into();
         SessionSummary {
             store,
-            title: Box::from(&*id),
+            text: super::row_text::RowText::new(&id, "", "", &path),
             id,
-            summary: Box::default(),
             cwd: None,
             created_at: None,
             updated_at: None,
@@ -184,8 +182,6 @@ impl SessionSummary {
             pinned_flag: false,
             unread: false,
             archived: false,
-            path: path.into().into_boxed_path(),
-            first_prompt: Box::default(),
             has_user_message: false,
             model: None,
             badges: Box::default(),
@@ -295,17 +291,17 @@ impl SessionSummary {
             return format!("{} — {e}", self.id);
         }
         let placeholder = match self.store {
-            StoreKind::Loop => &*self.title == "New session",
-            StoreKind::Loom => &*self.title == "(empty session)",
-            StoreKind::Harness => *self.title == *self.id,
-            StoreKind::Claude => &*self.title == "(no prompt)",
-            StoreKind::Codex => &*self.title == "(no message yet)",
-            StoreKind::Pi => &*self.title == "(no messages)",
+            StoreKind::Loop => self.title() == "New session",
+            StoreKind::Loom => self.title() == "(empty session)",
+            StoreKind::Harness => self.title() == &*self.id,
+            StoreKind::Claude => self.title() == "(no prompt)",
+            StoreKind::Codex => self.title() == "(no message yet)",
+            StoreKind::Pi => self.title() == "(no messages)",
         };
         if placeholder && !self.has_user_message {
             return "(empty)".into();
         }
-        self.title.to_string()
+        self.title().to_string()
     }
 
     /// The parent of a fork, as a list key (`forked_from` is `FORMAT:ID`).
@@ -338,8 +334,8 @@ impl SessionSummary {
         m.insert("ref".into(), self.reference().into());
         m.insert("format".into(), self.store.as_str().into());
         m.insert("id".into(), self.id.to_string().into());
-        m.insert("title".into(), self.title.to_string().into());
-        m.insert("summary".into(), self.summary.to_string().into());
+        m.insert("title".into(), self.title().to_string().into());
+        m.insert("summary".into(), self.summary().to_string().into());
         m.insert("cwd".into(), opt(self.cwd.clone().map(String::from)));
         m.insert("created_at".into(), opt(self.created_at.map(rfc3339)));
         m.insert("updated_at".into(), opt(self.updated_at.map(rfc3339)));
@@ -353,7 +349,7 @@ impl SessionSummary {
         );
         m.insert(
             "path".into(),
-            self.path.to_string_lossy().into_owned().into(),
+            self.path().to_string_lossy().into_owned().into(),
         );
         m.insert("error".into(), opt(self.error().map(String::from)));
         m.insert(
@@ -449,7 +445,7 @@ mod tests {
             (StoreKind::Harness, "h1"),
         ] {
             let mut s = SessionSummary::new(kind, "h1", "/p");
-            s.title = stored.into();
+            s.set_title(stored);
             assert_eq!(s.display_title(), "(empty)", "{kind}");
             s.has_user_message = true;
             assert_eq!(s.display_title(), stored, "{kind}");
@@ -467,12 +463,13 @@ mod tests {
     /// 344 bytes until cwd and model became `Shared` (16 bytes each, not 24); 328 until the
     /// rare fields moved into one box and badges became a boxed slice of `Shared`; 232 until
     /// id, title, summary, first_prompt and path became boxed (no capacity word); 192 until
-    /// `Shared` became a thin pointer. At 176 the row's `Arc` (16 more) is a 192-byte
-    /// request, glibc's 208-byte chunk: 16 bytes a row less than at 192.
+    /// `Shared` became a thin pointer; 176 until title, summary, first prompt and path went
+    /// into one buffer (`row_text`). At 136 the row's `Arc` (16 more) is a 152-byte request,
+    /// glibc's 160-byte chunk (208 at 176): a row 8 bytes bigger costs 16 a row.
     #[test]
     fn the_row_does_not_grow_unnoticed() {
         let n = std::mem::size_of::<SessionSummary>();
-        assert!(n <= 176, "a row is {n} bytes inline");
+        assert!(n <= 136, "a row is {n} bytes inline");
     }
 
     /// The box of rare fields exists only while one of them is set, so a common row costs

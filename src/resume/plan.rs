@@ -119,7 +119,7 @@ pub fn plan_confirmed(
         .unwrap_or(store.sessions_dir());
     let fill = |w: &str| {
         w.replace("{id}", &launch.id)
-            .replace("{path}", &s.path.to_string_lossy())
+            .replace("{path}", &s.path().to_string_lossy())
             .replace("{cwd}", &cwd)
             .replace("{store}", &root.to_string_lossy())
     };
@@ -207,7 +207,7 @@ fn no_command_hint(s: &SessionSummary, cwd: &str) -> String {
         StoreKind::Loop => format!(
             "no resume command is set for Loop: open Loop in {cwd} and pick \"{}\" from its \
              sessions, or set [resume] loop in the config file",
-            crate::text::one_line(&s.title)
+            crate::text::one_line(s.title())
         ),
         StoreKind::Harness => format!(
             "no resume command is set for agent-harness; set [resume] harness in the config \

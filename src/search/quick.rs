@@ -47,10 +47,10 @@ const FUZZY_MIN_LEN: usize = 5;
 pub fn haystack(s: &SessionSummary) -> String {
     format!(
         "{} {} {} {}",
-        one_line(&s.title),
+        one_line(s.title()),
         s.project(),
-        truncate_chars(&one_line(&s.first_prompt), FIELD_CAP),
-        truncate_chars(&one_line(&s.summary), FIELD_CAP)
+        truncate_chars(&one_line(s.first_prompt()), FIELD_CAP),
+        truncate_chars(&one_line(s.summary()), FIELD_CAP)
     )
 }
 

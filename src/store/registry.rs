@@ -243,7 +243,7 @@ impl Stores {
         self.stores
             .iter()
             .filter(|s| s.kind() == summary.store)
-            .find(|s| summary.path.starts_with(s.sessions_dir()))
+            .find(|s| summary.path().starts_with(s.sessions_dir()))
             .or_else(|| self.stores.iter().find(|s| s.kind() == summary.store))
             .map(|b| b.as_ref())
             .expect("every kind has a store")
@@ -321,7 +321,7 @@ fn candidate_list(many: &[&SessionSummary]) -> Vec<String> {
         .iter()
         .take(CANDIDATES_SHOWN)
         .map(|s| {
-            let title = crate::text::truncate_chars(&crate::text::one_line(&s.title), 40);
+            let title = crate::text::truncate_chars(&crate::text::one_line(s.title()), 40);
             format!("{} \"{title}\"", s.reference())
         })
         .collect();
@@ -433,7 +433,7 @@ mod tests {
         let e = resolve_in(&v, "abc").unwrap_err();
         assert!(matches!(e, Error::Ambiguous { .. }));
         let mut evil = row(StoreKind::Loop, "abc3", 1);
-        evil.title = "Fix \u{1b}[2Jthe\nlogin bug".into();
+        evil.set_title("Fix \u{1b}[2Jthe\nlogin bug");
         let e = resolve_in(&[v[0].clone(), evil], "abc").unwrap_err();
         // Candidates carry their titles, sanitised to one line.
         let text = e.to_string();

@@ -148,7 +148,7 @@ pub fn apply(s: &mut SessionSummary, state: &Sidecar, newest_assistant: Option<D
     if let Some(t) = m.get("title").and_then(Value::as_str)
         && !t.trim().is_empty()
     {
-        s.title = t.into();
+        s.set_title(t);
     }
     let upto = m
         .get("read_upto")
@@ -207,7 +207,7 @@ mod tests {
         st.set_title("x", "  my   title ").unwrap();
         let mut s = SessionSummary::new(StoreKind::Loop, "x", "/p");
         apply(&mut s, &st.read("x"), t1);
-        assert!(!s.unread && s.pinned() && &*s.title == "my title");
+        assert!(!s.unread && s.pinned() && s.title() == "my title");
         apply(&mut s, &st.read("x"), parse_time("2026-03-14T09:17:00Z"));
         assert!(s.unread);
         st.set_read("x", None, true).unwrap();

@@ -281,8 +281,8 @@ fn about(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Span<'st
     }
     // The summary, else the first prompt; but the prompt when only it has the query's hits,
     // so a row matched through its prompt shows why.
-    let summary = one_line(&s.summary);
-    let prompt = one_line(&s.first_prompt);
+    let summary = one_line(s.summary());
+    let prompt = one_line(s.first_prompt());
     let q = app.list.query();
     let (mut text, mut hl) = match line_matches(q, &summary) {
         hl if !hl.is_empty() || summary.is_empty() && prompt.is_empty() => (summary, hl),

@@ -22,13 +22,13 @@ pub fn entry(i: usize, key: u64, t: &Texts) -> Entry {
     let id = format!("20260101-{i:06}");
     let path = PathBuf::from(format!("{}/{id}.jsonl", t.sessions_dir));
     let mut s = SessionSummary::new(StoreKind::Loom, id.clone(), path.clone());
-    s.title = format!("Fix the parser in module {i} before the release").into();
-    s.summary = format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ")
-        .repeat(t.summary_repeat)
-        .into();
-    s.first_prompt = format!("why does test {i} fail after the router change? ")
-        .repeat(t.first_prompt_repeat)
-        .into();
+    s.set_title(format!("Fix the parser in module {i} before the release"));
+    s.set_summary(
+        format!("* Goal: make test {i} pass\n* Cause: a trailing slash. ").repeat(t.summary_repeat),
+    );
+    s.set_first_prompt(
+        format!("why does test {i} fail after the router change? ").repeat(t.first_prompt_repeat),
+    );
     s.cwd = Some(match t.cwds {
         1 => "/home/u/projects/acme-api".into(),
         n => format!("/home/u/projects/acme-api-{}", i % n).into(),

@@ -21,13 +21,13 @@ pub fn hours_ago(h: i64) -> Option<DateTime<Utc>> {
 
 pub fn row(kind: StoreKind, id: &str, title: &str, hours: i64) -> SessionSummary {
     let mut s = SessionSummary::new(kind, id, format!("/data/{kind}/sessions/{id}"));
-    s.title = title.into();
+    s.set_title(title);
     s.cwd = Some(format!("/home/u/src/proj-{}", kind.as_str()).into());
     s.created_at = hours_ago(hours + 1);
     s.updated_at = hours_ago(hours);
     s.messages = 4;
     s.has_user_message = true;
-    s.first_prompt = format!("prompt for {title}").into();
+    s.set_first_prompt(format!("prompt for {title}"));
     s
 }
 
@@ -101,7 +101,7 @@ pub fn titles(a: &App) -> Vec<String> {
     a.list
         .keys(0, a.list.len())
         .iter()
-        .map(|k| a.list.get(k).unwrap().title.to_string())
+        .map(|k| a.list.get(k).unwrap().title().to_string())
         .collect()
 }
 

@@ -193,11 +193,11 @@ mod tests {
     fn start() -> (Vec<SessionSummary>, Vec<Arc<SessionSummary>>) {
         let row = |id: String, i: usize| {
             let mut s = SessionSummary::new(StoreKind::Loom, id, "/a");
-            s.title = if i % 97 == 5 {
-                format!("okapi {i}").into()
+            s.set_title(if i % 97 == 5 {
+                format!("okapi {i}")
             } else {
-                format!("title {i}").into()
-            };
+                format!("title {i}")
+            });
             s.has_user_message = true;
             s.updated_at = chrono::DateTime::from_timestamp(1_000 + (i as i64 * 7919) % 5_000, 0);
             s.pinned_flag = i % 501 == 3;
@@ -210,7 +210,7 @@ mod tests {
             .map(|i| Arc::new(row(format!("b{i}"), i + 40)))
             .collect();
         let mut again = row("h4".into(), 4);
-        again.title = "okapi re-read".into();
+        again.set_title("okapi re-read");
         batch.push(Arc::new(again));
         (head, batch)
     }
@@ -300,7 +300,7 @@ mod tests {
         assert!(
             (l.keys(0, n))
                 .iter()
-                .all(|k| l.get(k).unwrap().title.contains("okapi"))
+                .all(|k| l.get(k).unwrap().title().contains("okapi"))
         );
     }
 

@@ -123,12 +123,12 @@ mod tests {
         assert!(rows.insert(b.clone()).is_none());
         assert_eq!(rows.len(), 2);
         let mut a2 = SessionSummary::new(StoreKind::Loom, "a", "/a");
-        a2.title = "new".into();
+        a2.set_title("new");
         let old = rows.insert(Arc::new(a2)).expect("the same session");
         assert!(Arc::ptr_eq(&old, &a));
         assert_eq!(rows.len(), 2);
         let k = (StoreKind::Loom, "a".to_string());
-        assert_eq!(rows.get(&k).map(|r| r.title.as_ref()), Some("new"));
+        assert_eq!(rows.get(&k).map(|r| r.title()), Some("new"));
         assert!(Arc::ptr_eq(
             rows.get(&(StoreKind::Loop, "a".into())).unwrap(),
             &b

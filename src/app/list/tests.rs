@@ -18,7 +18,7 @@ fn rows(n: usize) -> Vec<SessionSummary> {
     (0..n)
         .map(|i| {
             let mut s = SessionSummary::new(StoreKind::Loom, format!("s{i}"), "/a");
-            s.title = format!("title {i}").into();
+            s.set_title(format!("title {i}"));
             s.has_user_message = true;
             s
         })
@@ -67,7 +67,7 @@ fn placed_rows_give_the_list_a_fresh_one_gives() {
             s.updated_at = chrono::DateTime::from_timestamp(2_000 + step, 0);
             s.archived = step % 11 == 0;
             s.pinned_flag = step % 13 == 0;
-            s.title = format!("title {i} step {step}").into();
+            s.set_title(format!("title {i} step {step}"));
             s.clone()
         } else {
             let mut s = rows(1).pop().unwrap();
@@ -144,9 +144,9 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     );
     // Re-read while building: a retitled row and a new one.
     let mut retitled = rows(6).pop().unwrap();
-    retitled.title = "zebra crossing".into();
+    retitled.set_title("zebra crossing");
     let mut added = SessionSummary::new(StoreKind::Loom, "new", "/a");
-    added.title = "walrus tusk".into();
+    added.set_title("walrus tusk");
     added.has_user_message = true;
     l.upsert(vec![retitled.clone(), added.clone()]);
     assert!(
@@ -157,7 +157,7 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     let bulk: Vec<SessionSummary> = (0..40)
         .map(|i| {
             let mut s = SessionSummary::new(StoreKind::Loom, format!("bulk{i}"), "/a");
-            s.title = format!("bison {i}").into();
+            s.set_title(format!("bison {i}"));
             s.has_user_message = true;
             // Distinct recency: equal ranks are ordered by when an item came, which differs
             // between a patched list and a fresh one.
@@ -202,7 +202,7 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
     assert!(l.building.is_some());
     l.upsert(vec![{
         let mut s = rows(9).pop().unwrap();
-        s.title = "late okapi".into();
+        s.set_title("late okapi");
         s
     }]);
     let got = matches_of(&mut l, &["title 7", "okapi"]);
@@ -216,7 +216,7 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
 fn head_then_long_batch(notify: Arc<dyn Fn() + Sync + Send>) -> List {
     let mut l = List::new(Filter::default(), notify);
     let mut head = rows(30);
-    head[3].title = "okapi in the head".into();
+    head[3].set_title("okapi in the head");
     l.upsert(head);
     l.shown();
     l.tick(0);
@@ -228,11 +228,11 @@ fn head_then_long_batch(notify: Arc<dyn Fn() + Sync + Send>) -> List {
     let long: Vec<SessionSummary> = (0..background::ON_A_THREAD_FROM + 100)
         .map(|i| {
             let mut s = SessionSummary::new(StoreKind::Loom, format!("b{i}"), "/b");
-            s.title = if i == 7 {
-                "okapi later".into()
+            s.set_title(if i == 7 {
+                "okapi later".to_string()
             } else {
-                format!("bulk {i}").into()
-            };
+                format!("bulk {i}")
+            });
             s.has_user_message = true;
             s.cwd = Some("/b".into());
             s

@@ -153,7 +153,7 @@ pub fn title_doc(s: &SessionSummary) -> Doc {
         message: None,
         round: None,
         role: None,
-        text: format!("{}\n{}", s.title, capped(&s.summary)),
+        text: format!("{}\n{}", s.title(), capped(s.summary())),
     }
 }
 

@@ -69,8 +69,8 @@ impl Known {
             s.store,
             s.id,
             field(s.cwd.as_deref().unwrap_or("")),
-            field(&s.path.to_string_lossy()),
-            field(&s.title),
+            field(&s.path().to_string_lossy()),
+            field(s.title()),
         );
         Some(Known {
             fp,
@@ -87,7 +87,7 @@ fn row_of(line: &str) -> Option<SessionSummary> {
     };
     let store = StoreKind::parse(store)?;
     let mut row = SessionSummary::new(store, *id, PathBuf::from(file));
-    row.title = title.to_string().into();
+    row.set_title(title);
     row.updated_at = updated.parse().ok().and_then(from_millis);
     row.archived = flags.contains('a');
     row.has_user_message = flags.contains('u');
@@ -361,7 +361,9 @@ mod tests {
             format!("20260314-{i:06}"),
             format!("/home/someone/.loom/sessions/20260314-{i:06}.jsonl"),
         );
-        s.title = format!("a fairly long title of a session about module {i} and tests").into();
+        s.set_title(format!(
+            "a fairly long title of a session about module {i} and tests"
+        ));
         s.cwd = Some("/home/someone/projects/a-project-with-a-long-name".into());
         s
     }
@@ -412,8 +414,8 @@ mod tests {
                 let want = summary(i);
                 let r = g.row(i).unwrap();
                 assert_eq!(
-                    (&*r.id, &*r.title, &r.path),
-                    (&*want.id, &*want.title, &want.path)
+                    (&*r.id, r.title(), &r.path()),
+                    (&*want.id, want.title(), &want.path())
                 );
                 assert_eq!(r.cwd.as_deref(), want.cwd.as_deref());
                 assert_eq!(g.map[&i].fp, Print { full: i, quick: i });
@@ -436,7 +438,7 @@ mod tests {
             g.map.remove(&3);
             g.map.get_mut(&4).unwrap().fp.quick = 44;
             let mut s = summary(5);
-            s.title = "renamed".into();
+            s.set_title("renamed");
             g.map
                 .insert(5, Known::new(Print { full: 55, quick: 5 }, &s).unwrap());
             let s = summary(900);
@@ -450,9 +452,9 @@ mod tests {
             assert_eq!(g.map.len(), 200, "one dropped, one added");
             assert!(!g.map.contains_key(&3) && g.row(3).is_none());
             assert_eq!(g.map[&4].fp, Print { full: 4, quick: 44 });
-            assert_eq!(&*g.row(4).unwrap().title, &*summary(4).title);
+            assert_eq!(g.row(4).unwrap().title(), summary(4).title());
             assert_eq!(g.map[&5].fp.full, 55);
-            assert_eq!(&*g.row(5).unwrap().title, "renamed");
+            assert_eq!(g.row(5).unwrap().title(), "renamed");
             assert_eq!(&*g.row(900).unwrap().id, "20260314-000900");
             assert_eq!(&*g.row(199).unwrap().id, "20260314-000199");
         }

@@ -237,13 +237,13 @@ fn a_writer_lock_busy_for_a_moment_is_waited_for() {
     ix.update(&rows, &stores, &|_, _| {}).unwrap();
     let one = rows
         .iter()
-        .find(|r| r.error().is_none() && r.path.is_file())
+        .find(|r| r.error().is_none() && r.path().is_file())
         .unwrap()
         .clone();
     std::io::Write::write_all(
         &mut std::fs::OpenOptions::new()
             .append(true)
-            .open(&one.path)
+            .open(one.path())
             .unwrap(),
         b"\n",
     )

@@ -41,9 +41,9 @@ impl Rng {
 
 fn session(r: &mut Rng) -> Arc<SessionSummary> {
     let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-    s.title = r.text(14).into();
-    s.summary = r.text(20).into();
-    s.first_prompt = r.text(20).into();
+    s.set_title(r.text(14));
+    s.set_summary(r.text(20));
+    s.set_first_prompt(r.text(20));
     s.cwd = Some(format!("/p/{}", r.text(8).replace('/', "")).into());
     Arc::new(s)
 }
@@ -110,7 +110,7 @@ fn capitals_rank_rows_as_reading_them_does() {
             assert!(
                 query.rank(&fast, row, None).map(|(r, _)| r) == want.map(|(r, _)| r),
                 "{q:?} on {:?}",
-                (&s.title, &s.summary, &s.first_prompt, s.project())
+                (&s.title(), &s.summary(), &s.first_prompt(), s.project())
             );
             said += usize::from(want.is_some());
             for t in 0..query.terms.len() {

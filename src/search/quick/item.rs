@@ -75,8 +75,8 @@ pub(super) fn recency_of(s: &SessionSummary) -> i64 {
 /// Summary, first prompt and project of `s` as they are searched: one line each, capped.
 fn text_fields(s: &SessionSummary) -> [String; 3] {
     [
-        searched(&s.summary, Some(FIELD_CAP)),
-        searched(&s.first_prompt, Some(FIELD_CAP)),
+        searched(s.summary(), Some(FIELD_CAP)),
+        searched(s.first_prompt(), Some(FIELD_CAP)),
         searched(s.project(), None),
     ]
 }
@@ -184,8 +184,8 @@ impl Item {
         // The length of the text as searched so far, fields `\n` apart.
         let mut searched_len = 0;
         let fields = [
-            (&s.summary[..], Some(FIELD_CAP)),
-            (&s.first_prompt[..], Some(FIELD_CAP)),
+            (s.summary(), Some(FIELD_CAP)),
+            (s.first_prompt(), Some(FIELD_CAP)),
             (s.project(), None),
         ];
         for (i, (f, cap)) in fields.into_iter().enumerate() {
@@ -215,9 +215,9 @@ impl Item {
                 ends[i] = u16::try_from(searched_len).unwrap_or(u16::MAX);
             }
         }
-        let title = match is_one_line(&s.title) {
-            true => Cow::Borrowed(&s.title[..]),
-            false => Cow::Owned(one_line(&s.title)),
+        let title = match is_one_line(s.title()) {
+            true => Cow::Borrowed(s.title()),
+            false => Cow::Owned(one_line(s.title())),
         };
         caps |= caps_of(&title, true);
         if !title.is_ascii() {
@@ -259,7 +259,7 @@ impl Item {
 
     /// The title, one line, lower-cased (made on the spot: `Titles` keeps it packed).
     pub(super) fn title_lower(&self) -> String {
-        one_line(&self.row.title).to_lowercase()
+        one_line(self.row.title()).to_lowercase()
     }
 
     /// Summary, first prompt and project, lower-cased, `\n` apart (made on the spot: the
@@ -296,7 +296,7 @@ impl Item {
         let e = self.ends.map(|e| e as usize);
         let lens = [e[0], e[1].saturating_sub(e[0] + 1)];
         let s = &self.row;
-        let written = [&s.summary[..], &s.first_prompt[..], s.project()];
+        let written = [s.summary(), s.first_prompt(), s.project()];
         // Where the next copied field starts in `bytes`.
         let mut at = 0;
         let mut field = |i: usize| {
@@ -316,7 +316,7 @@ impl Item {
     /// The title as written, one line: the row's own when `one_line` keeps it, else made
     /// into `buf`.
     pub(super) fn title_written<'a>(&'a self, buf: &'a mut Vec<u8>) -> &'a [u8] {
-        let t = &self.row.title;
+        let t = &self.row.title();
         if is_one_line(t) {
             return t.as_bytes();
         }
@@ -385,8 +385,8 @@ impl Item {
         let lower = self.field_bytes();
         let s = &self.row;
         let written = [
-            (&s.summary[..], true),
-            (&s.first_prompt, true),
+            (s.summary(), true),
+            (s.first_prompt(), true),
             (s.project(), false),
         ];
         (lower.iter().zip(written)).any(|(l, (w, capped))| {
@@ -464,7 +464,7 @@ impl Titles {
     pub(super) fn of(items: &[Item], recency: Vec<i64>) -> Titles {
         let mut t = Titles::default();
         t.bytes
-            .reserve(items.iter().map(|i| i.row.title.len()).sum());
+            .reserve(items.iter().map(|i| i.row.title().len()).sum());
         t.reserve(items.len());
         for i in items {
             let (at, letters) = t.add(i);
@@ -487,7 +487,7 @@ impl Titles {
     fn add(&mut self, item: &Item) -> ((u32, u32), Letters) {
         let start = self.bytes.len();
         // A plain ASCII title is its own fold: written lower-cased where it is kept.
-        if push_plain(&mut self.bytes, &item.row.title, None).is_none() {
+        if push_plain(&mut self.bytes, item.row.title(), None).is_none() {
             let lower = item.title_lower();
             self.bytes.extend_from_slice(&folded(lower.as_bytes()));
         }

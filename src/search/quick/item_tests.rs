@@ -56,8 +56,8 @@ fn a_rows_letter_pairs_are_small() {
 #[test]
 fn the_text_as_written_comes_back_from_the_row() {
     let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-    s.title = "Fix the PORT".into();
-    s.summary = "Retry in CI".into();
+    s.set_title("Fix the PORT");
+    s.set_summary("Retry in CI");
     let i = Item::new(&Arc::new(s.clone()));
     let mut buf = Vec::new();
     assert_eq!(i.title_written(&mut buf), b"Fix the PORT");
@@ -68,8 +68,8 @@ fn the_text_as_written_comes_back_from_the_row() {
     assert!(i.text_has(&f, Some((&w, b"CI"))));
     let w = memchr::memmem::Finder::new(b"Ci");
     assert!(!i.text_has(&f, Some((&w, b"Ci"))));
-    s.title = "Été\n  à   l'été".into();
-    s.summary = "ÉTÉ".into();
+    s.set_title("Été\n  à   l'été");
+    s.set_summary("ÉTÉ");
     let i = Item::new(&Arc::new(s));
     assert_eq!(i.title_written(&mut buf), "Été à l'été".as_bytes());
     let f = memchr::memmem::Finder::new("été".as_bytes());
@@ -84,8 +84,8 @@ fn the_text_as_written_comes_back_from_the_row() {
 #[test]
 fn capitals_are_looked_for_in_the_text_as_searched() {
     let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-    s.summary = "* Goal: \u{1b}[1mBo\u{1b}[0mld\n\n* Cause:  Tabs".into();
-    s.first_prompt = format!("{} Tail", "a".repeat(FIELD_CAP)).into();
+    s.set_summary("* Goal: \u{1b}[1mBo\u{1b}[0mld\n\n* Cause:  Tabs");
+    s.set_first_prompt(format!("{} Tail", "a".repeat(FIELD_CAP)));
     s.cwd = Some("/src/My Project".into());
     let i = Item::new(&Arc::new(s));
     let has = |w: &str| {

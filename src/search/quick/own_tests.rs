@@ -41,7 +41,11 @@ fn field(next: &mut impl FnMut(usize) -> usize) -> String {
 /// The text as searched, made the general way: each field one line, capped, lower-cased.
 fn searched(s: &SessionSummary) -> Vec<u8> {
     let cap = |f: &str| truncate_chars(&one_line(f), FIELD_CAP);
-    let fields = [cap(&s.summary), cap(&s.first_prompt), one_line(s.project())];
+    let fields = [
+        cap(s.summary()),
+        cap(s.first_prompt()),
+        one_line(s.project()),
+    ];
     fields.map(|f| f.to_lowercase()).join("\n").into_bytes()
 }
 
@@ -83,9 +87,9 @@ fn items_reading_the_rows_own_fields_answer_as_items_holding_copies() {
     let mut said = 0;
     for round in 0..4000 {
         let mut s = SessionSummary::new(StoreKind::Loop, "a", "/x");
-        s.title = field(&mut next).into();
-        s.summary = field(&mut next).into();
-        s.first_prompt = field(&mut next).into();
+        s.set_title(field(&mut next));
+        s.set_summary(field(&mut next));
+        s.set_first_prompt(field(&mut next));
         s.cwd = Some(format!("/p/{}", field(&mut next).replace('/', "")).into());
         let s = Arc::new(s);
         let (item, copied) = (Item::new(&s), Item::copied(&s));

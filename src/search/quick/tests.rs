@@ -5,9 +5,9 @@ use chrono::TimeZone;
 
 fn row(id: &str, title: &str, summary: &str, prompt: &str, day: u32) -> SessionSummary {
     let mut s = SessionSummary::new(StoreKind::Loop, id, "/x");
-    s.title = title.into();
-    s.summary = summary.into();
-    s.first_prompt = prompt.into();
+    s.set_title(title);
+    s.set_summary(summary);
+    s.set_first_prompt(prompt);
     s.updated_at = Some(chrono::Utc.with_ymd_and_hms(2026, 1, day, 0, 0, 0).unwrap());
     s
 }
@@ -349,7 +349,7 @@ fn a_replaced_session_ranks_by_its_new_recency() {
     // Replaced again and again with long titles, so the titles are packed again on the way.
     for day in 3..28 {
         let mut new = row("old", &"Fix the router ".repeat(40), "", "", day);
-        new.title = format!("{}{day}", new.title).into();
+        new.set_title(format!("{}{day}", new.title()));
         let new = Arc::new(new);
         assert!(s.replace(&last, new.clone()));
         last = new;

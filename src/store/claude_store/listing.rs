@@ -303,25 +303,26 @@ pub fn summary(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (title, used_summary) = title(f, || index_title(cx.project_dir, id));
-    s.title = title.into();
-    s.summary = match (&f.compact_summary, f.summaries.len().checked_sub(1)) {
-        (Some(c), _) => c.clone(),
-        (None, Some(last)) if used_summary.is_none() => f.summaries[last].0.clone(),
-        _ => String::new(),
-    }
-    .into();
+    s.set_title(title);
+    s.set_summary(
+        match (&f.compact_summary, f.summaries.len().checked_sub(1)) {
+            (Some(c), _) => c.clone(),
+            (None, Some(last)) if used_summary.is_none() => f.summaries[last].0.clone(),
+            _ => String::new(),
+        },
+    );
     s.cwd = launch_dir(f, &dir_name).map(Into::into);
     let mtime = p.mtime.map(DateTime::<Utc>::from);
     s.created_at = f.created.or(mtime);
     s.updated_at = f.updated.or(mtime);
     s.messages = f.user_turns + f.assistant_ids.len() as u64;
     s.has_user_message = s.messages > 0;
-    s.first_prompt = f
-        .first_prompt
-        .clone()
-        .or_else(|| f.first_slash.clone())
-        .unwrap_or_default()
-        .into();
+    s.set_first_prompt(
+        f.first_prompt
+            .clone()
+            .or_else(|| f.first_slash.clone())
+            .unwrap_or_default(),
+    );
     s.model = f.model.as_deref().map(Into::into);
     s.set_forked_from(f.forked_from.as_ref().map(|p| format!("claude:{p}")));
     s.read_only = true;

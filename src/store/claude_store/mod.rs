@@ -344,7 +344,7 @@ impl Store for ClaudeStore {
 
     /// "live" and the cleanup countdown change with the clock alone.
     fn summary_expires(&self, s: &SessionSummary) -> Option<SystemTime> {
-        let mtime = std::fs::metadata(&s.path).ok()?.modified().ok()?;
+        let mtime = std::fs::metadata(s.path()).ok()?.modified().ok()?;
         let days = *self
             .cleanup
             .get_or_init(|| discover::cleanup_days(&self.root));

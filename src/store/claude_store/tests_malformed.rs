@@ -25,7 +25,7 @@ fn first_line_not_a_message_is_normal() {
         );
         let s = row(&store, "s1");
         assert_eq!(s.messages, 1);
-        assert_eq!(&*s.first_prompt, "hello");
+        assert_eq!(s.first_prompt(), "hello");
         assert!(s.error().is_none());
     }
 }
@@ -104,7 +104,7 @@ fn large_files_list_without_building_their_bulky_values() {
     assert!(kept < 16 * 1024, "{kept} bytes kept");
     assert_eq!(parsed.bad, 0);
     let s = row(&store, "s1");
-    assert_eq!(&*s.title, "big one");
+    assert_eq!(s.title(), "big one");
     assert_eq!(s.messages, 2 + 12);
     assert_eq!(
         crate::model::rfc3339(s.updated_at.unwrap()),
@@ -145,7 +145,7 @@ fn foreign_custom_title_is_ignored_and_custom_beats_later_ai_title() {
             json!({"type":"ai-title","aiTitle":"later ai","sessionId":"s1"}),
         ],
     );
-    assert_eq!(row(&store, "s1").title, "mine".into());
+    assert_eq!(row(&store, "s1").title(), "mine");
 }
 
 #[test]
@@ -164,15 +164,15 @@ fn sessions_index_absent_huge_or_invalid_is_ignored() {
         "-w",
         &[user("u1", None, "the prompt", "2026-03-14T09:00:00Z")],
     );
-    assert_eq!(row(&store, "s1").title, "the prompt".into());
+    assert_eq!(row(&store, "s1").title(), "the prompt");
     let idx = d.path().join("claude/projects/-w/sessions-index.json");
     std::fs::write(&idx, "[1,2").unwrap();
-    assert_eq!(row(&store, "s1").title, "the prompt".into());
+    assert_eq!(row(&store, "s1").title(), "the prompt");
     // A stale index entry for this id does not beat the file's own first prompt? It does
     // not: it only stands in for titles the file lacks (rule 6 comes before the prompt),
     // so an index entry for another id changes nothing.
     std::fs::write(&idx, r#"{"entries":[{"sessionId":"zz","summary":"x"}]}"#).unwrap();
-    assert_eq!(row(&store, "s1").title, "the prompt".into());
+    assert_eq!(row(&store, "s1").title(), "the prompt");
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn parsing_rules_blank_lines_u2028_wrong_types_duplicates_lossy() {
     bytes.extend_from_slice(b"{\"type\":\"brand-new-kind\",\"x\":1}\n");
     let (_d, store, p) = raw_one("s1", "-w", &bytes);
     let s = row(&store, "s1");
-    assert_eq!(&*s.title, "first");
+    assert_eq!(s.title(), "first");
     assert_eq!(s.messages, 2);
     assert!(
         s.badges().iter().any(|b| b == "1 line with invalid UTF-8"),

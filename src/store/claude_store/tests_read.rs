@@ -70,9 +70,9 @@ fn messages(t: &Transcript) -> Vec<(String, String)> {
 fn example_a_listing_fields() {
     let (_d, store) = fixture_root();
     let s = row(&store, A);
-    assert_eq!(&*s.title, "router trailing slash");
-    assert_eq!(&*s.first_prompt, "why does router_test.go fail?");
-    assert_eq!(&*s.summary, "");
+    assert_eq!(s.title(), "router trailing slash");
+    assert_eq!(s.first_prompt(), "why does router_test.go fail?");
+    assert_eq!(s.summary(), "");
     assert_eq!(s.messages, 6);
     assert_eq!(rfc3339(s.created_at.unwrap()), "2026-03-14T09:15:20.101Z");
     assert_eq!(rfc3339(s.updated_at.unwrap()), "2026-03-14T09:16:40.552Z");
@@ -124,13 +124,13 @@ fn example_b_listing_fields() {
     let all = store.list();
     assert_eq!(all.len(), 2, "the subagent is not a top-level row");
     let s = row(&store, B);
-    assert_eq!(&*s.title, "Token-bucket rate limiter for the public API");
+    assert_eq!(s.title(), "Token-bucket rate limiter for the public API");
     assert_eq!(
-        s.first_prompt,
-        "add a token-bucket rate limiter to the public endpoints".into()
+        s.first_prompt(),
+        "add a token-bucket rate limiter to the public endpoints"
     );
     assert!(
-        s.summary
+        s.summary()
             .contains("Goal: token-bucket limiter on public routes.")
     );
     assert_eq!(s.messages, 5);
@@ -255,32 +255,32 @@ fn title_precedence_and_foreign_ids() {
         let mut l = base.to_vec();
         l.extend(extra);
         let (_d, store, _) = one("s1", "-w", &l);
-        row(&store, "s1").title
+        row(&store, "s1").title().to_string()
     };
-    assert_eq!(with(vec![]), "first prompt here".into());
+    assert_eq!(with(vec![]), "first prompt here");
     assert_eq!(
         with(vec![
             json!({"type":"summary","summary":"Old summary","leafUuid":"elsewhere"})
         ]),
-        "Old summary".into()
+        "Old summary"
     );
     assert_eq!(
         with(vec![json!({"type":"agent-name","agentName":"agent n"})]),
-        "agent n".into()
+        "agent n"
     );
     assert_eq!(
         with(vec![
             json!({"type":"custom-title","customTitle":"mine","sessionId":"s1"}),
             json!({"type":"ai-title","aiTitle":"generated later","sessionId":"s1"}),
         ]),
-        "mine".into()
+        "mine"
     );
     assert_eq!(
         with(vec![
             json!({"type":"custom-title","customTitle":"other session's","sessionId":"zzz"}),
             json!({"type":"ai-title","aiTitle":"generated","sessionId":"s1"}),
         ]),
-        "generated".into()
+        "generated"
     );
     let long = "word ".repeat(40);
     let t = with(vec![
@@ -301,14 +301,14 @@ fn title_precedence_and_foreign_ids() {
             "2026-03-14T09:00:00Z",
         )],
     );
-    assert_eq!(row(&store, "s2").title, "/usage".into());
+    assert_eq!(row(&store, "s2").title(), "/usage");
     let (_d, store, _) = one(
         "s3",
         "-w",
         &[json!({"type":"file-history-snapshot","snapshot":{}})],
     );
     let s = row(&store, "s3");
-    assert_eq!(&*s.title, "(no prompt)");
+    assert_eq!(s.title(), "(no prompt)");
     assert!(s.is_empty());
 }
 
@@ -325,9 +325,9 @@ fn sessions_index_is_a_title_fallback_only() {
         r#"{"version":1,"entries":[{"sessionId":"s1","summary":"From the index"}]}"#,
     )
     .unwrap();
-    assert_eq!(row(&store, "s1").title, "From the index".into());
+    assert_eq!(row(&store, "s1").title(), "From the index");
     std::fs::write(&idx, "{broken").unwrap();
-    assert_eq!(row(&store, "s1").title, "(no prompt)".into());
+    assert_eq!(row(&store, "s1").title(), "(no prompt)");
 }
 
 #[test]
@@ -511,7 +511,7 @@ fn state_lives_outside_the_store_and_delete_is_refused() {
     store.set_unread(A, true).unwrap();
     let s = row(&store, A);
     assert!(s.pinned() && s.archived && s.unread);
-    assert_eq!(&*s.title, "renamed in spool");
+    assert_eq!(s.title(), "renamed in spool");
     store.set_unread(A, false).unwrap();
     assert!(!row(&store, A).unread);
     // The file the search index stats to notice a rename is the one written.

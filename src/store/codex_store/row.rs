@@ -31,8 +31,8 @@ pub fn summary(
     cx: &RowContext<'_>,
 ) -> SessionSummary {
     let mut s = SessionSummary::new(StoreKind::Codex, id, path);
-    s.title = listing::title(f, cx.index_name).into();
-    s.summary = f.summary.clone().unwrap_or_default().into();
+    s.set_title(listing::title(f, cx.index_name));
+    s.set_summary(f.summary.clone().unwrap_or_default());
     s.cwd = f.cwd().or_else(|| f.current_cwd.clone()).map(Into::into);
     let mtime = p.mtime.map(DateTime::<Utc>::from);
     s.created_at = f
@@ -43,12 +43,12 @@ pub fn summary(
     s.updated_at = f.updated.or(mtime);
     s.messages = f.user_turns + f.assistant_msgs;
     s.has_user_message = !f.is_empty();
-    s.first_prompt = f
-        .preview
-        .clone()
-        .or_else(|| f.legacy_prompt.clone())
-        .unwrap_or_default()
-        .into();
+    s.set_first_prompt(
+        f.preview
+            .clone()
+            .or_else(|| f.legacy_prompt.clone())
+            .unwrap_or_default(),
+    );
     s.model = f.model.as_deref().map(Into::into);
     s.set_forked_from(f.forked_from.as_ref().map(|p| format!("codex:{p}")));
     s.set_child_of(match f.kind {

@@ -67,9 +67,9 @@ fn rel(id: &str) -> String {
 fn example_a_derived_values() {
     let (_d, s) = home();
     let a = row(&s, A);
-    assert_eq!(&*a.title, "router trailing slash");
+    assert_eq!(a.title(), "router trailing slash");
     assert_eq!(a.messages, 4);
-    assert_eq!(&*a.summary, "");
+    assert_eq!(a.summary(), "");
     assert_eq!(a.model.as_deref(), Some("gpt-5.5"));
     assert_eq!(a.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
     assert_eq!(
@@ -126,10 +126,13 @@ fn example_a_derived_values() {
 fn example_b_derived_values() {
     let (_d, s) = home();
     let b = row(&s, B);
-    assert_eq!(&*b.title, "why does router_test.go fail? (fork)");
+    assert_eq!(b.title(), "why does router_test.go fail? (fork)");
     assert!(b.archived);
     assert_eq!(b.forked_from(), Some(&*format!("codex:{A}")));
-    assert!(b.summary.starts_with("Goal: make trailing-slash handling"));
+    assert!(
+        b.summary()
+            .starts_with("Goal: make trailing-slash handling")
+    );
     assert_eq!(b.messages, 4);
     for badge in [
         "archived in Codex",
@@ -247,7 +250,7 @@ fn exec_and_legacy_rollouts() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     assert!(row(&s, A).badges().iter().any(|b| b == "exec"));
     let l = row(&s, C);
-    assert_eq!((l.title.as_ref(), l.messages), ("legacy prompt", 2));
+    assert_eq!((l.title(), l.messages), ("legacy prompt", 2));
     assert!(l.badges().iter().any(|b| b == "branch dev"));
 }
 
@@ -261,10 +264,10 @@ fn compressed_rollouts_read_like_plain_ones_and_plain_wins() {
     let zst = zstd::encode_all(&bytes[..], 3).unwrap();
     std::fs::write(dir.join(format!("{name}.zst")), zst).unwrap();
     // Both: the plain file is authoritative.
-    assert_eq!(row(&s, A).path, dir.join(&name).into());
+    assert_eq!(row(&s, A).path(), dir.join(&name));
     std::fs::remove_file(dir.join(&name)).unwrap();
     let z = row(&s, A);
-    assert_eq!((z.title.clone(), z.messages), (plain.title, plain.messages));
+    assert_eq!((z.title(), z.messages), (plain.title(), plain.messages));
     assert!(z.badges().iter().any(|b| b == "compressed"));
     // The last round: "ok, fix it", the patch call, its output and the answer.
     let last = s.transcript(A, Span::LastRounds(1)).unwrap();
@@ -285,7 +288,7 @@ fn empty_and_header_only_rollouts_are_empty_sessions() {
     for id in [A, C] {
         let r = row(&s, id);
         assert!(r.is_empty() && r.error().is_none(), "{id}");
-        assert_eq!(&*r.title, "(no message yet)");
+        assert_eq!(r.title(), "(no message yet)");
         assert_eq!(r.display_title(), "(empty)");
     }
 }
@@ -342,7 +345,7 @@ fn large_files_are_listed_from_head_and_tail_and_paged_from_the_end() {
     assert!(!parsed.skimmed.is_empty(), "middle lines were not skimmed");
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
-    assert_eq!((r.title.as_ref(), r.messages), ("first", 1 + 64 + 2));
+    assert_eq!((r.title(), r.messages), ("first", 1 + 64 + 2));
     let t = s.transcript(A, Span::LastRounds(1)).unwrap();
     let texts: Vec<&str> = t.messages().map(|m| m.text.as_str()).collect();
     assert_eq!(texts, ["last question", "last answer"]);
@@ -380,7 +383,7 @@ fn broken_session_index_lines_are_skipped_and_the_last_good_entry_wins() {
         "{{\"id\":\"{A}\",\"thread_name\":\"old\"}}\nnot json\n{{\"id\":\"{A}\",\"thread_name\":\"newest\"}}\n{{\"id\":\"{A}\",\"thread_na"
     );
     std::fs::write(&idx, text).unwrap();
-    assert_eq!(row(&s, A).title, "newest".into());
+    assert_eq!(row(&s, A).title(), "newest");
     std::fs::write(
         &idx,
         format!(
@@ -388,7 +391,7 @@ fn broken_session_index_lines_are_skipped_and_the_last_good_entry_wins() {
         ),
     )
     .unwrap();
-    assert_eq!(row(&s, A).title, "why does router_test.go fail?".into());
+    assert_eq!(row(&s, A).title(), "why does router_test.go fail?");
 }
 
 #[test]
@@ -403,7 +406,7 @@ fn two_session_metas_are_a_copy_not_an_error() {
 fn a_locked_or_corrupt_sqlite_database_is_ignored() {
     let (d, s) = home();
     std::fs::write(d.path().join("codex/state_5.sqlite"), b"not a database").unwrap();
-    assert_eq!(row(&s, A).title, "router trailing slash".into());
+    assert_eq!(row(&s, A).title(), "router trailing slash");
 }
 
 #[test]
@@ -423,7 +426,7 @@ fn bad_lines_are_skipped_and_counted_and_interleaved_writes_salvaged() {
     crate::store::test_fixtures::settle(&p);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
-    assert_eq!(&*r.title, "salvaged prompt");
+    assert_eq!(r.title(), "salvaged prompt");
     assert!(
         r.badges().iter().any(|b| b == "2 bad lines"),
         "{:?}",
@@ -491,7 +494,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
     crate::store::test_fixtures::settle(&p);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
-    assert_eq!(&*r.title, "caf\u{fffd}");
+    assert_eq!(r.title(), "caf\u{fffd}");
     assert!(r.badges().iter().any(|b| b == "1 line with invalid UTF-8"));
 }
 

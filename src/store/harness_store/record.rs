@@ -227,8 +227,8 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
             s.add_badge(format!("record id {inner}").into());
         }
     }
-    s.title = title(map, hist, stem).into();
-    s.summary = str_field(map, "summary").unwrap_or("").to_string().into();
+    s.set_title(title(map, hist, stem));
+    s.set_summary(str_field(map, "summary").unwrap_or(""));
     s.cwd = str_field(map, "project_root").map(Into::into);
     match str_field(map, "updated_at").map(|u| (u, parse_time(u))) {
         Some((_, Some(t))) => {
@@ -243,7 +243,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         s.messages = h.kinds.iter().filter(|k| **k != Kind::System).count() as u64;
         s.has_user_message = h.kinds.contains(&Kind::User);
     }
-    s.first_prompt = first_user_text(hist).unwrap_or_default().into();
+    s.set_first_prompt(first_user_text(hist).unwrap_or_default());
     s.archived = map.get("archived").is_some_and(json::truthy);
     s.set_forked_from(
         str_field(map, "branched_from")

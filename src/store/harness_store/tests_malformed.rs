@@ -86,7 +86,7 @@ fn id_file_mismatch_is_a_read_only_error_row() {
     assert_eq!(s.error(), Some("id/file mismatch"));
     assert!(s.read_only);
     assert_eq!(&*s.id, "abc");
-    assert_eq!(s.title, "hi".into(), "other fields hold what could be read");
+    assert_eq!(s.title(), "hi", "other fields hold what could be read");
     assert_eq!(s.badges(), ["record id other"]);
     // Readable for display, never written.
     let tr = store.transcript("abc", Span::All).unwrap();
@@ -146,7 +146,7 @@ fn odd_entries_render_leniently_and_keep_positions() {
     let s = row(&store, "abc");
     assert_eq!(s.error(), None);
     assert_eq!(s.messages, 6, "non-system entries, odd ones included");
-    assert_eq!(&*s.title, "look [image]");
+    assert_eq!(s.title(), "look [image]");
     let tr = store.transcript("abc", Span::All).unwrap();
     let m: Vec<_> = tr.messages().collect();
     assert_eq!(m.len(), 7);
@@ -193,7 +193,7 @@ fn non_finite_numbers_read_but_never_rewritten() {
 fn duplicate_keys_last_wins() {
     let extra = ", \"title\": \"first\", \"title\": \"second\"";
     let (_d, store) = with_files(&[("abc.json", &rec("abc", SYS_USER, extra))]);
-    assert_eq!(row(&store, "abc").title, "second".into());
+    assert_eq!(row(&store, "abc").title(), "second");
 }
 
 #[test]
@@ -274,8 +274,8 @@ fn title_falls_back_to_summary_line_then_id() {
         ("xyz.json", &rec("xyz", only_sys, "")),
     ]);
     // Python's first line of "\n  First line" is "" -> falls through to the id.
-    assert_eq!(row(&store, "abc").title, "abc".into());
-    assert_eq!(row(&store, "xyz").title, "xyz".into());
+    assert_eq!(row(&store, "abc").title(), "abc");
+    assert_eq!(row(&store, "xyz").title(), "xyz");
     let long = format!(
         "{}{}",
         "<user_input>\n",
@@ -283,7 +283,7 @@ fn title_falls_back_to_summary_line_then_id() {
     );
     let msgs = json!([{"role": "user", "content": long}]).to_string();
     let (_d2, s2) = with_files(&[("lng.json", &rec("lng", &msgs, ""))]);
-    let t = row(&s2, "lng").title;
+    let t = row(&s2, "lng").title().to_string();
     assert_eq!(t.chars().count(), 80);
     assert!(t.starts_with("word word"));
 }

@@ -74,18 +74,17 @@ fn example_a_listing_fields() {
     let s = row(&store, A);
     assert_eq!(s.id, A.into());
     assert_eq!(
-        s.title,
-        "Why is test_upload flaky? Don't change anything yet.".into()
+        s.title(),
+        "Why is test_upload flaky? Don't change anything yet."
     );
     assert_eq!(
-        s.summary,
+        s.summary(),
         "Investigated flaky test_upload. Cause: tests share /tmp/uploads. No files changed. \
          Next: use the tmp_path fixture."
-            .into()
     );
     assert_eq!(
-        s.first_prompt,
-        "Why is test_upload flaky? Don't change anything yet.".into()
+        s.first_prompt(),
+        "Why is test_upload flaky? Don't change anything yet."
     );
     assert_eq!(s.messages, 4);
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/uploader"));
@@ -171,8 +170,8 @@ fn example_b_defaults_and_nothing_written() {
     let (_d, store) = setup();
     let before = std::fs::read(path(&store, &format!("{B}.json"))).unwrap();
     let s = row(&store, B);
-    assert_eq!(&*s.title, "List the TODO comments in src/");
-    assert_eq!(&*s.summary, "");
+    assert_eq!(s.title(), "List the TODO comments in src/");
+    assert_eq!(s.summary(), "");
     assert_eq!(s.messages, 2);
     assert_eq!(s.cwd, None);
     assert!(!s.archived && !s.unread && s.has_user_message);
@@ -206,9 +205,9 @@ fn example_b_defaults_and_nothing_written() {
 fn example_c_listing_fields_and_sidecar_unread() {
     let (_d, store) = setup();
     let s = row(&store, C);
-    assert_eq!(&*s.title, "pydantic-settings migration");
+    assert_eq!(s.title(), "pydantic-settings migration");
     assert!(
-        s.summary
+        s.summary()
             .starts_with("user: Summary of the earlier conversation:\nGoal:")
     );
     assert_eq!(s.messages, 5);
@@ -220,7 +219,7 @@ fn example_c_listing_fields_and_sidecar_unread() {
     assert!(!s.pinned());
     assert_eq!(s.badges(), ["aborted"]);
     assert_eq!(
-        &*s.first_prompt,
+        s.first_prompt(),
         "Migrate settings.py to pydantic-settings."
     );
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/settings-demo"));

@@ -89,7 +89,7 @@ fn rename_sets_title_in_place_or_appends_it() {
             "\"title\": \"Flaky \\\"upload\\\" é\\u0001\""
         )
     );
-    assert_eq!(row(&store, A).title, "Flaky \"upload\" é\u{1}".into());
+    assert_eq!(row(&store, A).title(), "Flaky \"upload\" é\u{1}");
     // B has no title key: appended last, nothing else touched (no defaults written back).
     let b = read(&store, &format!("{B}.json"));
     store.rename(B, "todos").unwrap();
@@ -273,10 +273,7 @@ fn fork_whole_copies_values_and_sets_branch_fields() {
     let nb = store.fork(B, None).unwrap();
     let vb = value(&store, &nb);
     assert_eq!(vb["title"], "");
-    assert_eq!(
-        row(&store, &nb).title,
-        "List the TODO comments in src/".into()
-    );
+    assert_eq!(row(&store, &nb).title(), "List the TODO comments in src/");
     assert!(vb.get("transcript").is_none(), "defaults are not written");
 }
 

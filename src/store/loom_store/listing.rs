@@ -159,16 +159,16 @@ pub fn summary(
         .last_time
         .or_else(|| mtime.map(DateTime::<Utc>::from))
         .or(s.created_at);
-    s.summary = f.last_summary.clone().unwrap_or_default().into();
-    s.first_prompt = f
-        .first_real_user
-        .clone()
-        .or_else(|| f.first_user.clone())
-        .unwrap_or_default()
-        .into();
+    s.set_summary(f.last_summary.clone().unwrap_or_default());
+    s.set_first_prompt(
+        f.first_real_user
+            .clone()
+            .or_else(|| f.first_user.clone())
+            .unwrap_or_default(),
+    );
     // The contract's "empty session" is message count == 0 (section 3).
     s.has_user_message = f.messages > 0;
-    s.title = title(side, &s.first_prompt).into();
+    s.set_title(title(side, s.first_prompt()));
     s.set_badges(badges(id, f, side));
     s.read_only = !is_standard_id(id);
     if f.long_lines > 0 {

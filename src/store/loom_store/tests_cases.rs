@@ -199,7 +199,7 @@ fn compact_without_summary_uses_empty_text() {
     let w = s.window(ID).unwrap();
     assert_eq!(w.messages[1].text, SUMMARY_PREFIX);
     assert!(w.messages[1].is_virtual);
-    assert_eq!(row(&s, ID).summary, "".into());
+    assert_eq!(row(&s, ID).summary(), "");
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn empty_file_is_an_empty_session() {
     let r = row(&s, ID);
     assert_eq!(r.messages, 0);
     assert!(r.is_empty() && !r.has_user_message);
-    assert_eq!(&*r.title, "(empty session)");
+    assert_eq!(r.title(), "(empty session)");
     assert!(r.updated_at.is_some(), "falls back to the file mtime");
     // A meta-only file (every loom start) is empty too.
     let (_d, s) = one(&format!("{META}\n"));
@@ -257,7 +257,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
     );
     let (_d, s) = home(&[(&format!("{ID}.jsonl"), &log)]);
     let r = row(&s, ID);
-    assert_eq!(&*r.title, "caf\u{fffd}");
+    assert_eq!(r.title(), "caf\u{fffd}");
     assert_eq!(r.badges(), ["1 line with invalid UTF-8"]);
 }
 
@@ -276,11 +276,11 @@ fn title_skips_inserted_user_messages_and_is_cut() {
     .join("\n");
     let (_d, s) = one(&log);
     let r = row(&s, ID);
-    assert_eq!(r.title.chars().count(), 80);
-    assert!(r.title.starts_with("word word") && r.title.ends_with('…'));
+    assert_eq!(r.title().chars().count(), 80);
+    assert!(r.title().starts_with("word word") && r.title().ends_with('…'));
     // Only inserted messages: fall back to the first user message.
     let (_d, s) = one(&[META, &msg("user", "[Context summary - x]\n\ns")].join("\n"));
-    assert_eq!(row(&s, ID).title, "[Context summary - x] s".into());
+    assert_eq!(row(&s, ID).title(), "[Context summary - x] s");
 }
 
 #[test]

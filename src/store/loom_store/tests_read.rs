@@ -83,9 +83,9 @@ fn example_a_listing() {
     let (_d, s) = home(&[(&format!("{A_ID}.jsonl"), A)]);
     let r = row(&s, A_ID);
     assert_eq!(r.messages, 5);
-    assert_eq!(&*r.title, "why does router_test.go fail?");
-    assert_eq!(&*r.first_prompt, "why does router_test.go fail?");
-    assert_eq!(r.summary, A_SUMMARY.into());
+    assert_eq!(r.title(), "why does router_test.go fail?");
+    assert_eq!(r.first_prompt(), "why does router_test.go fail?");
+    assert_eq!(r.summary(), A_SUMMARY);
     assert_eq!(r.created_at.map(rfc3339), t("2026-03-14T08:15:02Z"));
     assert_eq!(r.updated_at.map(rfc3339), t("2026-03-14T13:03:05Z"));
     assert_eq!(r.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
@@ -104,7 +104,7 @@ fn example_a_sidecar_pins_and_is_read() {
     assert_eq!(r.pinned_at.map(rfc3339), t("2026-03-14T13:00:05Z"));
     // The tail after byte 1243 holds compact, system and a user message only.
     assert!(!r.unread && !r.archived);
-    assert_eq!(&*r.title, "why does router_test.go fail?");
+    assert_eq!(r.title(), "why does router_test.go fail?");
     // A marker before line 6 (the last assistant) makes it unread.
     let line6 = A.split(|&b| b == b'\n').nth(5).unwrap().len() as u64;
     let cut = 1243 - line6 - 1;
@@ -130,12 +130,12 @@ fn example_a_sidecar_pins_and_is_read() {
         br#"{"version":1,"title":"Router fix","archived_at":"2026-03-14T10:00:00Z"}"#,
     );
     let r = row(&s, A_ID);
-    assert_eq!(&*r.title, "Router fix");
+    assert_eq!(r.title(), "Router fix");
     assert!(r.archived && !r.pinned());
     // An invalid sidecar is ignored with a warning badge.
     put_sidecar(&d, A_ID, b"{oops");
     let r = row(&s, A_ID);
-    assert_eq!(&*r.title, "why does router_test.go fail?");
+    assert_eq!(r.title(), "why does router_test.go fail?");
     assert_eq!(r.badges().len(), 1);
     assert!(
         r.badges()[0].starts_with("spool state unreadable"),
@@ -143,7 +143,7 @@ fn example_a_sidecar_pins_and_is_read() {
         r.badges()
     );
     put_sidecar(&d, A_ID, br#"{"version":2,"title":"x"}"#);
-    assert_eq!(row(&s, A_ID).title, "why does router_test.go fail?".into());
+    assert_eq!(row(&s, A_ID).title(), "why does router_test.go fail?");
 }
 
 #[test]
@@ -230,8 +230,8 @@ fn example_b_fork_file() {
     let r = row(&s, B_ID);
     assert_eq!(r.messages, 7);
     assert_eq!(r.forked_from(), Some("loom:20260314-091502"));
-    assert_eq!(&*r.title, "why does router_test.go fail?");
-    assert_eq!(&*r.summary, "");
+    assert_eq!(r.title(), "why does router_test.go fail?");
+    assert_eq!(r.summary(), "");
     assert_eq!(r.created_at.map(rfc3339), t("2026-03-14T13:15:00Z"));
     let w = s.window(B_ID).unwrap();
     assert_eq!(w.messages.len(), 9);

@@ -49,9 +49,12 @@ pub(crate) fn summary_from_head(loc: &Loc, head: &Head) -> SessionSummary {
     match scan(loc, head) {
         Ok(found) => {
             s.has_user_message = found.first_prompt.is_some();
-            s.first_prompt = found.first_prompt.unwrap_or_default().into();
-            s.title =
-                display_title(&head.header, head.check.title_ok, found.fallback.as_deref()).into();
+            s.set_first_prompt(found.first_prompt.unwrap_or_default());
+            s.set_title(display_title(
+                &head.header,
+                head.check.title_ok,
+                found.fallback.as_deref(),
+            ));
             s.ended = found.ended;
         }
         Err(why) => s.set_error(Some(why)),
@@ -92,7 +95,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
     s.pinned_at = check.pinned_at;
     s.pinned_flag = check.pinned_flag;
     if s.error().is_none() || check.title_ok {
-        s.title = display_title(h, check.title_ok, None).into();
+        s.set_title(display_title(h, check.title_ok, None));
     }
     if check.compactions_ok
         && let Some(sum) = h
@@ -102,7 +105,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
             .and_then(|c| c.get("summary"))
             .and_then(Value::as_str)
     {
-        s.summary = sum.to_string().into();
+        s.set_summary(sum);
     }
     if let Some(m) = h.get("model") {
         let (p, i) = (m.get("provider"), m.get("id"));

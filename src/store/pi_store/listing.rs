@@ -280,13 +280,13 @@ pub fn summary(
     };
     let mut s = SessionSummary::new(StoreKind::Pi, id, path);
     let mtime = p.mtime.map(DateTime::<Utc>::from);
-    s.title = title(f).into();
-    s.summary = f.summary.clone().into();
+    s.set_title(title(f));
+    s.set_summary(f.summary.clone());
     s.created_at = created.or_else(|| stem_time(path)).or(mtime);
     s.updated_at = f.updated.or(s.created_at);
     s.messages = f.messages;
     s.has_user_message = f.messages > 0;
-    s.first_prompt = f.first_user.clone().unwrap_or_default().into();
+    s.set_first_prompt(f.first_user.clone().unwrap_or_default());
     s.model = f.model.as_deref().map(Into::into);
     s.read_only = true;
     let mut b = Vec::new();
@@ -304,8 +304,8 @@ pub fn summary(
     if let Some(pp) = &parent_path {
         let (pid, ptitle) = parent.unwrap_or_else(|| (stem_id(Path::new(pp)), String::new()));
         s.set_forked_from(Some(format!("pi:{pid}")));
-        if !ptitle.is_empty() && *ptitle == *s.title {
-            s.title = format!("{} (fork)", s.title).into();
+        if !ptitle.is_empty() && *ptitle == *s.title() {
+            s.set_title(format!("{} (fork)", s.title()));
         }
     }
     if f.name.is_some() {

@@ -89,12 +89,12 @@ impl PiStore {
     /// The file a listed row names, while it still names that session (by its stem, or by
     /// its header for a file another tool named); else the session's file found by id.
     fn listed_file(&self, row: &SessionSummary) -> Result<PathBuf> {
-        let p = &row.path;
+        let p = row.path();
         let named = valid_id(&row.id)
             && p.starts_with(&self.root)
             && (*listing::stem_id(p) == *row.id || header_id(p).as_deref() == Some(&*row.id));
         if named {
-            Ok(p.clone().to_path_buf())
+            Ok(p.to_path_buf())
         } else {
             self.locate(&row.id)
         }

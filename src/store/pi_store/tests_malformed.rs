@@ -31,7 +31,7 @@ fn many_or_huge_files_stream_and_big_custom_entries_are_never_materialized() {
         "messages are read slim"
     );
     let s = row(&store, "s1");
-    assert_eq!((s.messages, s.title.as_ref()), (2, "hello"));
+    assert_eq!((s.messages, s.title()), (2, "hello"));
     // The path runs through the custom entry: the transcript is whole, the custom hidden.
     let t = store.transcript("s1", Span::All).unwrap();
     assert_eq!(text(&t), ["hello", "hi"]);
@@ -54,7 +54,7 @@ fn base64_images_are_sized_never_decoded() {
     let (_d, store, _) = one(&[json!({"type":"message","id":"u1","parentId":null,
         "timestamp":"2026-03-14T09:01:00.000Z","message":{"role":"user","content":[
             {"type":"text","text":"what is this"},{"type":"image","data":data,"mimeType":"image/png"}]}})]);
-    assert_eq!(row(&store, "s1").title, "what is this".into());
+    assert_eq!(row(&store, "s1").title(), "what is this");
     let t = store.transcript("s1", Span::All).unwrap();
     let m = t.messages().next().unwrap();
     assert_eq!(

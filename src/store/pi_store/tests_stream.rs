@@ -367,13 +367,13 @@ fn the_index_reads_the_listed_file_and_the_transcripts_messages() {
     std::fs::rename(&p, &deep).unwrap();
     assert!(s.transcript("g1", Span::All).is_err(), "not found by id");
     let mut moved = row.clone();
-    moved.path = deep.clone().into();
+    moved.set_path(deep.clone());
     assert_eq!(indexed(&moved), want);
     // Back in place, and the row names another session's file: g1 is read, found by id.
     std::fs::rename(&deep, &p).unwrap();
     let other = p.with_file_name("2026-03-14T09-00-00-000Z_g2.jsonl");
     std::fs::write(&other, serde_json::to_string(&header("g2")).unwrap() + "\n").unwrap();
     let mut elsewhere = row.clone();
-    elsewhere.path = other.into();
+    elsewhere.set_path(other);
     assert_eq!(indexed(&elsewhere), want);
 }

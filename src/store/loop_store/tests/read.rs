@@ -50,7 +50,7 @@ fn example_1_listing() {
     let (_d, store) = fixture();
     let s = row(&store, E1);
     assert_eq!(s.error(), None);
-    assert_eq!(&*s.title, "CI-only test failures from timezone");
+    assert_eq!(s.title(), "CI-only test failures from timezone");
     assert_eq!(s.pinned_at, parse_time("2026-03-14T10:02:11.482Z"));
     assert!(s.unread && !s.archived && !s.read_only);
     assert_eq!(s.messages, 6);
@@ -61,10 +61,10 @@ fn example_1_listing() {
     assert_eq!(s.updated_at, parse_time("2026-03-14T09:36:54.102Z"));
     assert!(s.has_user_message);
     assert_eq!(
-        s.first_prompt,
-        "Why does npm test fail on CI but pass locally?".into()
+        s.first_prompt(),
+        "Why does npm test fail on CI but pass locally?"
     );
-    assert_eq!(&*s.summary, "");
+    assert_eq!(s.summary(), "");
     assert_eq!(s.forked_from(), None);
 }
 
@@ -74,7 +74,7 @@ fn example_2_listing_uses_fallback_of_committed_generation() {
     let s = row(&store, E2);
     assert_eq!(s.error(), None);
     assert_eq!(
-        &*s.title,
+        s.title(),
         "Rename the config loader to readSettings instead."
     );
     assert_eq!(s.messages, 4);
@@ -89,9 +89,9 @@ fn example_3_legacy_archived() {
     assert_eq!(s.error(), None);
     assert!(s.archived && !s.pinned() && !s.unread);
     assert_eq!(s.messages, 4);
-    assert_eq!(&*s.title, "What does this error mean?");
-    assert_eq!(&*s.first_prompt, "What does this   error\nmean?");
-    assert_eq!(s.path, col(&_d).join(format!("{E3}.jsonl")).into());
+    assert_eq!(s.title(), "What does this error mean?");
+    assert_eq!(s.first_prompt(), "What does this   error\nmean?");
+    assert_eq!(s.path(), col(&_d).join(format!("{E3}.jsonl")));
     let t = store.transcript(E3, Span::All).unwrap();
     let msgs: Vec<_> = t.messages().collect();
     assert_eq!(msgs.len(), 4);
@@ -278,11 +278,7 @@ fn committed_bytes_rules() {
     fs::remove_file(dir.join("messages.jsonl")).unwrap();
     let s = row(&store, N1);
     assert_eq!(
-        (
-            s.error().map(String::from),
-            s.has_user_message,
-            s.title.as_ref()
-        ),
+        (s.error().map(String::from), s.has_user_message, s.title()),
         (None, false, "New session")
     );
     assert_eq!(store.transcript(N1, Span::All).unwrap().entries.len(), 0);
@@ -395,8 +391,8 @@ fn invalid_sub_objects_make_read_only_rows_and_are_ignored() {
     let s = row(&store, E1);
     assert_eq!(s.error(), None);
     assert!(s.read_only);
-    assert_eq!(&*s.title, "Why does npm test fail on CI but");
-    assert_eq!(&*s.summary, "");
+    assert_eq!(s.title(), "Why does npm test fail on CI but");
+    assert_eq!(s.summary(), "");
     assert!(s.badges().iter().any(|b| b == "invalid title"));
     assert!(store.set_pinned(E1, false).is_err());
 }

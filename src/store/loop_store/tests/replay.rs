@@ -54,7 +54,7 @@ fn worked_example_compaction() {
         Entry::Message(m) => assert_eq!(m.index, Some(4)),
         other => panic!("{other:?}"),
     }
-    assert_eq!(row(&store, E1).summary, "S".into());
+    assert_eq!(row(&store, E1).summary(), "S");
 }
 
 #[test]

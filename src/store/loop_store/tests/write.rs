@@ -111,7 +111,7 @@ fn rename_writes_a_user_title() {
         json!({"text": "Timezone fix for CI", "source": "user", "messageIndices": []})
     );
     assert_eq!(h["updatedAt"], "2026-03-14T09:36:54.102Z");
-    assert_eq!(row(&store, E1).title, "Timezone fix for CI".into());
+    assert_eq!(row(&store, E1).title(), "Timezone fix for CI");
     assert!(matches!(
         store.rename(E1, " \u{200B} "),
         Err(Error::Refused(_))
