@@ -185,3 +185,79 @@ fn phrases_in_every_writable_store_are_previewed_and_opened_highlighted() {
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
+
+/// The usual start: an index written by an earlier run, and a session that has grown since.
+/// The browser hands the change to its index child; a text search for what was appended
+/// finds it, and Enter shows it in the pane.
+#[test]
+fn a_stale_index_is_brought_current_and_the_new_text_is_found_and_opened() {
+    use std::io::Write;
+    let Some(t) = Tmux::new("stale-index") else {
+        return;
+    };
+    let corpus = t.dir.path().join("corpus");
+    let spec = spool::corpus::CorpusSpec {
+        sessions: 60,
+        rounds_per_session: 2,
+        seed: 5,
+        big_transcript_mb: None,
+    };
+    spool::corpus::generate(&corpus, &spec).unwrap();
+    let args = format!(
+        "--loop-dir {c}/loop --loom-dir {c}/loom --harness-dir {c}/harness --claude-dir {c}/none \
+         --codex-dir {c}/none --pi-dir {c}/none",
+        c = corpus.display()
+    );
+    let home = t.home();
+    let env = format!(
+        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
+        h = home.display()
+    );
+    // An earlier run's index: `spool search` brings it up to date.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spool"))
+        .args(args.split(' '))
+        .args(["search", "anything"])
+        .env("HOME", &home)
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    assert!(home.join(".cache/spool/index").is_dir(), "no index written");
+    // Then a loom session grows by a message whose word the index has never seen.
+    let loom = corpus.join("loom/sessions");
+    let mut names: Vec<_> = std::fs::read_dir(&loom)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    names.sort();
+    let grown = &names[0];
+    let id = grown.file_stem().unwrap().to_string_lossy().to_string();
+    let word = "Quetzalcoatlus";
+    let line = format!(
+        "{{\"kind\":\"message\",\"time\":\"2026-11-30T09:00:00+01:00\",\"message\":{{\"role\":\"user\",\"content\":\"where did the {word} fixture go\"}}}}\n"
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(grown)
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    t.run_env(&env, &args);
+    t.wait_listed();
+    t.keys(&["s"]);
+    t.type_text(word);
+    t.wait_until("the grown session found", |s| s.contains("1 hit"));
+    t.keys(&["Enter"]);
+    t.wait_until(
+        "the appended message in the pane, under the session's id",
+        |s| {
+            s.contains(&id)
+                && s.lines()
+                    .any(|l| l.split_once('│').is_some_and(|(_, p)| p.contains(word)))
+        },
+    );
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+}
