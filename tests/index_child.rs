@@ -4,16 +4,17 @@
 //! whose parent dies exits; a child that cannot start leaves a status line, no crash.
 //! No test here opens a writer in this process (the count of writers is the process's).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use spool::app::Action;
 use spool::index_child::{Spec, row_line};
-use spool::indexer::Indexer;
 use spool::loader::Event;
 use spool::model::SessionSummary;
 use spool::search::index::{TextIndex, writers_opened};
@@ -54,14 +55,7 @@ fn all() -> Filter {
 fn the_browsers_indexer_never_opens_a_writer_and_finds_what_its_child_wrote() {
     let (_demo, stores, rows) = demo();
     let dir = tempfile::tempdir().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_with(
-        Some(dir.path().to_path_buf()),
-        stores.clone(),
-        tx,
-        Some(BIN.into()),
-    );
-    ix.index_all(rows.iter().cloned().map(Arc::new).collect());
+    let (ix, rx) = common::search::indexing(dir.path(), &stores, &rows, BIN);
     let done = wait(
         &rx,
         &|a| matches!(a, Action::IndexProgress { done, total } if done == total),
@@ -203,14 +197,7 @@ fn the_child_exits_when_its_parent_dies() {
 fn a_child_that_cannot_start_leaves_a_status_line() {
     let (_demo, stores, rows) = demo();
     let dir = tempfile::tempdir().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_with(
-        Some(dir.path().to_path_buf()),
-        stores.clone(),
-        tx,
-        Some("/nonexistent/spool".into()),
-    );
-    ix.index_all(rows.iter().cloned().map(Arc::new).collect());
+    let (ix, rx) = common::search::indexing(dir.path(), &stores, &rows, "/nonexistent/spool");
     let Action::OpDone(o) = wait(&rx, &|a| matches!(a, Action::OpDone(_))) else {
         unreachable!()
     };

@@ -215,20 +215,10 @@ fn a_cold_codex_start_shows_the_newest_rollouts_first_then_what_discovery_lists(
 #[test]
 fn a_cold_codex_listing_discovers_after_the_first_rows_frame_is_read() {
     use spool::model::StoreKind;
-    use spool::tui::ack::{Ack, Outcome};
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let ack = Arc::new(Ack::new(Duration::from_secs(60)).unwrap());
-    ack.install();
-    // The frame's request is out (the UI writes it once the rows are drawn), unanswered.
-    ack.arm();
-    // Whatever happens below, other tests in this process find the gate open.
-    struct Open(Arc<Ack>);
-    impl Drop for Open {
-        fn drop(&mut self) {
-            self.0.release(Outcome::Answered);
-        }
-    }
-    let open = Open(ack.clone());
+    // The frame's request is out (the UI writes it once the rows are drawn), unanswered;
+    // answered when `open` drops, whatever happens below.
+    let open = spool::tui::ack::asked_for_tests(Duration::from_secs(60));
     let d = tempfile::tempdir().unwrap();
     let codex = d.path().join("codex");
     common::rollouts::store(&codex, 200);

@@ -2,13 +2,14 @@
 //! whose index already holds every listed session at its current print maps none of the
 //! index's files and holds no session table, and the first text search still finds text.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use spool::app::Action;
-use spool::indexer::Indexer;
 use spool::loader::Event;
 use spool::model::SessionSummary;
 use spool::search::index::{self, TextIndex};
@@ -76,14 +77,7 @@ fn a_current_index_stays_closed_until_a_search_and_the_search_finds_text() {
     let warm = tempfile::tempdir().unwrap();
     let dir = warm.path().join("ix");
     copy_dir(built.path(), &dir);
-    let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_with(
-        Some(dir.clone()),
-        stores.clone(),
-        tx,
-        Some(env!("CARGO_BIN_EXE_spool").into()),
-    );
-    ix.index_all(rows.iter().cloned().map(Arc::new).collect());
+    let (ix, rx) = common::search::indexing(&dir, &stores, &rows, env!("CARGO_BIN_EXE_spool"));
     let done = wait(
         &rx,
         &|a| matches!(a, Action::IndexProgress { done, total } if done == total),

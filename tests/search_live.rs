@@ -5,13 +5,11 @@
 
 mod common;
 
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{Home, json_lines};
 use spool::app::Action;
-use spool::indexer::Indexer;
 use spool::loader::Event;
 use spool::search::index::{Batches, Hooks, TextIndex, session_number};
 use spool::search::query::TextQuery;
@@ -126,14 +124,8 @@ fn the_browsers_indexer_drops_a_deleted_session() {
     let stores = Arc::new(Stores::open(&Roots::all_in(demo.path())));
     let rows = stores.list_all();
     let dir = tempfile::tempdir().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let ix = Indexer::start_with(
-        Some(dir.path().to_path_buf()),
-        stores.clone(),
-        tx,
-        Some(env!("CARGO_BIN_EXE_spool").into()),
-    );
-    ix.index_all(rows.iter().cloned().map(Arc::new).collect());
+    let (ix, rx) =
+        common::search::indexing(dir.path(), &stores, &rows, env!("CARGO_BIN_EXE_spool"));
     let wait = |want: &dyn Fn(&Action) -> bool| loop {
         match rx.recv_timeout(Duration::from_secs(60)).expect("an answer") {
             Event::Action(a) if want(&a) => return a,

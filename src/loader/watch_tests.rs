@@ -358,24 +358,14 @@ fn the_first_walks_names_are_held_at_their_size() {
 /// out and unanswered: the setup must not finish until the gate opens.
 #[test]
 fn a_watchers_setup_waits_for_the_first_rows_frame_to_be_read() {
-    use crate::tui::ack::{Ack, Outcome};
     let tmp = tempfile::tempdir().unwrap();
     loop_session(&tmp.path().join("loop/sessions/global/aa01"));
     let stores = Arc::new(Stores::open(&crate::store::registry::Roots::all_in(
         tmp.path(),
     )));
-    let ack = Arc::new(Ack::new(Duration::from_secs(60)).unwrap());
-    // The process's one gate: other tests' loaders wait on it only until the release below.
-    ack.install();
-    ack.arm();
-    // Released whatever happens, so no other test in this process waits for the cap.
-    struct Open(Arc<Ack>);
-    impl Drop for Open {
-        fn drop(&mut self) {
-            self.0.release(Outcome::Answered);
-        }
-    }
-    let open = Open(ack.clone());
+    // The process's one gate, asked and unanswered: other tests' loaders wait on it only
+    // until `open` drops (whatever happens here).
+    let open = crate::tui::ack::asked_for_tests(Duration::from_secs(60));
     let (poke_tx, _pokes) = mpsc::channel();
     let mut setup = WatchSetup::Pending(stores, 0, poke_tx);
     setup.start();

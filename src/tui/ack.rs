@@ -276,3 +276,24 @@ fn poll2(a: RawFd, b: RawFd, timeout: Duration) -> (bool, bool) {
 #[cfg(test)]
 #[path = "ack_tests.rs"]
 mod tests;
+
+/// A test's gate: installed as the process's (`install`), its request out and unanswered
+/// (`arm`), so work that waits for the first rows' frame waits. Dropping the handle answers
+/// it, so nothing else in the test process waits for the cap, whatever the test does.
+#[doc(hidden)]
+pub fn asked_for_tests(cap: Duration) -> AnsweredOnDrop {
+    let ack = Arc::new(Ack::new(cap).expect("a socket pair"));
+    ack.install();
+    ack.arm();
+    AnsweredOnDrop(ack)
+}
+
+/// See `asked_for_tests`.
+#[doc(hidden)]
+pub struct AnsweredOnDrop(Arc<Ack>);
+
+impl Drop for AnsweredOnDrop {
+    fn drop(&mut self) {
+        self.0.release(Outcome::Answered);
+    }
+}

@@ -30,3 +30,26 @@ pub fn search_json(home: &Path, extra: &[&str], q: &str) -> (i32, Vec<serde_json
 pub fn refs(rows: &[serde_json::Value]) -> Vec<&str> {
     rows.iter().map(|r| r["ref"].as_str().unwrap()).collect()
 }
+
+/// The browser's indexer over the index in `dir`, its children run as `exe`, handed `rows`
+/// as the whole listing (as the browser does once a listing has streamed in); and where its
+/// news arrives.
+pub fn indexing(
+    dir: &Path,
+    stores: &std::sync::Arc<spool::store::Stores>,
+    rows: &[spool::model::SessionSummary],
+    exe: &str,
+) -> (
+    spool::indexer::Indexer,
+    std::sync::mpsc::Receiver<spool::loader::Event>,
+) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let ix = spool::indexer::Indexer::start_with(
+        Some(dir.to_path_buf()),
+        stores.clone(),
+        tx,
+        Some(exe.into()),
+    );
+    ix.index_all(rows.iter().cloned().map(std::sync::Arc::new).collect());
+    (ix, rx)
+}
