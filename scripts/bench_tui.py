@@ -30,6 +30,9 @@ Figures (medians over runs, ms unless noted):
                          (the index's "indexing N / M" progress is not counted as a change)
   peak RSS               VmHWM of the picker process after the keystrokes (MB), warm start
                          with a current index (the cold run waits for spool's index build)
+    index child          the largest peak RSS of spool's index child processes (`spool
+                         __index`, which write the full-text index) that ran in the runs'
+                         traces (the priming builds), from SPOOL_KEYTRACE
   list --json --all      wall time of `spool list --json --all`, warm catalog and cold
 Floors: the same figure for a program that prints a screenful at once (harness cost), and
 `cat` of the bytes `list` reads (cold: every session file; warm: the catalog).
@@ -368,9 +371,13 @@ def wait_not_loading(timeout_s):
 def run_picker(cmd, env, cache, a, keys):
     """One cold and one warm start of `cmd`; returns a dict of figures."""
     out = {}
+    cold_trace = os.path.join(a.work, "cold-trace.txt")
     if cache:
         shutil.rmtree(cache, ignore_errors=True)
-    t0 = start(cmd, env)
+        if os.path.exists(cold_trace):
+            os.remove(cold_trace)
+    # Traced (spool only) for its index child's peak: the cold run builds the index.
+    t0 = start(cmd, {**env, "SPOOL_KEYTRACE": cold_trace} if cache else env)
     out["cold_first"], out["cold_loaded"], _ = watch(t0, a.quiet, a.timeout)
     out["cold_output"] = control_ms()
     # Let the first full-text index build finish (spool's status bar says "indexing"), so
@@ -384,6 +391,7 @@ def run_picker(cmd, env, cache, a, keys):
     watch(t0, a.quiet, a.timeout, busy=("loading", "indexing"))
     tmux("kill-server")
     if cache:
+        child_peaks(cold_trace)
         prime(cmd, env, a)
     trace = os.path.join(a.work, "warm-trace.txt")
     if cache and os.path.exists(trace):
@@ -411,6 +419,7 @@ def run_picker(cmd, env, cache, a, keys):
         RUN += 1
         if os.path.exists(trace):
             shutil.copy(trace, os.path.join(a.work, "warm-trace-%d.txt" % RUN))
+        child_peaks(trace)
         if indexed(trace):
             print("note: warm run %d rebuilt part of the index (warm-trace-%d.txt): its peak "
                   "RSS includes the build" % (RUN, RUN), file=sys.stderr)
@@ -418,6 +427,28 @@ def run_picker(cmd, env, cache, a, keys):
 
 
 RUN = 0
+
+
+# Peak RSS (kB) of each index child (`spool __index`) that spool's traces reported: the
+# full-text index is written in a child process, so the browser's VmHWM never holds it.
+CHILD_PEAKS = []
+
+
+def child_peaks(trace):
+    """Record the `index_child_peak_kb` counts of a SPOOL_KEYTRACE file."""
+    try:
+        with open(trace) as f:
+            CHILD_PEAKS.extend(int(l.split()[2]) for l in f
+                               if l.startswith("count index_child_peak_kb "))
+    except (OSError, ValueError, IndexError):
+        pass
+
+
+def child_peak_mb():
+    """The largest index child's peak since the last call, in MB (None: no child ran)."""
+    peak = max(CHILD_PEAKS) / 1024 if CHILD_PEAKS else None
+    CHILD_PEAKS.clear()
+    return peak
 
 
 def indexed(trace):
@@ -446,6 +477,7 @@ def prime(cmd, env, a, tries=5):
         if busy:
             watch(time.perf_counter(), a.quiet, a.timeout, busy=("loading", "indexing"))
         tmux("kill-server")
+        child_peaks(trace)
         if not busy:
             return
 
@@ -516,6 +548,7 @@ def main():
                 "keystroke settled, median": fmt(pct(keys, 50)),
                 "keystroke settled, p99": fmt(pct(keys, 99)),
                 "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
+                "peak RSS, index child (largest, builds in the runs)": fmt(child_peak_mb(), " MB"),
             }))
         # `spool list`: warm (catalog current), cold (no catalog), and cat of the same bytes.
         lst = spool_cmd(c, ["list", "--json", "--all"])
@@ -571,6 +604,7 @@ def bench_existing(a):
             "keystroke settled, median": fmt(pct(keys, 50)),
             "keystroke settled, p99": fmt(pct(keys, 99)),
             "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
+            "peak RSS, index child (largest, builds in the runs)": fmt(child_peak_mb(), " MB"),
             "list --json --all, warm catalog": fmt(pct(warm, 50)),
             "list --json --all, no catalog": fmt(cold),
         }).items():
