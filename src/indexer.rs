@@ -224,7 +224,6 @@ impl Children {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Wait for a child to exit, and put its peak RSS and CPU time in the key trace: the
 /// child's memory is spool's too, and a benchmark must not miss it.
 fn reap(mut child: std::process::Child) {
