@@ -366,8 +366,8 @@ fn list_and_watch(
     let mut summarize = |c: &Candidate, ahead: Option<ReadAhead>| -> Option<Arc<SessionSummary>> {
         let (entry, row) = ahead.unwrap_or_else(|| read_one(store, c, keep));
         if let Some(e) = entry {
-            checkpoint.read(&e);
             entries.insert(c.id.clone(), e);
+            checkpoint.read(entries.values());
         }
         row
     };

@@ -29,12 +29,11 @@ pub fn first_at_once_for_tests() {
     FIRST_AFTER_MS.store(0, Ordering::Relaxed);
 }
 
-/// The entries a cold pass read since its last checkpoint, and when the next is due.
+/// When a cold pass's next checkpoint is due, and where it goes.
 pub struct Checkpoint {
     cache: Option<PathBuf>,
     kind: StoreKind,
     dir: PathBuf,
-    pending: Vec<Entry>,
     due: Instant,
 }
 
@@ -60,24 +59,27 @@ impl Checkpoint {
             cache: cache.map(Path::to_path_buf),
             kind,
             dir: dir.to_path_buf(),
-            pending: Vec::new(),
             due: Instant::now() + after,
         }
     }
 
-    /// The pass read `e`: keep it, and add what was read since the last checkpoint to the
-    /// catalog when one is due. The entry shares its row with the list (a clone is its meta).
-    pub fn read(&mut self, e: &Entry) {
+    /// The pass has read `read` so far: when a checkpoint is due, put all of it in the
+    /// store's section (entries already there for other ids stay, as the patch log's records
+    /// do). Nothing is copied between checkpoints: a pass that ends before the first (all
+    /// but the largest stores) pays one clock read a session.
+    pub fn read<'a>(&mut self, read: impl ExactSizeIterator<Item = &'a Entry>) {
         let Some(cache) = &self.cache else {
             return;
         };
-        self.pending.push(e.clone());
         let now = Instant::now();
         if now < self.due {
             return;
         }
-        super::log::append(cache, self.kind, &self.dir, &self.pending, &[]);
-        self.pending.clear();
+        // The rows are shared with the list; a clone is the metas.
+        let fresh: Vec<Entry> = read.cloned().collect();
+        super::patch(cache, self.kind, &self.dir, |s| {
+            super::apply(s, &fresh, &[])
+        });
         self.due = Instant::now() + (Instant::now() - now) * COST_FACTOR;
     }
 }
@@ -128,12 +130,14 @@ mod tests {
         )
         .unwrap();
         let mut c = Checkpoint::first_after(Some(&cache), StoreKind::Claude, &dir, Duration::ZERO);
-        c.read(&entry("a"));
+        let mut read = vec![entry("a")];
+        c.read(read.iter());
         assert_eq!(ids(&cache), ["a"]);
         // The next is due a multiple of the first's cost later; not wait for it here.
         assert!(c.due > Instant::now());
         c.due = Instant::now();
-        c.read(&entry("b"));
+        read.push(entry("b"));
+        c.read(read.iter());
         let mut got = ids(&cache);
         got.sort();
         assert_eq!(got, ["a", "b"]);
@@ -149,10 +153,10 @@ mod tests {
         let cache = tmp.path().join("cache");
         let dir = tmp.path();
         let mut c = Checkpoint::first_after(Some(&cache), StoreKind::Claude, dir, FIRST_AFTER);
-        c.read(&entry("a"));
+        c.read([entry("a")].iter());
         assert!(load(&cache).is_none());
         let mut none = Checkpoint::first_after(None, StoreKind::Claude, dir, Duration::ZERO);
-        none.read(&entry("a"));
+        none.read([entry("a")].iter());
         assert!(!cache.exists());
     }
 }
