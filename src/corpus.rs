@@ -16,6 +16,7 @@ use chrono::{DateTime, FixedOffset, Offset, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::hex::encode as hex;
 use crate::store::Roots;
 
 /// What to generate.
@@ -223,11 +224,7 @@ fn cwd(project: usize) -> String {
 
 /// Loop's workspace collection name: first 24 hex chars of sha256(cwd).
 fn collection(cwd: &str) -> String {
-    hex(&Sha256::digest(cwd.as_bytes()))[..24].to_string()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::store::loop_store::workspace_hash(cwd)
 }
 
 fn iso_ms(ms: i64) -> String {

@@ -188,10 +188,7 @@ fn lay_out(target: Target, roots: &Roots, data: &[u8]) -> std::io::Result<()> {
 /// the fuzzed lines get past the range check into the parsers.
 fn committing_meta(messages: &[u8]) -> Vec<u8> {
     let mut meta: Value = serde_json::from_str(LOOP_META).expect("the fixture is JSON");
-    let generation: String = Sha256::digest(messages)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let generation = crate::hex::encode(&Sha256::digest(messages));
     let count = messages.iter().filter(|&&b| b == b'\n').count();
     meta["generation"] = generation.into();
     meta["bytes"] = messages.len().into();

@@ -39,7 +39,7 @@ pub fn cache_dir() -> Option<PathBuf> {
 /// The hints file of the store reading `sessions_dir`.
 pub fn file_for(cache: &Path, sessions_dir: &Path) -> PathBuf {
     let digest = Sha256::digest(sessions_dir.as_os_str().as_encoded_bytes());
-    let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = crate::hex::encode(&digest[..8]);
     cache.join(format!("recent-{name}.txt"))
 }
 

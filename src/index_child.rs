@@ -70,32 +70,10 @@ impl Spec {
     }
 }
 
-/// `b` in lowercase hex, into one buffer: a first build's job is every row encoded (about
-/// 40 MB of hex at 100k sessions), and a `String` made per byte was an allocation each.
-pub fn hex(b: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(2 * b.len());
-    for x in b {
-        out.push(DIGITS[usize::from(x >> 4)] as char);
-        out.push(DIGITS[usize::from(x & 15)] as char);
-    }
-    out
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    b.chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
-}
-
 /// The line asking the child to index a session (`None` if the row cannot be encoded).
 pub fn row_line(row: &SessionSummary) -> Option<String> {
     let bytes = postcard::to_allocvec(row).ok()?;
-    Some(format!("r {}\n", hex(&bytes)))
+    Some(format!("r {}\n", crate::hex::encode(&bytes)))
 }
 
 /// The line telling the child a session is gone.
@@ -131,7 +109,7 @@ fn read_job(input: &mut impl BufRead) -> Option<Job> {
             job.gone.push(sid);
             continue;
         }
-        if let Some(bytes) = l.strip_prefix("r ").and_then(unhex)
+        if let Some(bytes) = l.strip_prefix("r ").and_then(crate::hex::decode)
             && let Ok(row) = postcard::from_bytes::<SessionSummary>(&bytes)
         {
             job.rows.push(row);

@@ -11,7 +11,7 @@
 //! process has committed.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -147,8 +147,8 @@ impl Indexer {
 /// Runs the index's child processes (`index_child`): one per job, each started when the
 /// job comes and gone when it is done, so nothing of the writer stays in the browser.
 struct Children {
-    /// `None` when no child can be made for these stores (a status message says so).
-    spec: Option<Spec>,
+    /// Why no child can be made for these stores, if none can (the status bar says it).
+    spec: Result<Spec, &'static str>,
     events: Sender<Event>,
     generation: Arc<AtomicU64>,
     /// The running child's input, where `Indexer::remove` writes deletes for its next commit.
@@ -158,7 +158,7 @@ struct Children {
 impl Children {
     /// Run a child over `lines` (the job); the sessions it indexed, or why it failed.
     fn run(&self, lines: impl Iterator<Item = String>) -> Result<usize, String> {
-        let spec = self.spec.as_ref().ok_or("no cache directory to index in")?;
+        let spec = self.spec.as_ref().map_err(|why| why.to_string())?;
         let mut child = Command::new(&spec.exe)
             .args(&spec.args)
             .stdin(Stdio::piped())
@@ -245,6 +245,18 @@ fn reap(mut child: std::process::Child) {
     let _ = child.wait();
 }
 
+/// The child for these stores, or why there can be none (each cause named: the status bar
+/// shows it, and "no cache directory" said nothing when the cause was a store's).
+fn spec_for(
+    dir: Option<&Path>,
+    exe: Option<PathBuf>,
+    stores: &Stores,
+) -> Result<Spec, &'static str> {
+    let dir = dir.ok_or("no cache directory to index in")?;
+    let exe = exe.ok_or("spool's own executable could not be found")?;
+    Spec::new(exe, dir, stores).ok_or("a store has no directory the indexer can open")
+}
+
 #[allow(clippy::too_many_arguments)]
 fn index_thread(
     dir: Option<PathBuf>,
@@ -267,10 +279,7 @@ fn index_thread(
     // After the searcher started: answers to keystrokes keep the normal priority. The
     // children inherit it.
     lower_priority();
-    let spec = dir
-        .as_deref()
-        .zip(exe)
-        .and_then(|(d, exe)| Spec::new(exe, d, &stores));
+    let spec = spec_for(dir.as_deref(), exe, &stores);
     let children = Children {
         spec,
         events: events.clone(),
@@ -456,6 +465,27 @@ mod tests {
         let hour = Every::new(Duration::from_secs(3600));
         hour.last.store(0, Ordering::Relaxed);
         assert!(!hour.due() && !hour.due());
+    }
+
+    #[test]
+    fn a_child_that_cannot_be_made_names_its_cause() {
+        let stores = Stores {
+            stores: vec![],
+            state_dir: PathBuf::from("/state"),
+        };
+        let (dir, exe) = (Path::new("/cache/index"), PathBuf::from("/bin/spool"));
+        let why = |d, e| spec_for(d, e, &stores).err();
+        assert_eq!(
+            why(None, Some(exe.clone())),
+            Some("no cache directory to index in")
+        );
+        assert_eq!(
+            why(Some(dir), None),
+            Some("spool's own executable could not be found")
+        );
+        let spec = spec_for(Some(dir), Some(exe.clone()), &stores).unwrap();
+        assert_eq!(spec.exe, exe);
+        assert!(spec.args.iter().any(|a| a == dir.as_os_str()));
     }
 
     #[cfg(target_os = "linux")]

@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod hex;
 pub mod hints;
 pub mod inbox;
 pub mod model;

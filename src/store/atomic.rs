@@ -49,10 +49,7 @@ pub fn step(s: Step) -> io::Result<()> {
 
 /// 16 lowercase hex characters from the OS's random source.
 pub fn random_hex(n_bytes: usize) -> String {
-    random_bytes(n_bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::encode(&random_bytes(n_bytes))
 }
 
 /// Random bytes from `/dev/urandom`, with a time-and-pid fallback that is still unique enough

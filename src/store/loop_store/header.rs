@@ -19,7 +19,7 @@ pub(crate) fn new_uuid() -> String {
     let mut b = atomic::random_bytes(16);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let h = crate::hex::encode(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &h[..8],

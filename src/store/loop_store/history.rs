@@ -32,10 +32,7 @@ pub(crate) struct History {
 
 /// SHA-256 as lowercase hex.
 pub(crate) fn sha256_hex(b: &[u8]) -> String {
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
+    crate::hex::encode(&Sha256::digest(b))
 }
 
 pub(super) fn corrupt(loc: &Loc, why: impl std::fmt::Display) -> Error {

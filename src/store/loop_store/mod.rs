@@ -38,7 +38,7 @@ pub use header::{fallback_title, valid_id};
 pub fn workspace_hash(realpath: &str) -> String {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(realpath.as_bytes());
-    d.iter().map(|b| format!("{b:02x}")).collect::<String>()[..24].to_string()
+    crate::hex::encode(&d[..12])
 }
 
 /// The Loop store rooted at an agent directory (`$LOOP_DATA_DIR` or `~/.loop`).

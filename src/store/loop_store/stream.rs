@@ -87,7 +87,7 @@ pub(super) fn check(loc: &Loc) -> Result<Option<Checked>> {
     if read < r.bytes {
         return Err(corrupt(loc, "committed bytes missing"));
     }
-    let digest: String = hash.finalize().iter().map(|x| format!("{x:02x}")).collect();
+    let digest = crate::hex::encode(&hash.finalize());
     if digest != r.generation {
         return Err(corrupt(
             loc,
