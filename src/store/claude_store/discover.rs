@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
 
 use super::seen::{Project, Projects};
 use crate::store::Candidate;
@@ -29,13 +30,25 @@ pub fn valid_id(id: &str) -> bool {
 /// Project directories under `projects/`: directories (a symlinked one is followed, users
 /// make those), names not starting with `.`.
 pub(super) fn project_dirs(projects: &Path) -> Vec<PathBuf> {
+    project_dirs_dated(projects)
+        .into_iter()
+        .map(|(dir, _)| dir)
+        .collect()
+}
+
+/// `project_dirs`, each with its mtime (a symlinked one's target's): the time a transcript
+/// was last created (or one removed or renamed) in it, which the cold start's first screen
+/// goes by (`newest`).
+pub(super) fn project_dirs_dated(projects: &Path) -> Vec<(PathBuf, Option<SystemTime>)> {
     let Ok(rd) = std::fs::read_dir(projects) else {
         return Vec::new();
     };
     rd.flatten()
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
-        .map(|e| e.path())
+        .filter_map(|e| {
+            let m = std::fs::metadata(e.path()).ok().filter(|m| m.is_dir())?;
+            Some((e.path(), m.modified().ok()))
+        })
         .collect()
 }
 
@@ -63,16 +76,19 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     }
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
     // 10k); the path makes the order total all the same.
-    out.sort_unstable_by(|a, b| {
-        (b.mtime.cmp(&a.mtime))
-            .then_with(|| b.id.cmp(&a.id))
-            .then_with(|| a.path.cmp(&b.path))
-    });
+    out.sort_unstable_by(newest_first);
     out
 }
 
+/// Discovery's order: newest mtime first, then by id and path (a total order).
+pub(super) fn newest_first(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    (b.mtime.cmp(&a.mtime))
+        .then_with(|| b.id.cmp(&a.id))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
 /// A project directory's entry in `seen`: its path's bytes and what it held.
-type SeenEntry = (Box<[u8]>, Arc<Project>);
+pub(super) type SeenEntry = (Box<[u8]>, Arc<Project>);
 
 /// The session candidates in one project directory, and what it held besides (its entry in
 /// `seen`, none when it cannot be read), with a handle on it when `handle` (see
@@ -82,7 +98,7 @@ type SeenEntry = (Box<[u8]>, Arc<Project>);
 /// std's `DirEntry::metadata` does, but without a name copied into a `CString` and an
 /// `OsString` per entry (a cold start's first screen waits for this listing of every
 /// project: 17k entries at 10k sessions, issue 10).
-fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
+pub(super) fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
     use crate::store::dirents::Kind;
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
