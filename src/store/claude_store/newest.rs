@@ -10,30 +10,53 @@
 
 use std::path::Path;
 
-use super::discover::{list_project, newest_first, project_dirs_dated};
+use super::discover::{list_unstated, newest_first, project_dirs_dated, stamp, stats_in};
 use super::seen::{MAX_HANDLES, Projects};
-use crate::store::Candidate;
+use crate::store::{Candidate, fanout};
+
+/// Transcripts `statx`ed per piece of work on the first screen's two threads.
+const CHUNK: usize = 512;
 
 /// Up to `n` transcripts, in discovery's order and each as discovery gives it, from the
 /// project directories with the newest mtimes: projects are listed newest first until they
 /// hold `n` transcripts, and every project as new as the last one listed is listed too (a
 /// file system's clock is coarse: projects written in the same tick are equally likely).
 /// What each listed project held goes to `seen`, as from discovery.
+///
+/// The transcripts are `statx`ed on two threads (`fanout`): the newest project alone held
+/// 8,300 of them in a 100k store of 12 projects (about 25 ms of one core's CPU).
 pub fn first_screen(projects: &Path, n: usize, seen: &mut Projects) -> Vec<Candidate> {
     let mut dirs = project_dirs_dated(projects);
     // Newest first; by path among equals, so the listing does not depend on the readdir.
     dirs.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let mut out = Vec::new();
-    let mut last = None;
+    let mut listed = Vec::new();
+    let (mut count, mut last) = (0, None);
     for (dir, mtime) in dirs {
-        if n == 0 || (out.len() >= n && last != Some(mtime)) {
+        if n == 0 || (count >= n && last != Some(mtime)) {
             break;
         }
         last = Some(mtime);
-        let (found, project) = list_project(&dir, seen.len() < MAX_HANDLES);
-        out.extend(found);
+        let (found, project) = list_unstated(&dir, seen.len() < MAX_HANDLES);
+        count += found.len();
         seen.extend(project);
+        listed.push((dir, found));
     }
+    // Pieces of work: (project, first transcript, end).
+    let pieces: Vec<(usize, usize, usize)> = (listed.iter().enumerate())
+        .flat_map(|(p, (_, found))| {
+            (0..found.len())
+                .step_by(CHUNK)
+                .map(move |i| (p, i, found.len().min(i + CHUNK)))
+        })
+        .collect();
+    let stats = fanout::in_order(&pieces, |&(p, i, end)| {
+        let (dir, found) = &listed[p];
+        stats_in(dir, &found[i..end])
+    });
+    for (&(p, i, end), stats) in pieces.iter().zip(stats) {
+        stamp(&mut listed[p].1[i..end], stats);
+    }
+    let mut out: Vec<Candidate> = listed.into_iter().flat_map(|(_, found)| found).collect();
     out.sort_unstable_by(newest_first);
     out.truncate(n);
     out
@@ -127,5 +150,29 @@ mod tests {
         let got = first_screen(&projects, 100, &mut seen);
         assert_eq!(ids(&got), ids(&all));
         assert!(first_screen(&projects, 0, &mut seen).is_empty());
+    }
+
+    /// A project of more transcripts than one piece of work (`CHUNK`), stat'ed on two
+    /// threads: each candidate gets its own `lstat` and mtime, as discovery gives them.
+    #[test]
+    fn a_big_projects_pieces_keep_each_transcripts_stat() {
+        let d = tempfile::tempdir().unwrap();
+        let projects = d.path().join("projects");
+        let dir = projects.join("-w-big");
+        std::fs::create_dir_all(&dir).unwrap();
+        let count = 2 * CHUNK + 7;
+        for s in 0..count {
+            session(&dir, &format!("s{s:04}"), (s * 7919 % count) as u64);
+        }
+        let all =
+            crate::store::claude_store::discover::discover(&projects, &mut Projects::default());
+        let got = first_screen(&projects, count, &mut Projects::default());
+        assert_eq!(got.len(), count);
+        for (g, w) in got.iter().zip(&all) {
+            assert_eq!(
+                (&g.id, &g.path, g.mtime, &g.stat),
+                (&w.id, &w.path, w.mtime, &w.stat)
+            );
+        }
     }
 }
