@@ -28,7 +28,7 @@ mod first;
 mod gate;
 mod pane;
 mod watch;
-use ahead::{ReadAhead, Staged, read_ahead, read_one};
+use ahead::{ReadAhead, Staged, read_one};
 pub use first::set_screenful;
 use first::{FIRST_ROWS_WAIT, FirstRows, Runner, first_batch};
 use gate::{Gate, Opener};
@@ -372,19 +372,25 @@ fn list_and_watch(
         row
     };
     if !hinted.is_empty() {
-        // Read on two threads, as the first batch without hints: these rows are the screen.
-        let ahead = read_ahead(store, &hinted, keep);
-        let rows: Vec<Arc<SessionSummary>> = (hinted.iter().zip(ahead))
-            .filter_map(|(c, read)| summarize(c, Some(read)))
-            .collect();
-        for r in &rows {
-            early.insert(r.id.to_string(), r.path().to_path_buf());
-            crate::hints::remember(&mut top, r);
-        }
-        if tx.send(Event::Action(Action::Cached(rows))).is_err() {
+        // Read as the first batch without hints: on two threads, the top rows first.
+        let sent = ahead::in_two_steps(store, &hinted, keep, |step, reads| {
+            let rows: Vec<Arc<SessionSummary>> = (reads.into_iter())
+                .filter_map(|(c, read)| summarize(c, Some(read)))
+                .collect();
+            for r in &rows {
+                early.insert(r.id.to_string(), r.path().to_path_buf());
+                crate::hints::remember(&mut top, r);
+            }
+            if step == 0 {
+                crate::keytrace::store_phase_since_launch("first_rows", kind.as_str());
+            }
+            let sent = tx.send(Event::Action(Action::Cached(rows))).is_ok();
+            first.shown();
+            sent
+        });
+        if !sent {
             return;
         }
-        first.shown();
         crate::priority::background();
         setup.start();
         // The full discovery (both cores at 10k Codex rollouts) waits until the terminal
@@ -418,8 +424,8 @@ fn list_and_watch(
     let mut listed = Vec::with_capacity(candidates.len());
     let mut batch = Vec::new();
     let mut sent = Instant::now();
-    // For the trace: when this pass's first rows went out (the cold first paint's path).
-    let mut sent_any = false;
+    // For the trace: when this start's first rows went out (the cold first paint's path).
+    let mut sent_any = !hinted.is_empty();
     let mut sent_progress = Instant::now();
     // Without hints the first batch is the first screen: read it on two threads, its top
     // rows first (see `ahead::FIRST_READ`).

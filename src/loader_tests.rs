@@ -1,4 +1,5 @@
-//! The watcher: its rescan after a warm start, and the directories it registers.
+//! The watcher: its rescan after a warm start, and the directories it registers; the first
+//! screen's reads.
 
 use super::*;
 use crate::store::loom_store::LoomStore;
@@ -123,7 +124,23 @@ fn reading_ahead_on_two_threads_gives_the_rows_in_order() {
                 .collect();
             // At once, and in two steps (the top `FIRST_READ`, then the rest).
             let staged: Vec<ReadAhead> = Staged::new(&store, &candidates[..n], keep).collect();
-            for ahead in [read_ahead(&store, &candidates[..n], keep), staged] {
+            // A guess at the first screen: the same two steps, each handed over in order.
+            let mut stepped = Vec::new();
+            let sent = ahead::in_two_steps(&store, &candidates[..n], keep, |step, reads| {
+                let want = if step == 0 {
+                    0..n.min(ahead::FIRST_READ)
+                } else {
+                    ahead::FIRST_READ..n
+                };
+                let got: Vec<_> = reads.iter().map(|(c, _)| *c as *const Candidate).collect();
+                let want: Vec<_> = candidates[want].iter().map(|c| c as *const _).collect();
+                assert_eq!(got, want, "step {step}");
+                stepped.extend(reads.into_iter().map(|(_, r)| r));
+                true
+            });
+            assert!(sent);
+            let at_once = ahead::read_ahead(&store, &candidates[..n], keep);
+            for ahead in [at_once, staged, stepped] {
                 assert_eq!(ahead.len(), n);
                 for ((e1, r1), (e2, r2)) in ahead.iter().zip(&one) {
                     assert_eq!(r1.as_deref(), r2.as_deref());

@@ -107,3 +107,24 @@ fn a_cold_claude_start_shows_the_newest_first_and_the_selection_holds() {
     let header = format!("claude 7f49e40a-ae2b-458e-babd-{:012x}", count - 1);
     t.cold_start_selects("session 1199", "1,200 sessions", |_| {}, &header);
 }
+
+/// A cold start whose first screen is a guess (issue 10): the newest project directory's
+/// newest transcripts are listed before every transcript is stat'ed, and `resumed`, written
+/// last in an older project, is not among them. The first frame selects the guessed newest;
+/// as the rest arrive `resumed` goes in above it (out of view, the selected row kept its
+/// place on screen): one row up is it, and opened, the pane reads it.
+#[test]
+fn a_cold_claude_start_from_the_newest_projects_holds_the_selection() {
+    let Some(t) = Tmux::new("claude-guess") else {
+        return;
+    };
+    common::transcripts::store(&t.home().join(".claude"), 1200, 6);
+    let up = |t: &Tmux| {
+        t.keys(&["Up"]);
+        t.wait_stable("the row above selected", |s| {
+            common::tmux::selected_row(s).is_some_and(|r| r.starts_with("resumed "))
+        });
+    };
+    let header = format!("claude {}", common::transcripts::id(1200));
+    t.cold_start_selects("session 1199", "1,201 sessions", up, &header);
+}

@@ -253,3 +253,86 @@ fn a_cold_codex_listing_discovers_after_the_first_rows_frame_is_read() {
     drop(open);
     while !discovered(&next(Duration::from_secs(10)).expect("the discovery")) {}
 }
+
+/// A cold start of a Claude Code store (no catalog, no hints) guesses its first screen from
+/// the newest project directories (issue 10) and the guess is wrong: `resumed`, in an older
+/// project, was written after every other session. The browser's list, fed the loader's
+/// events as the run loop feeds them (a frame after the first rows), keeps the selected
+/// session on its screen row while the rest stream in, `resumed` goes in above it, and the
+/// list ends in the order of every session read at once.
+#[test]
+fn a_cold_claude_start_guesses_its_first_screen_and_the_selection_holds() {
+    use spool::app::{App, Options};
+    use spool::model::StoreKind;
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let claude = d.path().join("claude");
+    common::transcripts::store(&claude, 300, 6);
+    let roots = spool::store::Roots {
+        claude_dir: claude,
+        ..spool::store::Roots::all_in(&d.path().join("empty"))
+    };
+    let stores = Arc::new(spool::store::Stores::open(&roots));
+    let now = chrono::DateTime::from_timestamp(1_772_323_200 + 400 * 3600, 0).unwrap();
+    let mut app = App::new(Options::new(now));
+    app.update(Action::Resize(120, 30));
+    spool::loader::set_screenful(app.list_rows_visible());
+    let (tx, rx) = mpsc::channel();
+    let _loader = Loader::start(stores, tx);
+    let title = |app: &App, k: &(StoreKind, String)| app.list.get(k).unwrap().title().to_string();
+    // (selected session, its screen row) once the first rows are drawn.
+    let mut held: Option<((StoreKind, String), usize)> = None;
+    loop {
+        let e = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("loader answers");
+        let Event::Action(a) = e else { continue };
+        let done = matches!(
+            a,
+            Action::Progress {
+                finished: true,
+                kind: StoreKind::Claude,
+                ..
+            }
+        );
+        app.update(a);
+        app.settle();
+        if held.is_none() && app.list.total_rows() > 0 {
+            // The first frame: the newest project's newest session on top, `resumed` not
+            // listed yet.
+            app.list.shown();
+            let k = app.selected().cloned().expect("a selection");
+            assert_eq!(title(&app, &k), "session 299");
+            assert!(
+                !(0..app.list.len()).any(|i| { title(&app, &app.list.keys(i, 1)[0]) == "resumed" })
+            );
+            held = Some((k, app.list.cursor - app.list.offset));
+        }
+        if let Some((k, row)) = &held {
+            assert_eq!(app.selected(), Some(k), "the selection moved");
+            assert_eq!(app.list.cursor - app.list.offset, *row, "its row moved");
+        }
+        if done {
+            break;
+        }
+    }
+    let shown: Vec<String> = (app.list.keys(0, app.list.len()).iter())
+        .map(|k| title(&app, k))
+        .collect();
+    assert_eq!(shown.len(), 301);
+    assert_eq!(shown[..2], ["resumed", "session 299"]);
+    // Every session read at once, as a warm start shows them: the same rows, the same order.
+    let fresh = spool::store::Stores::open(&roots);
+    let store = common::store_of(&fresh, StoreKind::Claude);
+    let rows: Vec<_> = (store.discover().iter())
+        .filter_map(|c| store.summarize(c))
+        .collect();
+    let mut all = App::new(Options::new(now));
+    all.update(Action::Resize(120, 30));
+    all.update(Action::Rows(rows));
+    all.settle();
+    let want: Vec<String> = (all.list.keys(0, all.list.len()).iter())
+        .map(|k| title(&all, k))
+        .collect();
+    assert_eq!(shown, want);
+}

@@ -1,6 +1,6 @@
-//! A cold pass's reads of the first screenful ahead of the listing loop, on two threads, and
-//! for a store with no guess at its newest (Claude Code: every transcript `statx`ed first) in
-//! two steps, so the first rows go out after a few reads rather than a screenful's.
+//! A cold pass's reads of the first screenful ahead of the listing loop (or of a store's
+//! guess at it, `Store::first_screen`), on two threads and in two steps, so the first rows go
+//! out after a few reads rather than a screenful's.
 
 use std::sync::Arc;
 
@@ -55,6 +55,33 @@ pub(super) fn read_ahead(
         }
         out
     })
+}
+
+/// `candidates` (a store's guess at its first screen) read by `read_ahead` in two steps, as
+/// `Staged` reads a pass's first screenful: the top `FIRST_READ`, handed to `send` (step 0),
+/// and the rest once the terminal has read the frame that shows those (step 1). Issue 10:
+/// the first rows waited for a screenful of whole transcripts parsed. False when `send`
+/// says the browser is gone (the rest is not read).
+pub(super) fn in_two_steps<'c>(
+    store: &dyn Store,
+    candidates: &'c [Candidate],
+    keep: bool,
+    mut send: impl FnMut(usize, Vec<(&'c Candidate, ReadAhead)>) -> bool,
+) -> bool {
+    let (top, rest) = candidates.split_at(FIRST_READ.min(candidates.len()));
+    for (step, part) in [top, rest].into_iter().enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        if step == 1 {
+            crate::tui::ack::after_frame();
+        }
+        let reads = read_ahead(store, part, keep);
+        if !send(step, part.iter().zip(reads).collect()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The reads of `first` (a pass's first candidates, in order), `FIRST_READ` of them at once

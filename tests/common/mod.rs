@@ -9,6 +9,7 @@ pub mod rollouts;
 pub mod rss;
 pub mod search;
 pub mod tmux;
+pub mod transcripts;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

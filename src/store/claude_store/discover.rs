@@ -6,8 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
 
 use super::seen::{Project, Projects};
+use crate::catalog::stamp::Stat;
 use crate::store::Candidate;
 
 /// `$CLAUDE_CONFIG_DIR` when set and non-empty (a leading `~/` expanded), else `~/.claude`.
@@ -29,13 +31,25 @@ pub fn valid_id(id: &str) -> bool {
 /// Project directories under `projects/`: directories (a symlinked one is followed, users
 /// make those), names not starting with `.`.
 pub(super) fn project_dirs(projects: &Path) -> Vec<PathBuf> {
+    project_dirs_dated(projects)
+        .into_iter()
+        .map(|(dir, _)| dir)
+        .collect()
+}
+
+/// `project_dirs`, each with its mtime (a symlinked one's target's): the time a transcript
+/// was last created (or one removed or renamed) in it, which the cold start's first screen
+/// goes by (`newest`).
+pub(super) fn project_dirs_dated(projects: &Path) -> Vec<(PathBuf, Option<SystemTime>)> {
     let Ok(rd) = std::fs::read_dir(projects) else {
         return Vec::new();
     };
     rd.flatten()
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
-        .map(|e| e.path())
+        .filter_map(|e| {
+            let m = std::fs::metadata(e.path()).ok().filter(|m| m.is_dir())?;
+            Some((e.path(), m.modified().ok()))
+        })
         .collect()
 }
 
@@ -63,34 +77,42 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     }
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
     // 10k); the path makes the order total all the same.
-    out.sort_unstable_by(|a, b| {
-        (b.mtime.cmp(&a.mtime))
-            .then_with(|| b.id.cmp(&a.id))
-            .then_with(|| a.path.cmp(&b.path))
-    });
+    out.sort_unstable_by(newest_first);
     out
 }
 
+/// Discovery's order: newest mtime first, then by id and path (a total order).
+pub(super) fn newest_first(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    (b.mtime.cmp(&a.mtime))
+        .then_with(|| b.id.cmp(&a.id))
+        .then_with(|| a.path.cmp(&b.path))
+}
+
 /// A project directory's entry in `seen`: its path's bytes and what it held.
-type SeenEntry = (Box<[u8]>, Arc<Project>);
+pub(super) type SeenEntry = (Box<[u8]>, Arc<Project>);
 
 /// The session candidates in one project directory, and what it held besides (its entry in
 /// `seen`, none when it cannot be read), with a handle on it when `handle` (see
 /// `seen::MAX_HANDLES`).
+pub(super) fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
+    let (mut found, seen) = list_unstated(dir, handle);
+    let stats = stats_in(dir, &found);
+    stamp(&mut found, stats);
+    (found, seen)
+}
+
+/// `list_project` without the `statx` of each transcript (its `stat` and `mtime` are `None`
+/// until `stamp`): the first screen spreads those over two threads (`newest`).
 ///
-/// Listed by `dirents` and each transcript `statx`ed from a handle on the directory, as
-/// std's `DirEntry::metadata` does, but without a name copied into a `CString` and an
-/// `OsString` per entry (a cold start's first screen waits for this listing of every
-/// project: 17k entries at 10k sessions, issue 10).
-fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
+/// Listed by `dirents`, without a name copied into a `CString` and an `OsString` per entry
+/// (a cold start's first screen waited for this listing of every project: 17k entries at
+/// 10k sessions, issue 10).
+pub(super) fn list_unstated(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>) {
     use crate::store::dirents::Kind;
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
     let mut project = Project::open(dir, handle);
-    // The stat pass's own `lstat`-from-a-handle (one handle, opened at the first stat).
-    let mut at = crate::catalog::at::Dirs::default();
-    let dir_bytes = dir.as_os_str().as_bytes();
     let listed = crate::store::dirents::each(dir, |name, kind| {
         // The listing's type, never following a symlink (`lstat` where it has none).
         let file = kind == Kind::File;
@@ -106,17 +128,11 @@ fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>)
         if !file {
             return;
         }
-        let path = crate::store::fanout::path_of(dir, os);
-        // `None` from the handle (it could not be opened, or the call failed): the path's
-        // own `lstat`, as the stat pass does.
-        let stat = at.lstat(dir_bytes, name).or_else(|| {
-            (std::fs::symlink_metadata(&path).ok()).map(|m| crate::catalog::stamp::Stat::of(&m))
-        });
         out.push(Candidate {
             id: String::from_utf8_lossy(stem).into_owned(),
-            path,
-            mtime: stat.as_ref().and_then(crate::catalog::stamp::Stat::mtime),
-            stat,
+            path: crate::store::fanout::path_of(dir, os),
+            mtime: None,
+            stat: None,
         });
     });
     if listed.is_err() {
@@ -124,6 +140,32 @@ fn list_project(dir: &Path, handle: bool) -> (Vec<Candidate>, Option<SeenEntry>)
     }
     let key = dir.as_os_str().as_bytes().into();
     (out, Some((key, Arc::new(project.done()))))
+}
+
+/// The `lstat` of each of `found` (listed from `dir`), `statx`ed from a handle on the
+/// directory as std's `DirEntry::metadata` does (for `stamp`).
+pub(super) fn stats_in(dir: &Path, found: &[Candidate]) -> Vec<Option<Stat>> {
+    use std::os::unix::ffi::OsStrExt;
+    // The stat pass's own `lstat`-from-a-handle (one handle, opened at the first stat).
+    let mut at = crate::catalog::at::Dirs::default();
+    let dir_bytes = dir.as_os_str().as_bytes();
+    (found.iter())
+        .map(|c| {
+            let name = c.path.file_name().map_or(&[][..], OsStrExt::as_bytes);
+            // `None` from the handle (it could not be opened, or the call failed): the
+            // path's own `lstat`, as the stat pass does.
+            at.lstat(dir_bytes, name)
+                .or_else(|| (std::fs::symlink_metadata(&c.path).ok()).map(|m| Stat::of(&m)))
+        })
+        .collect()
+}
+
+/// Give each of `found` its `lstat` from `stats` (in order) and the mtime it holds.
+pub(super) fn stamp(found: &mut [Candidate], stats: Vec<Option<Stat>>) {
+    for (c, stat) in found.iter_mut().zip(stats) {
+        c.mtime = stat.as_ref().and_then(Stat::mtime);
+        c.stat = stat;
+    }
 }
 
 /// The transcript of session `id` as `discover` would find it, by one `lstat` per project

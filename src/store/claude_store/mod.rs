@@ -12,6 +12,7 @@ mod discover;
 mod ended;
 mod listing;
 mod lite;
+mod newest;
 mod read;
 mod record;
 mod seen;
@@ -305,6 +306,16 @@ impl Store for ClaudeStore {
     fn discover(&self) -> Vec<Candidate> {
         let mut seen = seen::Projects::default();
         let found = discover::discover(&self.projects, &mut seen);
+        self.seen.replace(seen);
+        found
+    }
+
+    /// The newest transcripts of the newest project directories (see `newest`); what those
+    /// held goes to `seen` until the full discovery replaces it, so their rows are read as
+    /// discovery's would be.
+    fn first_screen(&self, n: usize) -> Vec<Candidate> {
+        let mut seen = seen::Projects::default();
+        let found = newest::first_screen(&self.projects, n, &mut seen);
         self.seen.replace(seen);
         found
     }
