@@ -49,7 +49,13 @@ impl Listed for [Candidate] {
 const WHOLE: u32 = 1 << 31;
 /// In `Spot::dir`: the file name is the id (a Loop session's directory), not stored twice.
 const SAME: u32 = 1 << 30;
-const FLAGS: u32 = WHOLE | SAME;
+/// In `Spot::dir`: the file name is the id and `EXT` (a Claude Code transcript), and only
+/// the id is stored. Issue 10: at 100k Claude Code sessions the names were 4.2 MB of the
+/// packed survey, held beside every decoded row until the check ended.
+const JSONL: u32 = 1 << 29;
+const FLAGS: u32 = WHOLE | SAME | JSONL;
+/// What a `JSONL` name adds to its id.
+const EXT: &str = ".jsonl";
 
 /// Where one candidate's bytes end in `Packed::text`, and its directory.
 #[derive(Clone, Copy, Debug)]
@@ -122,8 +128,9 @@ impl Packed {
         c.path.as_mut_os_string().clear();
         c.path
             .push(&self.dirs[(self.spots[i].dir & !FLAGS) as usize]);
-        if let Some(name) = self.name(i) {
+        if let Some((name, ext)) = self.name(i) {
             c.path.push(name);
+            c.path.as_mut_os_string().push(ext);
         }
         c.mtime = self.mtimes[i];
         c.stat = None;
@@ -151,6 +158,8 @@ impl Packed {
                 let i = dir_of(d, &mut self.dirs);
                 if name.as_bytes() == c.id.as_bytes() {
                     i | SAME
+                } else if name.as_bytes().strip_suffix(EXT.as_bytes()) == Some(c.id.as_bytes()) {
+                    i | SAME | JSONL
                 } else {
                     self.text.extend_from_slice(name.as_bytes());
                     i
@@ -171,7 +180,8 @@ impl Packed {
             .map_or(0, |j| self.spots[j].name_end as usize)
     }
 
-    fn name(&self, i: usize) -> Option<&OsStr> {
+    /// Candidate `i`'s file name, as a stored part and what follows it (`EXT` or nothing).
+    fn name(&self, i: usize) -> Option<(&OsStr, &str)> {
         let s = self.spots[i];
         if s.dir & WHOLE != 0 {
             return None;
@@ -181,7 +191,8 @@ impl Packed {
         } else {
             (s.id_end as usize, s.name_end as usize)
         };
-        Some(OsStr::from_bytes(&self.text[from..to]))
+        let ext = if s.dir & JSONL != 0 { EXT } else { "" };
+        Some((OsStr::from_bytes(&self.text[from..to]), ext))
     }
 
     /// The heap bytes it holds (tests bound them).
@@ -224,12 +235,13 @@ impl Listed for Packed {
 
     fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path {
         let dir = &self.dirs[(self.spots[i].dir & !FLAGS) as usize];
-        let Some(name) = self.name(i) else {
+        let Some((name, ext)) = self.name(i) else {
             return dir;
         };
         buf.as_mut_os_string().clear();
         buf.push(dir);
         buf.push(name);
+        buf.as_mut_os_string().push(ext);
         buf
     }
 
@@ -281,6 +293,10 @@ mod tests {
             c("m", "/s/l/..", None),
             c("n", "/n", None),
             c("o", "o", None),
+            c("q", "/p/one/q.jsonl.jsonl", None),
+            c("r.jsonl", "/p/one/r.jsonl", None),
+            c("", "/p/two/.jsonl", None),
+            c("t", "/p/two/t.json", None),
         ];
         cs.push(Candidate {
             id: "h".into(),
@@ -311,6 +327,31 @@ mod tests {
             });
         }
         assert_eq!(p.dirs.len(), 13, "one entry per directory: {:?}", p.dirs);
+    }
+
+    /// Claude Code's transcripts are named by their id and `.jsonl`: only the ids are
+    /// stored, and each path comes back whole.
+    #[test]
+    fn a_transcript_named_by_its_id_stores_only_the_id() {
+        let id = |i: u32| format!("{i:08x}-0000-4000-8000-000000000000");
+        let cs: Vec<Candidate> = (0..1000)
+            .map(|i| {
+                c(
+                    &id(i),
+                    &format!("/h/.claude/projects/-p{}/{}.jsonl", i % 7, id(i)),
+                    None,
+                )
+            })
+            .collect();
+        let (p, _) = Packed::pack(cs.clone());
+        assert_eq!(p.text.len(), 1000 * 36, "the ids alone");
+        let mut buf = PathBuf::new();
+        let mut got = Candidate::unreadable_dir(Path::new("/x"));
+        for (i, want) in cs.iter().enumerate() {
+            assert_eq!(p.path(i, &mut buf), want.path, "{i}");
+            p.fill(i, &mut got);
+            assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
+        }
     }
 
     /// A Loop-like store of 10k sessions in one directory: its packed survey is a fraction

@@ -73,7 +73,7 @@ pub(super) struct Wire {
     badges: Vec<Shared>,
     read_only: bool,
     ended: Option<Ended>,
-    git_branch: Option<String>,
+    git_branch: Option<Shared>,
 }
 
 impl Serialize for SessionSummary {
@@ -113,7 +113,6 @@ impl From<Wire> for SessionSummary {
             forked_from: w.forked_from,
             child_of: w.child_of,
             error: w.error,
-            git_branch: w.git_branch,
         };
         SessionSummary {
             store: w.store,
@@ -132,6 +131,7 @@ impl From<Wire> for SessionSummary {
             badges: w.badges.into_boxed_slice(),
             read_only: w.read_only,
             ended: w.ended,
+            git_branch: w.git_branch,
             rare: RareBox((rare != Rare::default()).then(|| Box::new(rare))),
         }
     }

@@ -69,9 +69,9 @@ impl fmt::Display for StoreKind {
 /// row: a new field there changes the catalog's schema fingerprint.
 ///
 /// One row is held for every session as long as spool runs (issue 10: 100k rows), so the
-/// fields most rows leave empty (`forked_from`, `child_of`, `error`, `git_branch`) live in
-/// one box behind accessors: 8 bytes a row instead of 96, and no allocation when all are
-/// empty. Badges are interned (`Shared`): most rows that have one say the same few words.
+/// fields most rows leave empty (`forked_from`, `child_of`, `error`) live in one box behind
+/// accessors: 8 bytes a row instead of 72, and no allocation when all are empty. Badges and
+/// the git branch are interned (`Shared`): most rows that have one say the same few words.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(from = "super::row_wire::Wire")]
 pub struct SessionSummary {
@@ -104,6 +104,12 @@ pub struct SessionSummary {
     /// How the log ends (`Store::summarize` derives it from the tail it reads); `None` for
     /// empty or unreadable sessions and for stores that do not derive it yet.
     pub ended: Option<super::Ended>,
+    /// The git branch the session recorded last (Claude Code's `gitBranch`), for the checks
+    /// before resume. Interned, not a rare field: every Claude Code row has one, and as a
+    /// box of rare fields and a `String` it cost ~150 bytes a row (14 MB of a warm start's
+    /// peak on a 100k Claude Code store, where a few branch names repeat); here it takes
+    /// the row's last free 8 bytes (`the_row_does_not_grow_unnoticed`).
+    pub(super) git_branch: Option<Shared>,
     /// The fields most rows leave empty (see the type's doc); `None` when all are.
     pub(super) rare: RareBox,
 }
@@ -118,16 +124,12 @@ pub(super) struct Rare {
     pub child_of: Option<String>,
     /// Why the session could not be read (an error row).
     pub error: Option<String>,
-    /// The git branch the session recorded last (Claude Code's `gitBranch`), for the checks
-    /// before resume.
-    pub git_branch: Option<String>,
 }
 
 const NO_RARE: Rare = Rare {
     forked_from: None,
     child_of: None,
     error: None,
-    git_branch: None,
 };
 
 /// A row's rare fields, boxed; equal whether absent or present and all empty.
@@ -187,6 +189,7 @@ impl SessionSummary {
             badges: Box::default(),
             read_only: false,
             ended: None,
+            git_branch: None,
             rare: RareBox::default(),
         }
     }
@@ -233,11 +236,11 @@ impl SessionSummary {
 
     /// The git branch the session recorded last (Claude Code's `gitBranch`).
     pub fn git_branch(&self) -> Option<&str> {
-        self.rare.get().git_branch.as_deref()
+        self.git_branch.as_deref()
     }
 
     pub fn set_git_branch(&mut self, v: Option<String>) {
-        self.rare.set(v, |r| &mut r.git_branch);
+        self.git_branch = v.map(Shared::from);
     }
 
     /// Short warnings shown beside the row.
@@ -464,8 +467,9 @@ mod tests {
     /// rare fields moved into one box and badges became a boxed slice of `Shared`; 232 until
     /// id, title, summary, first_prompt and path became boxed (no capacity word); 192 until
     /// `Shared` became a thin pointer; 176 until title, summary, first prompt and path went
-    /// into one buffer (`row_text`). At 136 the row's `Arc` (16 more) is a 152-byte request,
-    /// glibc's 160-byte chunk (208 at 176): a row 8 bytes bigger costs 16 a row.
+    /// into one buffer (`row_text`); 128 until the git branch left the rare box (`Shared`).
+    /// At 136 the row's `Arc` (16 more) is a 152-byte request, glibc's 160-byte chunk (208
+    /// at 176): a row 8 bytes bigger costs 16 a row.
     #[test]
     fn the_row_does_not_grow_unnoticed() {
         let n = std::mem::size_of::<SessionSummary>();
@@ -480,19 +484,47 @@ mod tests {
         assert!(s.rare.0.is_none());
         s.set_error(None);
         assert!(s.rare.0.is_none(), "setting nothing allocates nothing");
-        s.set_git_branch(Some("main".into()));
+        s.set_error(Some("cut".into()));
         s.set_forked_from(Some("loop:y".into()));
-        assert_eq!(
-            (s.git_branch(), s.forked_from()),
-            (Some("main"), Some("loop:y"))
-        );
-        s.set_git_branch(None);
+        assert_eq!((s.error(), s.forked_from()), (Some("cut"), Some("loop:y")));
+        s.set_error(None);
         assert!(s.rare.0.is_some());
         s.set_forked_from(None);
         assert!(s.rare.0.is_none(), "the last value gone drops the box");
         let mut t = s.clone();
         t.rare = RareBox(Some(Box::default()));
         assert_eq!(s, t);
+    }
+
+    /// Every Claude Code row has a git branch, and a few names repeat: a row that has one
+    /// decodes without a box of rare fields, and rows that name the same branch share its
+    /// text (a box and a `String` a row were ~150 bytes at the warm start's peak).
+    #[test]
+    fn a_git_branch_is_shared_and_needs_no_rare_box() {
+        let rows: Vec<SessionSummary> = ["a", "b"]
+            .iter()
+            .map(|id| {
+                let mut s = SessionSummary::new(StoreKind::Claude, *id, "/p");
+                s.set_git_branch(Some("feature/x".into()));
+                let bytes = postcard::to_allocvec(&s).unwrap();
+                let back: SessionSummary = postcard::from_bytes(&bytes).unwrap();
+                assert_eq!(back, s);
+                back
+            })
+            .collect();
+        assert!(rows.iter().all(|r| r.rare.0.is_none()));
+        let texts: Vec<_> = rows.iter().map(|r| r.git_branch().unwrap()).collect();
+        assert_eq!(texts, ["feature/x", "feature/x"]);
+        assert_eq!(texts[0].as_ptr(), texts[1].as_ptr(), "one copy of the name");
+        let mut c = rows[0].clone();
+        c.set_git_branch(None);
+        assert_eq!(
+            (
+                c.git_branch(),
+                serde_json::to_value(&c).unwrap()["git_branch"].clone()
+            ),
+            (None, serde_json::Value::Null)
+        );
     }
 
     /// The serde form (the catalog's row) is the one rows had before the box: the same
