@@ -148,10 +148,7 @@ pub fn fold(cache: &Path, edit: Option<(StoreKind, &Path, Change<'_>)>) -> Resul
         let r = super::stream::write_each(f, plans.len(), &mut |i, w| {
             let p = &plans[i];
             cut.store(p.kind, &p.dir);
-            write_section(src, p, w, &mut cut).map_err(|e| {
-                failed = true;
-                e
-            })
+            write_section(src, p, w, &mut cut).inspect_err(|_| failed = true)
         });
         header = r?;
         Ok(())
