@@ -528,9 +528,8 @@ fn list_and_watch(
         // empty store directory (an agent installed, never run) never got it.
         let record = !fresh.is_empty() || store.sessions_dir().is_dir();
         if let Some(c) = cat.cache.as_ref().filter(|_| record) {
-            crate::catalog::patch(c, kind, store.sessions_dir(), |s| {
-                s.entries = fresh;
-            });
+            let change = crate::catalog::Change::Replace(&fresh);
+            crate::catalog::patch(c, kind, store.sessions_dir(), change);
         }
     }
     setup.start();

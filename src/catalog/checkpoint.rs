@@ -77,9 +77,11 @@ impl Checkpoint {
         }
         // The rows are shared with the list; a clone is the metas.
         let fresh: Vec<Entry> = read.cloned().collect();
-        super::patch(cache, self.kind, &self.dir, |s| {
-            super::apply(s, &fresh, &[])
-        });
+        let change = super::Change::Apply {
+            fresh: &fresh,
+            gone: &[],
+        };
+        super::patch(cache, self.kind, &self.dir, change);
         self.due = Instant::now() + (Instant::now() - now) * COST_FACTOR;
     }
 }

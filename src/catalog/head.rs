@@ -70,37 +70,77 @@ pub fn digest(kind: StoreKind, id: &str) -> u64 {
 /// stores list the same session (the list keeps one, so a count and order cut here could
 /// disagree with it).
 pub fn cut(cat: &Catalog) -> Option<(Head, Vec<u64>)> {
-    let shown = Filter::default();
-    let mut seen = HashSet::new();
-    let mut rows: Vec<&SessionSummary> = Vec::new();
+    let mut c = Cut::default();
     for s in &cat.sections {
+        c.store(s.kind, &s.dir);
         for r in s.entries.iter().filter_map(|e| e.row.as_deref()) {
-            if !seen.insert((r.store, r.id.as_ref())) {
-                return None;
-            }
-            if shown.accepts(r) {
-                rows.push(r);
-            }
+            c.row(r);
         }
     }
-    let total = rows.len() as u64;
-    let mut shown: Vec<u64> = rows.iter().map(|r| digest(r.store, &r.id)).collect();
-    shown.sort_unstable();
+    c.finish()
+}
+
+/// `cut` taken as the rows pass (a fold's, which never holds the catalog): it keeps the
+/// digests of the rows and the first rows so far, never the rows themselves.
+#[derive(Default)]
+pub struct Cut {
+    stores: Vec<(StoreKind, Vec<u8>)>,
+    /// Every row's digest (two alike: the same session twice).
+    seen: Vec<u64>,
+    /// The digests of the rows the default filter shows.
+    shown: Vec<u64>,
+    /// The first rows so far: at most `2 * ROWS`, cut back to `ROWS` when full.
+    rows: Vec<SessionSummary>,
+    filter: Filter,
+}
+
+impl Cut {
+    /// The next section's store, in catalog order.
+    pub fn store(&mut self, kind: StoreKind, dir: &Path) {
+        self.stores.push((kind, dir_bytes(dir)));
+    }
+
+    /// The next row of the current section.
+    pub fn row(&mut self, r: &SessionSummary) {
+        let d = digest(r.store, &r.id);
+        self.seen.push(d);
+        if !self.filter.accepts(r) {
+            return;
+        }
+        self.shown.push(d);
+        self.rows.push(r.clone());
+        if self.rows.len() >= 2 * ROWS {
+            first(&mut self.rows);
+        }
+    }
+
+    /// The head and the sorted digests of the rows it counts, or `None` for a session seen
+    /// twice. (Two sessions whose digests collide, about one catalog in 10^10 at 100k
+    /// rows, also give `None`: the next start then draws its first frame from the catalog.)
+    pub fn finish(mut self) -> Option<(Head, Vec<u64>)> {
+        self.seen.sort_unstable();
+        if self.seen.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        let total = self.shown.len() as u64;
+        self.shown.sort_unstable();
+        first(&mut self.rows);
+        self.rows.sort_by(list_order);
+        let head = Head {
+            stores: self.stores,
+            total,
+            rows: self.rows,
+        };
+        Some((head, self.shown))
+    }
+}
+
+/// Keep the first `ROWS` of `rows` in list order (in no order).
+fn first(rows: &mut Vec<SessionSummary>) {
     if rows.len() > ROWS {
-        rows.select_nth_unstable_by(ROWS, |a, b| list_order(a, b));
+        rows.select_nth_unstable_by(ROWS, list_order);
         rows.truncate(ROWS);
     }
-    rows.sort_by(|a, b| list_order(a, b));
-    let head = Head {
-        stores: cat
-            .sections
-            .iter()
-            .map(|s| (s.kind, dir_bytes(&s.dir)))
-            .collect(),
-        total,
-        rows: rows.into_iter().cloned().collect(),
-    };
-    Some((head, shown))
 }
 
 /// The head file's bytes for a catalog whose header is `cat_header` (its first `HEADER`
@@ -160,7 +200,13 @@ fn parts<'a>(bytes: &'a [u8], cat_header: &[u8]) -> Option<(Head, &'a [u8])> {
 /// missing head only costs the next start its fast first frame. A catalog without a head
 /// (duplicate sessions) removes the old one, which names another catalog anyway.
 pub fn save(cache: &Path, cat: &Catalog, cat_header: &[u8]) {
-    match cut(cat).and_then(|(h, shown)| encode(&h, &shown, cat_header)) {
+    write(cache, cut(cat), cat_header);
+}
+
+/// Write the head `cut` (`None`: remove the old one) for the catalog that starts with
+/// `cat_header`.
+pub fn write(cache: &Path, cut: Option<(Head, Vec<u64>)>, cat_header: &[u8]) {
+    match cut.and_then(|(h, shown)| encode(&h, &shown, cat_header)) {
         Some(bytes) => {
             let _ = atomic::replace(&file(cache), &bytes, atomic::Replace::default());
         }

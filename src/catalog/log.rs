@@ -208,14 +208,17 @@ pub fn append(cache: &Path, kind: StoreKind, dir: &Path, fresh: &[Entry], gone: 
     let _ = atomic::replace(&file(cache), &out, atomic::Replace::default());
 }
 
-/// Fold the log (and `rec`) into a new base file; the lock is held by the caller.
+/// Fold the log (and `rec`) into a new base file, streamed (`fold`); the lock is held by
+/// the caller.
 fn compact(cache: &Path, rec: Option<&Out<'_>>) {
-    let mut cat = super::load(cache).unwrap_or_default();
-    if let Some(r) = rec {
-        apply_out(&mut cat, r);
+    let edit = rec.map(|r| {
+        let change = super::Change::Apply {
+            fresh: r.fresh,
+            gone: r.gone,
+        };
+        (r.kind, r.dir, change)
+    });
+    if super::fold::fold(cache, edit).is_err() {
+        super::rewrite(cache, edit);
     }
-    // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
-    cat.sections.retain(|s| s.dir.is_dir());
-    super::in_list_order(&mut cat);
-    let _ = super::save(cache, &cat);
 }

@@ -19,6 +19,7 @@
 
 pub(crate) mod at;
 pub mod checkpoint;
+pub mod fold;
 pub mod head;
 mod head_patch;
 #[cfg(test)]
@@ -49,6 +50,7 @@ use sha2::{Digest, Sha256};
 use crate::model::{SessionSummary, StoreKind};
 use crate::store::atomic;
 
+pub use fold::Change;
 pub use pass::{ById, Checked, Known, check, list};
 
 /// Bumped by hand when the layout changes in a way the fingerprint cannot see.
@@ -307,33 +309,53 @@ pub fn save(cache: &Path, cat: &Catalog) -> crate::error::Result<()> {
 /// merges in about one pass (issue 10: sorting 100k rows from arbitrary order was a tenth of
 /// a warm `spool list --json --all`). Stable, and cheap on entries already in order.
 pub fn in_list_order(cat: &mut Catalog) {
-    use std::cmp::Ordering;
     for s in &mut cat.sections {
-        s.entries.sort_by(|a, b| match (&a.row, &b.row) {
-            (Some(a), Some(b)) => crate::store::registry::list_order(a, b),
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => Ordering::Equal,
-        });
+        s.entries.sort_by(entry_order);
+    }
+}
+
+/// The order of a section's entries in the file: their rows' list order, entries without
+/// a row last.
+pub(crate) fn entry_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (&a.row, &b.row) {
+        (Some(a), Some(b)) => crate::store::registry::list_order(a, b),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
     }
 }
 
 /// The loader's threads (one per store) patch the same files: one at a time in this process.
 static PATCHING: Mutex<()> = Mutex::new(());
 
-/// Read the catalog, let `f` change the section of store `kind` at `dir` (created empty if
-/// missing), and write it back whole (a cold pass, which replaces a section; the changes of
-/// a running browser go to the patch log, `log::append`).
-pub fn patch(cache: &Path, kind: StoreKind, dir: &Path, f: impl FnOnce(&mut Section)) {
+/// Fold `change` to the section of store `kind` at `dir` (created empty if missing), and
+/// the patch log, into a new catalog file (a cold pass, which replaces a section or adds
+/// to it at a checkpoint; the changes of a running browser go to the patch log,
+/// `log::append`). Streamed (`fold`): the catalog is never decoded whole.
+pub fn patch(cache: &Path, kind: StoreKind, dir: &Path, change: Change<'_>) {
     let _one = PATCHING.lock().unwrap_or_else(|e| e.into_inner());
+    if fold::fold(cache, Some((kind, dir, change))).is_err() {
+        rewrite(cache, Some((kind, dir, change)));
+    }
+}
+
+/// What `fold` does, the plain way: decode the catalog whole, change it, save it. For what
+/// a fold cannot be sure of (a damaged base, a section out of list order).
+fn rewrite(cache: &Path, edit: Option<(StoreKind, &Path, Change<'_>)>) {
     let mut cat = load(cache).unwrap_or_default();
-    let mut s = cat.take(kind, dir).unwrap_or_else(|| Section {
-        kind,
-        dir: dir.to_path_buf(),
-        entries: Vec::new(),
-    });
-    f(&mut s);
-    cat.put(s);
+    if let Some((kind, dir, change)) = edit {
+        let mut s = cat.take(kind, dir).unwrap_or_else(|| Section {
+            kind,
+            dir: dir.to_path_buf(),
+            entries: Vec::new(),
+        });
+        match change {
+            Change::Apply { fresh, gone } => apply(&mut s, fresh, gone),
+            Change::Replace(entries) => s.entries = entries.to_vec(),
+        }
+        cat.put(s);
+    }
     // Stores that are gone (a removed root, a test's temporary store) leave with their rows.
     cat.sections.retain(|s| s.dir.is_dir());
     in_list_order(&mut cat);

@@ -27,7 +27,7 @@ use crate::store::positional::{Range, Source};
 use crate::store::regular;
 
 /// How much of the file is read (and written) at a time.
-const CHUNK: usize = 1 << 16;
+pub(super) const CHUNK: usize = 1 << 16;
 /// A section shorter than this is decoded on the thread reading the file: a thread costs
 /// more than decoding it (the patch log and the tests load many tiny catalogs).
 const OWN_THREAD: u64 = 256 << 10;
@@ -138,7 +138,7 @@ pub fn holds(bytes: &[u8], sum: u64) -> bool {
 }
 
 /// The header's checks and the table's spans, with the table's checksum.
-fn spans<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Vec<Span>, u64)> {
+pub(super) fn spans<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Vec<Span>, u64)> {
     if size > CAP || size < HEADER as u64 {
         return None;
     }
@@ -158,10 +158,10 @@ fn spans<S: Source + ?Sized>(src: &S, size: u64) -> Option<(Vec<Span>, u64)> {
 
 /// One section's place in the body and the checksum of its bytes.
 #[derive(Clone, Copy)]
-struct Span {
-    at: u64,
-    len: u64,
-    sum: u64,
+pub(super) struct Span {
+    pub at: u64,
+    pub len: u64,
+    pub sum: u64,
 }
 
 /// Where each section's bytes are, from the table at the body's end: `None` unless the
@@ -238,9 +238,9 @@ fn section<S: Source + ?Sized, L: Gather>(src: &S, span: Span) -> Option<Section
 }
 
 /// A reader that sums the bytes read through it (a section's checksum, as it decodes).
-struct Summed<R: Read> {
-    inner: R,
-    sum: Running,
+pub(super) struct Summed<R: Read> {
+    pub inner: R,
+    pub sum: Running,
 }
 
 impl<R: Read> Read for Summed<R> {
@@ -275,13 +275,13 @@ fn fill(f: &mut impl Read, buf: &mut [u8]) -> Option<usize> {
 /// Zeroed pages mapped straight from the kernel, which become resident only where written:
 /// `len` bytes of room that cost the longest field's pages. (A `vec![0; len]` is the same
 /// only while the allocator serves it by `mmap`; from its heap it is written whole.)
-struct Scratch {
+pub(super) struct Scratch {
     at: *mut u8,
     len: usize,
 }
 
 impl Scratch {
-    fn new(len: usize) -> Option<Scratch> {
+    pub(super) fn new(len: usize) -> Option<Scratch> {
         let len = len.max(1);
         // SAFETY: a fresh private anonymous mapping, no address hint, no file.
         let at = unsafe {
@@ -297,7 +297,7 @@ impl Scratch {
         (at != libc::MAP_FAILED).then_some(Scratch { at: at.cast(), len })
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
+    pub(super) fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: `len` mapped, zero-filled (so initialized) bytes, borrowed mutably once.
         unsafe { std::slice::from_raw_parts_mut(self.at, self.len) }
     }
@@ -335,7 +335,20 @@ impl<W: Write> Write for Counted<W> {
 /// whole file into one buffer first, as large as the file (tens of MB at 100k sessions), on
 /// top of the decoded catalog; and until each section had its own checksum, the body was
 /// read back after it was written for the one checksum that covered it.
-pub fn write_to(mut out: impl Write + Seek, cat: &Catalog) -> std::io::Result<[u8; HEADER]> {
+pub fn write_to(out: impl Write + Seek, cat: &Catalog) -> std::io::Result<[u8; HEADER]> {
+    write_each(out, cat.sections.len(), &mut |i, w| {
+        postcard::to_io(&cat.sections[i], w).map_err(std::io::Error::other)?;
+        Ok(())
+    })
+}
+
+/// `write_to` with each of the `n` sections' bytes written by `put(i, ..)` (a fold writes
+/// sections it never holds whole, `fold`).
+pub(super) fn write_each(
+    mut out: impl Write + Seek,
+    n: usize,
+    put: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<[u8; HEADER]> {
     let mut head = [0u8; HEADER];
     head[..8].copy_from_slice(MAGIC);
     head[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -343,17 +356,17 @@ pub fn write_to(mut out: impl Write + Seek, cat: &Catalog) -> std::io::Result<[u
     out.write_all(&head)?;
     let mut w = std::io::BufWriter::with_capacity(CHUNK, &mut out);
     // Each section in turn, its length and checksum taken as it goes out; then the table.
-    let mut table = Vec::with_capacity(16 * cat.sections.len() + 8);
-    for s in &cat.sections {
+    let mut table = Vec::with_capacity(16 * n + 8);
+    for i in 0..n {
         let mut counted = Counted {
             out: &mut w,
             sum: Running::new(),
         };
-        postcard::to_io(s, &mut counted).map_err(std::io::Error::other)?;
+        put(i, &mut counted)?;
         table.extend_from_slice(&counted.sum.len.to_le_bytes());
         table.extend_from_slice(&counted.sum.finish().to_le_bytes());
     }
-    table.extend_from_slice(&(cat.sections.len() as u64).to_le_bytes());
+    table.extend_from_slice(&(n as u64).to_le_bytes());
     w.write_all(&table)?;
     w.flush()?;
     drop(w);
