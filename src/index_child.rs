@@ -11,7 +11,7 @@
 //! `g` lines (deletes while the pass runs, dropped at its next commit), and end of file when
 //! the browser is gone. From the child: `p <done> <total>` progress, `c <done> <total>` a
 //! batch committed, then one of `d <indexed>` done, `r` another process holds the writer,
-//! `e <sentence>` failed.
+//! `e <sentence>` failed; last, `m <kB>` its own peak RSS (see `own_peak_kb`).
 
 use std::ffi::OsString;
 use std::io::{BufRead, Write};
@@ -132,8 +132,41 @@ fn die_with_parent(parent: u32) {
     let _ = parent;
 }
 
+/// This process's own peak RSS in kB (`VmHWM`), for the browser's key trace. Not the
+/// kernel's `ru_maxrss`: a child started by `posix_spawn` or `fork` (Rust's `Command`) and
+/// then exec'd has the address space it left at exec (its parent's, shared or copied)
+/// folded into its `ru_maxrss`, so the browser's `wait4` read the browser's own peak (a
+/// `/bin/true` spawned from a process of 300 MB reports 300 MB). VmHWM is the peak of the
+/// address space the exec made, this process's alone.
+pub fn own_peak_kb() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The line giving the child's own peak RSS, if it can be read.
+fn peak_line() -> Option<String> {
+    Some(format!("m {}\n", own_peak_kb()?))
+}
+
 /// The child's whole life; returns its exit code.
 pub fn run(a: &IndexArgs) -> i32 {
+    let code = work(a);
+    if let Some(line) = peak_line() {
+        say(line);
+    }
+    code
+}
+
+/// Write `line` to the browser now.
+fn say(line: String) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.flush();
+}
+
+/// The job: read it, index it, say how it ended; the exit code.
+fn work(a: &IndexArgs) -> i32 {
     die_with_parent(a.parent);
     crate::indexer::lower_priority();
     let mut stores = Stores {
@@ -165,11 +198,6 @@ pub fn run(a: &IndexArgs) -> i32 {
             }
             std::process::exit(3);
         });
-    let say = |line: String| {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(line.as_bytes());
-        let _ = out.flush();
-    };
     let mut ix = match TextIndex::open(&a.dir) {
         Ok(ix) => ix,
         Err(e) => {

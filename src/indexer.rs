@@ -13,7 +13,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -182,6 +182,7 @@ impl Children {
             *self.input.lock().unwrap_or_else(|e| e.into_inner()) = Some(input);
         }
         let mut end = Err("the indexer stopped before it finished".to_string());
+        let mut peak_kb = None;
         for line in BufReader::new(output).lines() {
             let Ok(line) = line else { break };
             let mut f = line.splitn(3, ' ');
@@ -213,6 +214,10 @@ impl Children {
                     end = Err(line[2..].to_string());
                     continue;
                 }
+                Some("m") => {
+                    peak_kb = a.and_then(|s| s.parse::<usize>().ok());
+                    continue;
+                }
                 _ => continue,
             };
             let _ = self.events.send(Event::Action(action));
@@ -220,12 +225,26 @@ impl Children {
         // Closing its input after it ended (its end of input means the browser is gone).
         self.input.lock().unwrap_or_else(|e| e.into_inner()).take();
         reap(child);
+        if let Some(kb) = peak_kb {
+            CHILD_PEAK_KB.store(kb, Ordering::Relaxed);
+            crate::keytrace::count("index_child_peak_kb", kb);
+        }
         end
     }
 }
 
-/// Wait for a child to exit, and put its peak RSS and CPU time in the key trace: the
-/// child's memory is spool's too, and a benchmark must not miss it.
+/// The last index child's own peak RSS in kB, as it reported it (`index_child::own_peak_kb`),
+/// 0 before any: the child's memory is spool's too, and a benchmark must not miss it.
+static CHILD_PEAK_KB: AtomicUsize = AtomicUsize::new(0);
+
+/// The last index child's own peak RSS in kB (0 before any child reported one).
+pub fn child_peak_kb() -> usize {
+    CHILD_PEAK_KB.load(Ordering::Relaxed)
+}
+
+/// Wait for a child to exit, and put its CPU time in the key trace. Not its `ru_maxrss`:
+/// that counts the browser's own peak too (see `index_child::own_peak_kb`), so the peak
+/// comes from the child's own report.
 fn reap(mut child: std::process::Child) {
     #[cfg(target_os = "linux")]
     {
@@ -236,7 +255,6 @@ fn reap(mut child: std::process::Child) {
         let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
         if r > 0 {
             let ms = |t: libc::timeval| t.tv_sec as usize * 1000 + t.tv_usec as usize / 1000;
-            crate::keytrace::count("index_child_peak_kb", ru.ru_maxrss as usize);
             crate::keytrace::count("index_child_cpu_ms", ms(ru.ru_utime) + ms(ru.ru_stime));
             crate::keytrace::phase_since_launch("index_child_done_at");
             return;

@@ -1,7 +1,8 @@
 //! The index's child process (`spool __index`): the browser's indexer never opens a writer
 //! in its own process, yet its searches find what the child indexed; a child killed in the
 //! middle of a pass leaves an index that opens, and the next pass finishes the job; a child
-//! whose parent dies exits; a child that cannot start leaves a status line, no crash.
+//! whose parent dies exits; a child that cannot start leaves a status line, no crash; the
+//! child's peak RSS the browser records is the child's own.
 //! No test here opens a writer in this process (the count of writers is the process's).
 
 mod common;
@@ -209,4 +210,24 @@ fn a_child_that_cannot_start_leaves_a_status_line() {
     // Searches still answer (nothing is committed: no hits, and no crash).
     ix.search(1, TextQuery::parse("the").unwrap(), all());
     wait(&rx, &|a| matches!(a, Action::TextResults { token: 1, .. }));
+}
+
+/// The peak the browser records for its child (`index_child_peak_kb`) is the child's own:
+/// `wait4`'s `ru_maxrss` read back the browser's peak, as an exec'd child's counts the
+/// address space the exec replaced (here this test process, made big on purpose).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_childs_recorded_peak_is_its_own_not_the_browsers() {
+    let (_demo, stores, rows) = demo();
+    // Every page written: this process's peak is 256 MB more than any demo child's.
+    let big = std::hint::black_box(vec![1u8; 256 << 20]);
+    let dir = tempfile::tempdir().unwrap();
+    let (_ix, rx) = common::search::indexing(dir.path(), &stores, &rows, BIN);
+    wait(
+        &rx,
+        &|a| matches!(a, Action::IndexProgress { done, total } if done == total),
+    );
+    let kb = spool::indexer::child_peak_kb();
+    assert!(kb > 1024 && kb < 128 << 10, "the child's peak read {kb} kB");
+    drop(big);
 }
