@@ -27,6 +27,7 @@ mod matching;
 mod own;
 mod pairs;
 mod plain;
+mod swap;
 mod tight;
 
 use item::{Item, Row, Titles};
@@ -360,21 +361,6 @@ impl Search {
         self.titles.reserve(n);
     }
 
-    /// Replace `old`'s item with `new`'s (the same session re-read), to be matched again at
-    /// the next tick; false when `old` is not an item (the caller rebuilds them all).
-    pub fn replace(&mut self, old: &Arc<SessionSummary>, new: Arc<SessionSummary>) -> bool {
-        let Some(i) = (self.items.iter()).position(|it| Arc::ptr_eq(it.row(), old)) else {
-            return false;
-        };
-        self.items[i] = Item::new(&new);
-        let recency = item::recency_of(&new);
-        self.titles.set(i, &self.items[i], recency, &self.items);
-        // Its rank may have changed either way: the matches are taken again (milliseconds,
-        // the items themselves are kept).
-        self.dirty = true;
-        self.scanned = 0;
-        true
-    }
 
     /// Drop every item (re-filled by the caller right after); the old matches stay visible
     /// until the next tick, so the list does not blink.

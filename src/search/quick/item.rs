@@ -505,12 +505,17 @@ impl Titles {
         self.recency.extend(other.recency);
     }
 
-    /// Item `i` is now `item`; its old title's bytes stay until the titles are packed again
-    /// (when they are over half the bytes).
-    pub(super) fn set(&mut self, i: usize, item: &Item, recency: i64, items: &[Item]) {
+    /// Item `i` is now `item`; its old title's bytes stay until `pack_if_sparse`.
+    pub(super) fn set(&mut self, i: usize, item: &Item, recency: i64) {
         (self.at[i], self.letters[i]) = self.add(item);
         self.pairs[i] = item.pairs();
         self.recency[i] = recency;
+    }
+
+    /// Pack the titles of `items` (these titles' items) again when old titles left by `set`
+    /// are over half the bytes. Once per batch of `set`s: the live bytes are a walk over
+    /// every title.
+    pub(super) fn pack_if_sparse(&mut self, items: &[Item]) {
         let live: usize = self.at.iter().map(|a| a.1 as usize).sum();
         if self.bytes.len() > 2 * live + 4096 {
             *self = Titles::of(items, std::mem::take(&mut self.recency));
