@@ -361,7 +361,6 @@ impl Search {
         self.titles.reserve(n);
     }
 
-
     /// Drop every item (re-filled by the caller right after); the old matches stay visible
     /// until the next tick, so the list does not blink.
     pub fn clear(&mut self) {

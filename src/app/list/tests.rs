@@ -360,16 +360,25 @@ fn a_batch_of_rereads_with_hidden_rows_keeps_the_items() {
         batch.push(all[i].clone());
     }
     // The same session twice in one batch: the second replaces the first's new item.
-    all[5].set_title("renamed twice".to_string());
+    all[5].set_title("renamed twice");
     batch.push(all[5].clone());
     l.upsert(batch);
-    assert!(!l.search_dirty && l.building.is_none(), "every item rebuilt");
+    assert!(
+        !l.search_dirty && l.building.is_none(),
+        "every item rebuilt"
+    );
     assert_eq!(l.search.item_count(), 360);
     let mut fresh = List::new(Filter::default(), Arc::new(|| {}));
     fresh.upsert(all.clone());
     fresh.shown();
     fresh.tick(0);
-    let queries = ["renamed", "renamed twice", "title 3", "renamed 15", "renamed 5"];
+    let queries = [
+        "renamed",
+        "renamed twice",
+        "title 3",
+        "renamed 15",
+        "renamed 5",
+    ];
     let sorted = |mut m: Vec<Vec<Key>>| {
         m.iter_mut().for_each(|k| k.sort());
         m
@@ -377,5 +386,9 @@ fn a_batch_of_rereads_with_hidden_rows_keeps_the_items() {
     let got = sorted(matches_of(&mut l, &queries));
     assert_eq!(got, sorted(matches_of(&mut fresh, &queries)));
     assert!(got[1].len() == 1 && got[1][0].1 == "s5", "{:?}", got[1]);
-    assert!(got[4].iter().all(|k| k.1 != "s5" && k.1 != "s10"), "{:?}", got[4]);
+    assert!(
+        got[4].iter().all(|k| k.1 != "s5" && k.1 != "s10"),
+        "{:?}",
+        got[4]
+    );
 }
