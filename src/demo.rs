@@ -5,6 +5,7 @@
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
 use include_dir::{Dir, DirEntry, include_dir};
@@ -36,6 +37,9 @@ static CLOSED: RwLock<Vec<PathBuf>> = RwLock::new(Vec::new());
 /// not possible from a signal thread, so they are refused the directory instead: a file
 /// they write into a removed directory fails, and only a directory create brought it back.
 pub fn create_cache_dir(dir: &Path) -> std::io::Result<()> {
+    if ONLY_LAST.load(Ordering::Relaxed) {
+        return create_last(dir);
+    }
     let closed = CLOSED.read().unwrap_or_else(|e| e.into_inner());
     if closed.iter().any(|root| dir.starts_with(root)) {
         return Err(std::io::Error::other(format!(
@@ -47,6 +51,27 @@ pub fn create_cache_dir(dir: &Path) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
+}
+
+/// Set in the index child (`spool __index`): it creates only the last component of a
+/// directory. Its directories lie in the browser's cache, which the browser made before
+/// starting it; `CLOSED` is the browser's and a separate process cannot see it, so a child
+/// still opening its index while the browser removed its `--demo` copy on a signal made the
+/// whole copy again by a recursive create (a `tui_signals_tmux` flake). Without the parent,
+/// the create fails instead.
+static ONLY_LAST: AtomicBool = AtomicBool::new(false);
+
+/// From now on, `create_cache_dir` makes only the last component (see `ONLY_LAST`).
+pub fn create_only_last_components() {
+    ONLY_LAST.store(true, Ordering::Relaxed);
+}
+
+/// Create `dir` itself (0700), not its parents; one that exists already is fine.
+fn create_last(dir: &Path) -> std::io::Result<()> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        r => r,
+    }
 }
 
 /// Refuse every directory under `root` from now on (waits for a create in flight).
@@ -236,5 +261,20 @@ mod tests {
         // Elsewhere, directories are still made.
         let other = tempfile::tempdir().unwrap();
         create_cache_dir(&other.path().join("a/b")).unwrap();
+    }
+
+    /// The index child's way: the last component only, and an existing one is fine.
+    #[test]
+    fn the_last_component_alone_is_made() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(create_last(&root.path().join("a/b")).is_err());
+        assert!(!root.path().join("a").exists());
+        create_last(&root.path().join("a")).unwrap();
+        create_last(&root.path().join("a")).unwrap();
+        let mode = std::fs::metadata(root.path().join("a"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 }

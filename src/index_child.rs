@@ -52,6 +52,9 @@ pub struct IndexArgs {
 pub struct Spec {
     pub exe: PathBuf,
     pub args: Vec<OsString>,
+    /// The index's directory: the browser makes it before it starts a child, which may
+    /// only make its last component again (`demo::create_only_last_components`).
+    pub dir: PathBuf,
 }
 
 impl Spec {
@@ -66,7 +69,11 @@ impl Spec {
             args.extend(["--root".into(), s.root_dir()?.into()]);
         }
         args.extend(["--parent".into(), std::process::id().to_string().into()]);
-        Some(Spec { exe, args })
+        Some(Spec {
+            exe,
+            args,
+            dir: dir.to_path_buf(),
+        })
     }
 }
 
@@ -168,6 +175,8 @@ fn say(line: String) {
 /// The job: read it, index it, say how it ended; the exit code.
 fn work(a: &IndexArgs) -> i32 {
     die_with_parent(a.parent);
+    // The browser made the index's directory; never make its parents again (see there).
+    crate::demo::create_only_last_components();
     crate::indexer::lower_priority();
     let mut stores = Stores {
         stores: Vec::new(),

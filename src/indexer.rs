@@ -159,6 +159,9 @@ impl Children {
     /// Run a child over `lines` (the job); the sessions it indexed, or why it failed.
     fn run(&self, lines: impl Iterator<Item = String>) -> Result<usize, String> {
         let spec = self.spec.as_ref().map_err(|why| why.to_string())?;
+        // Here, through the demo's gate: the child makes no parent directory (see there).
+        crate::demo::create_cache_dir(&spec.dir)
+            .map_err(|e| format!("could not create {}: {e}", spec.dir.display()))?;
         let mut child = Command::new(&spec.exe)
             .args(&spec.args)
             .stdin(Stdio::piped())

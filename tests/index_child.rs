@@ -2,7 +2,8 @@
 //! in its own process, yet its searches find what the child indexed; a child killed in the
 //! middle of a pass leaves an index that opens, and the next pass finishes the job; a child
 //! whose parent dies exits; a child that cannot start leaves a status line, no crash; the
-//! child's peak RSS the browser records is the child's own.
+//! child's peak RSS the browser records is the child's own; a child whose cache was removed
+//! makes nothing again.
 //! No test here opens a writer in this process (the count of writers is the process's).
 
 mod common;
@@ -230,4 +231,24 @@ fn the_childs_recorded_peak_is_its_own_not_the_browsers() {
     let kb = spool::indexer::child_peak_kb();
     assert!(kb > 1024 && kb < 128 << 10, "the child's peak read {kb} kB");
     drop(big);
+}
+
+/// The browser removes its `--demo` copy on a signal while its child may still be opening
+/// the index in it: the child must fail, not make the copy again with its parents (the
+/// `tui_signals_tmux` flake). The browser makes the index's directory before it starts one.
+#[test]
+fn a_child_whose_cache_is_gone_makes_nothing_and_says_so() {
+    let (_demo, stores, rows) = demo();
+    let root = tempfile::tempdir().unwrap();
+    let gone = root.path().join("spool-demo-x");
+    let mut c = child(&gone.join("cache/spool/index"), &stores, &job(&rows), 1000);
+    let out: Vec<String> = BufReader::new(c.stdout.take().unwrap())
+        .lines()
+        .map(|l| l.unwrap())
+        .take_while(|l| !l.starts_with("m "))
+        .collect();
+    c.kill().ok();
+    c.wait().unwrap();
+    assert!(out.iter().any(|l| l.starts_with("e ")), "{out:?}");
+    assert!(!gone.exists(), "the child made its cache's parents again");
 }

@@ -22,8 +22,26 @@ fn signal_restores_the_terminal(sig: libc::c_int) {
     assert!(end.contains(&format!("EXIT={}", 128 + sig)), "{end}");
     restored(&end);
     t.modes_restored();
-    // No litter: the temporary copy went with the process.
-    assert_eq!(demo_copies(&tmp), Vec::<String>::new());
+    // No litter: the temporary copy went with the process. What is left says which
+    // writer brought it back.
+    let left = demo_copies(&tmp);
+    assert!(left.is_empty(), "left behind: {:?}", left_files(&tmp));
+}
+
+/// Every path under `dir`, for a failure's message.
+fn left_files(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap_or(&p).display().to_string());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(p);
+            }
+        }
+    }
+    out
 }
 
 macro_rules! signal_tests {
