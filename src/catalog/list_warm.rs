@@ -16,7 +16,7 @@ use super::pass::reread;
 use super::slim::Held;
 use super::stream::{self, Placed};
 use super::survey::{self, Survey};
-use super::view::{self, RowView, SectionView};
+use super::view::{self, RowHead, SectionView};
 use crate::model::StoreKind;
 use crate::store::{Store, Stores};
 
@@ -29,7 +29,7 @@ pub fn json<R>(
     stores: &Stores,
     kind: Option<StoreKind>,
     cache: &Path,
-    print: impl FnOnce(&[&RowView]) -> R,
+    print: impl FnOnce(&[&RowHead]) -> R,
 ) -> Result<R, Vec<Survey>> {
     // The log's patches apply on top of the file, and only the full decode replays them.
     if log::file(cache).exists() {
@@ -76,7 +76,7 @@ pub fn json<R>(
     if !done.iter().all(|d| d.2) {
         return Err(done.into_iter().map(|d| d.0).collect());
     }
-    let mut rows: Vec<&RowView> = (done.iter())
+    let mut rows: Vec<&RowHead> = (done.iter())
         .flat_map(|d| d.1.iter().flat_map(|s| &s.entries))
         .filter_map(|e| e.row.as_ref())
         .collect();
@@ -135,9 +135,9 @@ fn current(store: &dyn Store, section: Option<&SectionView>, v: &Survey) -> bool
 }
 
 /// `registry::sort_listed` over views: the same stable order, by the same keys.
-fn sort(rows: &mut Vec<&RowView>) {
+fn sort(rows: &mut Vec<&RowHead>) {
     type Key = (bool, view::Stamp, view::Stamp);
-    let mut keyed: Vec<(Key, &RowView)> = (rows.drain(..))
+    let mut keyed: Vec<(Key, &RowHead)> = (rows.drain(..))
         .map(|r| ((r.pinned(), r.pinned_at, r.last_activity()), r))
         .collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
