@@ -64,6 +64,11 @@ pub fn json<R>(
             None => (&[][..], &[][..]),
         };
         let mut sections = views(bytes, spans);
+        // The heads hold what the surveys are checked against: the file's pages are not
+        // read again until the lines are printed, after the surveys are gone (below).
+        if let Some(Some((file, _))) = whole.get() {
+            file.release();
+        }
         for (s, tx) in chosen.iter().zip(give) {
             let at = (sections.iter())
                 .position(|v| v.kind == s.kind() && view::is_dir_of(v, s.sessions_dir()));
@@ -76,15 +81,25 @@ pub fn json<R>(
     if !done.iter().all(|d| d.2) {
         return Err(done.into_iter().map(|d| d.0).collect());
     }
-    let mut rows: Vec<&RowHead> = (done.iter())
-        .flat_map(|d| d.1.iter().flat_map(|s| &s.entries))
+    // The surveys (at 100k sessions ~30 MB of candidates) are freed and their pages given
+    // back before the printing reads the file in again, so the two are never resident
+    // together (issue 10: they were, at the warm listing's peak).
+    let sections: Vec<SectionView> = (done.into_iter())
+        .filter_map(|(survey, section, _)| {
+            drop(survey);
+            section
+        })
+        .collect();
+    crate::heap::give_back();
+    let mut rows: Vec<&RowHead> = (sections.iter())
+        .flat_map(|s| &s.entries)
         .filter_map(|e| e.row.as_ref())
         .collect();
     sort(&mut rows);
     let r = print(&rows);
     // As `pass::Leftover`: the process exits right after printing, and freeing each
-    // candidate's strings one by one would only delay that exit.
-    std::mem::forget(done);
+    // entry's head one by one would only delay that exit.
+    std::mem::forget(sections);
     Ok(r)
 }
 
@@ -134,16 +149,15 @@ fn current(store: &dyn Store, section: Option<&SectionView>, v: &Survey) -> bool
     found.into_iter().all(|f| f)
 }
 
-/// `registry::sort_listed` over views: the same stable order, by the same keys.
-fn sort(rows: &mut Vec<&RowHead>) {
-    type Key = (bool, view::Stamp, view::Stamp);
-    let mut keyed: Vec<(Key, &RowHead)> = (rows.drain(..))
-        .map(|r| ((r.pinned(), r.pinned_at, r.last_activity()), r))
-        .collect();
-    keyed.sort_by(|(ka, a), (kb, b)| {
-        (kb.cmp(ka))
+/// `registry::sort_listed` over heads: the same stable order, by the same keys. Sorted in
+/// place, not through a vector of keys beside the rows (at 100k rows that vector and the
+/// sort's scratch for it were 13 MB at the warm listing's peak); the sections' rows come in
+/// list order already, so the sort merges a few runs.
+fn sort(rows: &mut [&RowHead]) {
+    let key = |r: &RowHead| (r.pinned(), r.pinned_at, r.last_activity());
+    rows.sort_by(|a, b| {
+        (key(b).cmp(&key(a)))
             .then_with(|| b.id.cmp(a.id))
             .then_with(|| a.store.cmp(&b.store))
     });
-    rows.extend(keyed.into_iter().map(|(_, r)| r));
 }
