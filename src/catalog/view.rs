@@ -267,7 +267,8 @@ pub fn section(bytes: &[u8]) -> Option<SectionView<'_>> {
         entries.push(EntryHead::of(e, &rest[..rest.len() - after.len()]));
         rest = after;
     }
-    rest.is_empty().then_some(SectionView { kind, dir, entries })
+    rest.is_empty()
+        .then_some(SectionView { kind, dir, entries })
 }
 
 /// The section's directory as the store names it.
@@ -409,16 +410,21 @@ mod tests {
                 };
                 // The head's own fields, then the whole row read again from its bytes.
                 assert_eq!((h.store, h.id, h.ended), (r.store, &*r.id, r.ended));
+                assert_eq!((at(h.pinned_at), h.pinned()), (r.pinned_at, r.pinned()));
                 assert_eq!(
-                    (at(h.pinned_at), h.pinned()),
-                    (r.pinned_at, r.pinned())
+                    h.last_activity().and_then(|t| at(Some(t))),
+                    r.last_activity()
                 );
-                assert_eq!(h.last_activity().and_then(|t| at(Some(t))), r.last_activity());
                 let facts = h.facts();
                 assert_eq!((facts.store, facts.cwd), (r.store, r.cwd.as_deref()));
                 assert_eq!(
                     (facts.child, facts.error, facts.archived, facts.empty),
-                    (r.child_of().is_some(), r.error().is_some(), r.archived, r.is_empty())
+                    (
+                        r.child_of().is_some(),
+                        r.error().is_some(),
+                        r.archived,
+                        r.is_empty()
+                    )
                 );
                 let v = &h.view().expect("reads again");
                 assert_eq!(
