@@ -111,21 +111,6 @@ impl Mapped {
     }
 }
 
-impl Mapped {
-    /// Hand the pages read so far back to the kernel: the next read of them faults them in
-    /// again from the page cache, the same bytes (the file is never changed in place, see
-    /// the type's doc). Issue 10: a warm `spool list` reads the whole 40 MB catalog of 100k
-    /// Codex sessions as heads first and prints from it only after the stores' surveys, the
-    /// two were resident together at its peak. Best effort: a refusal changes nothing.
-    pub fn release(&self) {
-        // SAFETY: advice over exactly the mapping `of` made; for a private read-only file
-        // mapping MADV_DONTNEED only drops its resident pages, never the file's bytes.
-        unsafe {
-            libc::madvise(self.at.cast_mut().cast(), self.len, libc::MADV_DONTNEED);
-        }
-    }
-}
-
 impl std::ops::Deref for Mapped {
     type Target = [u8];
 
