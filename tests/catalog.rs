@@ -484,7 +484,7 @@ fn a_warm_list_reads_rows_in_place_only_while_the_catalog_is_current() {
     let h = home();
     let stores = h.stores();
     let cache = h.path().join(".cache/spool");
-    let refs = |rows: &[&spool::catalog::view::RowView]| -> Vec<String> {
+    let refs = |rows: &[&spool::catalog::view::RowHead]| -> Vec<String> {
         rows.iter()
             .map(|r| format!("{}:{}", r.store, r.id))
             .collect()

@@ -4,6 +4,11 @@
 //! (issue 10), a third of it the kernel zeroing fresh pages for the ~600k strings; here the
 //! only memory is the file's bytes and one small view per entry.
 //!
+//! A section is read as heads (`EntryHead`): what the stat pass and the listing's filter and
+//! order ask of an entry, and the entry's bytes, read again as a whole view (`RowHead::view`)
+//! only as its line is printed. Issue 10: the whole views of 100k Codex rows were 30 MB,
+//! alive beside the stores' surveys at a warm `spool list`'s peak; heads are about half.
+//!
 //! The views mirror the catalog's serde forms field by field (`wire::Out`, `row_wire::Out`):
 //! postcard writes no names, so the order is the format. A test holds the two equal on
 //! every field, and a catalog that does not read as views is simply read the usual way.
@@ -83,22 +88,7 @@ pub struct RowView<'a> {
     _git_branch: Skip<Option<&'a [u8]>>,
 }
 
-impl<'a> RowView<'a> {
-    /// What `list`'s filter decides on, as `Filter::accepts` reads it from a row.
-    pub fn facts(&self) -> Facts<'a> {
-        Facts {
-            store: self.store,
-            child: self.child_of.is_some(),
-            cwd: self.cwd,
-            error: self.error.is_some(),
-            archived: self.archived,
-            empty: crate::model::session::counts_as_empty(
-                self.error.is_some(),
-                self.has_user_message,
-            ),
-        }
-    }
-
+impl RowView<'_> {
     pub fn pinned(&self) -> bool {
         self.pinned_at.is_some() || self.pinned_flag
     }
@@ -129,28 +119,114 @@ impl<'a> EntryView<'a> {
     fn whole(&self) -> bool {
         self.row.is_some() || (self.id.is_some() && self.path.is_some() && self.cwd.is_some())
     }
+}
 
-    fn path_bytes(&self) -> &'a [u8] {
-        (self.path.or(self.row.as_ref().map(|r| r.path))).unwrap_or_default()
+/// What the listing keeps of an entry's row until it prints it: the fields its filter and
+/// order read, and the entry's bytes to read the rest from then.
+pub struct RowHead<'a> {
+    /// The whole entry's bytes (`view`).
+    entry: &'a [u8],
+    pub store: StoreKind,
+    pub id: &'a str,
+    cwd: Option<&'a str>,
+    pub pinned_at: Stamp,
+    pinned_flag: bool,
+    last: Stamp,
+    child: bool,
+    error: bool,
+    archived: bool,
+    has_user_message: bool,
+    pub ended: Option<Ended>,
+}
+
+impl<'a> RowHead<'a> {
+    fn of(r: &RowView<'a>, entry: &'a [u8]) -> RowHead<'a> {
+        RowHead {
+            entry,
+            store: r.store,
+            id: r.id,
+            cwd: r.cwd,
+            pinned_at: r.pinned_at,
+            pinned_flag: r.pinned_flag,
+            last: r.last_activity(),
+            child: r.child_of.is_some(),
+            error: r.error.is_some(),
+            archived: r.archived,
+            has_user_message: r.has_user_message,
+            ended: r.ended,
+        }
+    }
+
+    /// The whole row, read again from the entry's bytes (which read so once already: `None`
+    /// only were they changed since, which a mapped catalog's never are).
+    pub fn view(&self) -> Option<RowView<'a>> {
+        postcard::from_bytes::<EntryView>(self.entry).ok()?.row
+    }
+
+    /// What `list`'s filter decides on, as `Filter::accepts` reads it from a row.
+    pub fn facts(&self) -> Facts<'a> {
+        Facts {
+            store: self.store,
+            child: self.child,
+            cwd: self.cwd,
+            error: self.error,
+            archived: self.archived,
+            empty: crate::model::session::counts_as_empty(self.error, self.has_user_message),
+        }
+    }
+
+    pub fn pinned(&self) -> bool {
+        self.pinned_at.is_some() || self.pinned_flag
+    }
+
+    /// `SessionSummary::last_activity`, as stored.
+    pub fn last_activity(&self) -> Stamp {
+        self.last
     }
 }
 
-impl Held for EntryView<'_> {
+/// What the stat pass asks of an entry (`Held`), and its row's head.
+pub struct EntryHead<'a> {
+    key: u64,
+    cwd_dir: bool,
+    expires: Option<i64>,
+    id: &'a str,
+    path: &'a [u8],
+    cwd: Option<&'a str>,
+    pub row: Option<RowHead<'a>>,
+}
+
+impl<'a> EntryHead<'a> {
+    fn of(e: EntryView<'a>, entry: &'a [u8]) -> EntryHead<'a> {
+        let r = e.row.as_ref();
+        EntryHead {
+            key: e.key,
+            cwd_dir: e.cwd_dir,
+            expires: e.expires,
+            id: (e.id.or(r.map(|r| r.id))).unwrap_or_default(),
+            path: (e.path.or(r.map(|r| r.path))).unwrap_or_default(),
+            cwd: match e.cwd {
+                Some(c) => c,
+                None => r.and_then(|r| r.cwd),
+            },
+            row: r.map(|r| RowHead::of(r, entry)),
+        }
+    }
+}
+
+impl Held for EntryHead<'_> {
     fn id(&self) -> &str {
-        (self.id.or(self.row.as_ref().map(|r| r.id))).unwrap_or_default()
+        self.id
     }
     fn at(&self, path: &Path) -> bool {
         use std::os::unix::ffi::OsStrExt;
-        self.path_bytes() == path.as_os_str().as_bytes()
+        self.path == path.as_os_str().as_bytes()
     }
     fn key(&self) -> u64 {
         self.key
     }
     fn cwd(&self) -> Option<&str> {
-        match self.cwd {
-            Some(c) => c,
-            None => self.row.as_ref().and_then(|r| r.cwd),
-        }
+        self.cwd
     }
     fn cwd_dir(&self) -> bool {
         self.cwd_dir
@@ -160,56 +236,45 @@ impl Held for EntryView<'_> {
     }
 }
 
-/// One store's section (`Section`'s order).
-#[derive(Deserialize)]
+/// One store's section (`Section`'s order), its entries as heads.
 pub struct SectionView<'a> {
     pub kind: StoreKind,
-    #[serde(borrow)]
     pub dir: &'a [u8],
-    #[serde(borrow, deserialize_with = "entries")]
-    pub entries: Vec<EntryView<'a>>,
+    pub entries: Vec<EntryHead<'a>>,
 }
 
 /// The section at `bytes`, which it must fill exactly; `None` for anything the full decode
-/// would refuse (so the caller reads it that way and refuses it the same way).
+/// would refuse (so the caller reads it that way and refuses it the same way). Its entries
+/// are read one by one (postcard: the kind, the directory, the count, then the entries), so
+/// that each head knows its entry's bytes.
 pub fn section(bytes: &[u8]) -> Option<SectionView<'_>> {
-    let (s, rest) = postcard::take_from_bytes::<SectionView>(bytes).ok()?;
+    let (kind, rest) = postcard::take_from_bytes::<StoreKind>(bytes).ok()?;
+    let (dir, rest) = postcard::take_from_bytes::<&[u8]>(rest).ok()?;
+    let (n, mut rest) = postcard::take_from_bytes::<usize>(rest).ok()?;
     let times_hold = |r: &RowView| {
         [r.created_at, r.updated_at, r.pinned_at]
             .into_iter()
             .flatten()
             .all(|(s, n)| chrono::DateTime::from_timestamp(s, n).is_some())
     };
-    let ok = rest.is_empty()
-        && s.entries
-            .iter()
-            .all(|e| e.whole() && e.row.as_ref().is_none_or(times_hold));
-    ok.then_some(s)
+    // Bounded ahead, as `wire::entries`: a damaged count fails as the bytes run out.
+    let mut entries = Vec::with_capacity(n.min(1 << 17));
+    for _ in 0..n {
+        let (e, after) = postcard::take_from_bytes::<EntryView>(rest).ok()?;
+        if !e.whole() || !e.row.as_ref().is_none_or(times_hold) {
+            return None;
+        }
+        entries.push(EntryHead::of(e, &rest[..rest.len() - after.len()]));
+        rest = after;
+    }
+    rest.is_empty()
+        .then_some(SectionView { kind, dir, entries })
 }
 
 /// The section's directory as the store names it.
 pub fn is_dir_of(s: &SectionView, dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     s.dir == dir.as_os_str().as_bytes()
-}
-
-/// The entries in a vector of their exact count (as `wire::entries`, bounded ahead).
-fn entries<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Vec<EntryView<'a>>, D::Error> {
-    struct Entries<'a>(std::marker::PhantomData<&'a ()>);
-    impl<'de: 'a, 'a> Visitor<'de> for Entries<'a> {
-        type Value = Vec<EntryView<'a>>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a list of catalog entries")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 17));
-            while let Some(e) = seq.next_element()? {
-                v.push(e);
-            }
-            Ok(v)
-        }
-    }
-    d.deserialize_seq(Entries(std::marker::PhantomData))
 }
 
 #[cfg(test)]
@@ -339,10 +404,29 @@ mod tests {
                 );
                 assert_eq!((e.cwd_dir(), e.expires()), (m.cwd_dir, m.expires));
                 assert!(e.at(&m.path) && !e.at(Path::new("/nowhere")), "{}", m.id);
-                let (Some(v), Some(r)) = (&e.row, &f.row) else {
+                let (Some(h), Some(r)) = (&e.row, &f.row) else {
                     assert!(e.row.is_none() && f.row.is_none());
                     continue;
                 };
+                // The head's own fields, then the whole row read again from its bytes.
+                assert_eq!((h.store, h.id, h.ended), (r.store, &*r.id, r.ended));
+                assert_eq!((at(h.pinned_at), h.pinned()), (r.pinned_at, r.pinned()));
+                assert_eq!(
+                    h.last_activity().and_then(|t| at(Some(t))),
+                    r.last_activity()
+                );
+                let facts = h.facts();
+                assert_eq!((facts.store, facts.cwd), (r.store, r.cwd.as_deref()));
+                assert_eq!(
+                    (facts.child, facts.error, facts.archived, facts.empty),
+                    (
+                        r.child_of().is_some(),
+                        r.error().is_some(),
+                        r.archived,
+                        r.is_empty()
+                    )
+                );
+                let v = &h.view().expect("reads again");
                 assert_eq!(
                     (v.store, v.id, v.title, v.summary),
                     (r.store, &*r.id, r.title(), r.summary())

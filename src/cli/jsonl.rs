@@ -134,8 +134,15 @@ pub fn fields(out: &mut Vec<u8>, r: &Fields) {
 }
 
 /// Rows formatted per piece: a piece's lines are one write, and a few pieces in flight per
-/// thread bound what the lines hold at once (about 1 MB a piece).
-const PIECE: usize = 2048;
+/// thread bound what the lines hold at once (up to four a thread: one formatted, two
+/// waiting, one written), about 0.6 MB a piece.
+const PIECE: usize = 1024;
+
+/// Room for one line in a new piece's buffer. A Codex row's line is ~560 bytes (its
+/// rollout's path alone ~130): at 512 every piece's buffer outgrew its room and doubled, so
+/// at 100k rows the lines in flight held 17 MB, not 9 (issue 10: a warm `spool list` at its
+/// peak).
+const LINE_ROOM: usize = 640;
 
 /// Every row's line (each ending in a newline) to `out`, in order: the bytes of `row` for
 /// one row after another. The rows are formatted a piece at a time on the machine's cores
@@ -199,7 +206,7 @@ fn lines_in<R: Sync>(
                     // threshold was a fresh mapping and a copy.
                     let mut buf = take
                         .try_recv()
-                        .unwrap_or_else(|_| Vec::with_capacity(p.len() * 512));
+                        .unwrap_or_else(|_| Vec::with_capacity(p.len() * LINE_ROOM));
                     format(&mut buf, p);
                     // The writer stopped (a write failed): nothing more is wanted.
                     if tx.send(buf).is_err() {
@@ -432,6 +439,29 @@ mod tests {
             assert!(out == serial, "{what}");
             assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), n, "{what}");
         }
+    }
+
+    /// A typical Codex row's line (a dated rollout path, a fork's parent, a prompt for a
+    /// title: ~580 bytes, the 100k corpus's mean is 559) fits the room a piece's buffer
+    /// gives a line, so the buffer does not double.
+    #[test]
+    fn a_codex_line_fits_its_room() {
+        let id = "019d4490-f8d0-7368-bffd-f3896416e10c";
+        let path = format!(
+            "/home/someone/.codex/sessions/2026/03/31/rollout-2026-03-31T16-44-04-{id}.jsonl"
+        );
+        let mut r = SessionSummary::new(StoreKind::Codex, id, path);
+        r.set_title("what does benches/test_fixture.rs do? (fork)");
+        r.set_summary("Column mock handler span fixture query.");
+        r.cwd = Some("/home/someone/projects/web-ui".into());
+        r.created_at = crate::model::session::parse_time("2026-03-31T15:44:04.816Z");
+        r.updated_at = crate::model::session::parse_time("2026-03-31T16:21:35.518Z");
+        r.messages = 10;
+        r.set_forked_from(Some(format!("codex:{id}")));
+        r.ended = Some(Ended::Done);
+        let mut out = Vec::new();
+        row(&mut out, &r);
+        assert!((560..LINE_ROOM).contains(&out.len()), "{} bytes", out.len());
     }
 
     /// A write that fails stops the threads and is the error returned (no hang, no panic).

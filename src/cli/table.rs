@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::{ListArgs, filter, stdout_err};
-use crate::catalog::view::RowView;
+use crate::catalog::view::RowHead;
 use crate::error::Result;
 use crate::model::SessionSummary;
 use crate::store::Stores;
@@ -83,13 +83,16 @@ fn warm_json(
     a: &ListArgs,
 ) -> std::result::Result<Result<()>, Vec<crate::catalog::survey::Survey>> {
     crate::catalog::list_warm::json(stores, a.format, cache, |rows| {
-        let keep = |r: &&RowView| filter.admits(r.facts()) && ended_so(a, r.ended);
-        let rows: Vec<&RowView> = (rows.iter().copied().filter(keep))
+        let keep = |r: &&RowHead| filter.admits(r.facts()) && ended_so(a, r.ended);
+        let rows: Vec<&RowHead> = (rows.iter().copied().filter(keep))
             .take(a.limit.unwrap_or(usize::MAX))
             .collect();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        // Each row read whole only now, as its line is written (`RowHead::view`).
         super::jsonl::lines_of(&mut out, &rows, |buf, r| {
-            super::jsonl::fields(buf, &super::jsonl::Fields::of_view(r))
+            if let Some(v) = r.view() {
+                super::jsonl::fields(buf, &super::jsonl::Fields::of_view(&v))
+            }
         })
         .and_then(|()| out.flush())
         .map_err(stdout_err)

@@ -4,27 +4,47 @@
 //! in a table a third empty, about 3.4 MB at 10k rollouts for the whole run. The paths sit
 //! end to end in one buffer: a boxed copy of each was a `malloc` per rollout on every
 //! discovery (a warm `spool list` of 10k rollouts spent 3% of its CPU here).
+//!
+//! Each path is held as its directory, once per directory (a day's rollouts share one), and
+//! its file name without the id the key already holds. Issue 10: at 100k rollouts the whole
+//! paths were 12.7 MB (127 bytes each), alive as long as spool runs and at a warm start's
+//! peak; a name cut so is ~34 bytes.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::SystemTime;
+
+use rustc_hash::FxHashMap;
 
 use super::discover::{Entry, Found};
 
 /// What an `Entry` holds besides its id.
 struct Slot {
-    /// Where the path lies in `ById`'s buffer.
-    path: (u32, u32),
+    /// The path's directory (with its last `/`): an index into `ById::dirs`.
+    dir: u32,
+    /// Where the file name's bytes (without the id, see `cut`) lie in the buffer.
+    name: u32,
+    name_len: u16,
+    /// Where in the name the id was cut out (`NO_CUT`: the name is whole).
+    cut: u16,
     mtime: Option<SystemTime>,
     found: Found,
     archived: bool,
     duplicate_in_archive: bool,
 }
 
-/// Discovered entries, sorted by key, and their paths' bytes.
+/// `Slot::cut` of a name held whole (its id is not in it as discovery spells it).
+const NO_CUT: u16 = u16::MAX;
+
+/// Discovered entries, sorted by key, their directories' spans (each once) and the bytes of
+/// both directories and names.
 #[derive(Default)]
-pub struct ById(Vec<(Key, Slot)>, Vec<u8>);
+pub struct ById {
+    list: Vec<(Key, Slot)>,
+    dirs: Vec<(u32, u32)>,
+    bytes: Vec<u8>,
+}
 
 /// An id's 128 bits as two words: a `u128` is 16-aligned, and padded each slot to 64 bytes.
 type Key = [u64; 2];
@@ -42,27 +62,86 @@ fn key(id: &str) -> Option<Key> {
     Some([(k >> 64) as u64, k as u64])
 }
 
-fn bytes(e: &Entry) -> &[u8] {
-    e.path.as_os_str().as_bytes()
+/// The id of a key, as discovery spells it (lowercase, dashed).
+fn id_of(k: Key) -> [u8; 36] {
+    let v = (u128::from(k[0]) << 64) | u128::from(k[1]);
+    let mut out = [b'-'; 36];
+    let mut digit = 32;
+    for i in (0..36).rev() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        digit -= 1;
+        out[i] = b"0123456789abcdef"[((v >> (4 * (31 - digit))) & 0xf) as usize];
+    }
+    out
+}
+
+/// A path's directory (up to and with its last `/`) and its name.
+fn split(path: &[u8]) -> (&[u8], &[u8]) {
+    let at = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+    path.split_at(at)
 }
 
 impl ById {
     pub fn new(all: &[Entry]) -> ById {
-        let mut list = Vec::with_capacity(all.len());
-        let mut paths = Vec::with_capacity(all.iter().map(|e| bytes(e).len()).sum());
+        let mut m = ById {
+            list: Vec::with_capacity(all.len()),
+            ..ById::default()
+        };
+        // The directories met so far; discovery lists a directory's rollouts together, so
+        // the last one is tried first.
+        let mut dirs: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        let mut last: Option<u32> = None;
         for e in all {
             let Some(k) = key(&e.id) else { continue };
-            let (at, len) = (paths.len(), bytes(e).len());
-            // Past 4 GiB of paths (never in practice) an entry is left out: `get` then
-            // misses it, and the caller discovers again, as for an id not known yet.
-            let (Ok(at), Ok(len)) = (u32::try_from(at), u32::try_from(len)) else {
+            let (dir, name) = split(e.path.as_os_str().as_bytes());
+            // Cut only where the name spells the id as the key gives it back.
+            let spelled = id_of(k);
+            let cut = (name.windows(36))
+                .position(|w| w == spelled)
+                .and_then(|i| u16::try_from(i).ok())
+                .filter(|&i| i != NO_CUT);
+            let kept = name.len() - if cut.is_some() { 36 } else { 0 };
+            // Past 4 GiB of bytes or a 64 KiB name (never in practice) an entry is left
+            // out: `get` then misses it, and the caller discovers again, as for an id not
+            // known yet.
+            let (Ok(name_len), Ok(_)) = (
+                u16::try_from(kept),
+                u32::try_from(m.bytes.len() + dir.len() + kept),
+            ) else {
                 continue;
             };
-            paths.extend_from_slice(bytes(e));
-            list.push((
+            let d = match last.filter(|&d| m.span(d) == dir) {
+                Some(d) => d,
+                None => match dirs.get(dir) {
+                    Some(&d) => d,
+                    None => {
+                        m.dirs.push((m.bytes.len() as u32, dir.len() as u32));
+                        m.bytes.extend_from_slice(dir);
+                        let d = (m.dirs.len() - 1) as u32;
+                        dirs.insert(dir.to_vec(), d);
+                        d
+                    }
+                },
+            };
+            last = Some(d);
+            let at = m.bytes.len() as u32;
+            match cut {
+                Some(c) => {
+                    let c = usize::from(c);
+                    m.bytes.extend_from_slice(&name[..c]);
+                    m.bytes.extend_from_slice(&name[c + 36..]);
+                }
+                None => m.bytes.extend_from_slice(name),
+            }
+            m.list.push((
                 k,
                 Slot {
-                    path: (at, len),
+                    dir: d,
+                    name: at,
+                    name_len,
+                    cut: cut.unwrap_or(NO_CUT),
                     mtime: e.mtime,
                     found: e.found,
                     archived: e.archived,
@@ -71,26 +150,50 @@ impl ById {
             ));
         }
         // Discovery gives one entry per id; should two keys meet, the first (newest) stays.
-        list.sort_by_key(|(k, _)| *k);
-        list.dedup_by_key(|(k, _)| *k);
-        ById(list, paths)
+        m.list.sort_by_key(|(k, _)| *k);
+        m.list.dedup_by_key(|(k, _)| *k);
+        m.list.shrink_to_fit();
+        m.bytes.shrink_to_fit();
+        m
+    }
+
+    /// The bytes of directory `d`.
+    fn span(&self, d: u32) -> &[u8] {
+        let (at, len) = self.dirs[d as usize];
+        &self.bytes[at as usize..(at + len) as usize]
     }
 
     /// The entry of `id` (lowercase, as discovery makes it).
     pub fn get(&self, id: &str) -> Option<Entry> {
         let k = key(id)?;
-        let s = &self.0[self.0.binary_search_by_key(&k, |(k, _)| *k).ok()?].1;
-        let (at, len) = (s.path.0 as usize, s.path.1 as usize);
-        let path = Path::new(OsStr::from_bytes(self.1.get(at..at + len)?));
+        let (k, s) = &self.list[self.list.binary_search_by_key(&k, |(k, _)| *k).ok()?];
+        let at = s.name as usize;
+        let name = self.bytes.get(at..at + usize::from(s.name_len))?;
+        let mut path = self.span(s.dir).to_vec();
+        match s.cut {
+            NO_CUT => path.extend_from_slice(name),
+            c => {
+                let c = usize::from(c);
+                path.extend_from_slice(&name[..c]);
+                path.extend_from_slice(&id_of(*k));
+                path.extend_from_slice(&name[c..]);
+            }
+        }
         Some(Entry {
             id: id.to_string(),
-            path: path.to_path_buf(),
+            path: PathBuf::from(OsStr::from_bytes(&path)),
             mtime: s.mtime,
             stat: None,
             archived: s.archived,
             found: s.found,
             duplicate_in_archive: s.duplicate_in_archive,
         })
+    }
+
+    /// The bytes held for paths (tests: names are held without their ids).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.bytes.len()
     }
 }
 
@@ -129,5 +232,53 @@ mod tests {
         }
         assert!(m.get("019ceba0-ae55-7d10-9f2a-4b8e6c1d2a32").is_none());
         assert!(m.get("not-a-uuid").is_none());
+    }
+
+    /// Every path comes back byte for byte, however it spells its id: in the name as
+    /// discovery does (cut out), in capitals (held whole), not at all, twice, in a directory
+    /// of its own, without a directory; and a day's names hold neither the id nor the day.
+    #[test]
+    fn paths_come_back_exact_and_are_held_short() {
+        let ids: Vec<String> = (0..40)
+            .map(|i| format!("019ceba0-ae55-7d10-9f2a-4b8e6c1d{i:04x}"))
+            .collect();
+        let day = "/home/u/.codex/sessions/2026/03/14/";
+        let mut all: Vec<Entry> = (ids.iter())
+            .map(|id| {
+                let mut e = entry(id, false);
+                e.path = format!("{day}rollout-2026-03-14T10-15-02-{id}.jsonl").into();
+                e
+            })
+            .collect();
+        let odd = [
+            format!("/a/rollout-X-{}.jsonl.zst", ids[0].to_uppercase()),
+            "/a/b/not-named-by-its-id.jsonl".to_string(),
+            format!("{}-{}", ids[2], ids[2]),
+            format!("/{}/{}.jsonl", ids[3], ids[3]),
+            format!("/tmp/c/{}", ids[4]),
+        ];
+        for (i, p) in odd.iter().enumerate() {
+            all[i].path = PathBuf::from(p);
+        }
+        let m = ById::new(&all);
+        for e in &all {
+            assert_eq!(m.get(&e.id).unwrap().path, e.path, "{}", e.path.display());
+        }
+        let whole: usize = all.iter().map(|e| e.path.as_os_str().len()).sum();
+        let names = 35 * "rollout-2026-03-14T10-15-02-.jsonl".len();
+        let rest: usize = odd.iter().map(String::len).sum();
+        assert!(
+            m.held() <= names + rest + 2 * day.len(),
+            "{} bytes held of {whole}",
+            m.held()
+        );
+    }
+
+    #[test]
+    fn an_id_is_spelled_back_from_its_key() {
+        let id = "019ceba0-ae55-7d10-9f2a-4b8e6c1d2a3f";
+        assert_eq!(&id_of(key(id).unwrap()), id.as_bytes());
+        let upper = id.to_uppercase();
+        assert_eq!(&id_of(key(&upper).unwrap()), id.as_bytes());
     }
 }

@@ -131,14 +131,14 @@ impl PiStore {
             _ => {
                 summary.cwd = None;
                 summary.has_user_message = false;
-                summary.insert_badge(0, "not a pi session".into());
+                summary.insert_badge(0, "not a pi session");
             }
         }
         if valid_id(&summary.id) {
             let st = self.state.read(&summary.id);
             state::apply(&mut summary, &st, facts.newest_assistant);
         } else {
-            summary.add_badge("id spool cannot keep state for".into());
+            summary.add_badge("id spool cannot keep state for");
         }
         Ok(Loaded {
             parsed,
@@ -308,7 +308,7 @@ impl Store for PiStore {
         let mut seen = HashSet::new();
         for r in &mut rows {
             if !seen.insert(r.id.clone()) {
-                r.insert_badge(0, "duplicate id".into());
+                r.insert_badge(0, "duplicate id");
                 if r.error().is_none() {
                     let why = format!("duplicate id: a newer file holds pi:{}", r.id);
                     r.set_error(Some(why));
