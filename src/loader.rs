@@ -352,6 +352,7 @@ fn list_and_watch(
         // No last run to go by: the store's own guess at its newest screenful, when it has
         // one cheaper than a full discovery (Codex: by the time in the rollouts' names).
         hinted = store.first_screen(first_batch());
+        crate::keytrace::store_phase_since_launch("guessed", kind.as_str());
     }
     let mut early: HashMap<String, PathBuf> = HashMap::new();
     let mut top: Vec<Arc<SessionSummary>> = Vec::new();

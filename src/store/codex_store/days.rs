@@ -5,16 +5,20 @@
 //! hold was most of the first screen's discovery. A fork's parent in an older day is found
 //! from the time in its UUIDv7 id, not by a walk of every day.
 
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use chrono::{Datelike, Local, TimeZone};
 
 use super::discover::{self, Entry, Step};
+use crate::store::dirents::{self, Kind};
 
 /// The rollouts named by a walk of `sessions/` whose day directories are listed newest
 /// first (by their `YYYY/MM/DD` names) until `want` rollouts are named, and by a walk of
-/// all of `archived_sessions/` (flat, and its ids decide the archive flags). No rollout is
-/// `lstat`ed. Kept one per id by discovery's rules, from the entries in the full walk's
+/// `archived_sessions/` (flat) for those that may be among them or share their ids (which
+/// decide the archive flags): `archive_near`. No rollout is `lstat`ed. Kept one per id by discovery's rules, from the entries in the full walk's
 /// order: an id whose copies all lie in the walked directories keeps the copy discovery
 /// keeps. A day directory that is a symlink is not walked, as in discovery.
 pub fn newest_named(root: &Path, want: usize) -> Vec<Entry> {
@@ -36,7 +40,8 @@ pub fn newest_named(root: &Path, want: usize) -> Vec<Entry> {
     };
     let mut newest_first: Vec<usize> = (0..days.len()).collect();
     // Same root and depth: the paths compare as their year, month and day names do.
-    newest_first.sort_unstable_by(|&a, &b| days[b].0.cmp(days[a].0));
+    newest_first.sort_unstable_by(|a, b| days[*b].0.cmp(days[*a].0));
+    let mut left = days.len();
     for i in newest_first {
         if named >= want {
             break;
@@ -45,11 +50,82 @@ pub fn newest_named(root: &Path, want: usize) -> Vec<Entry> {
         let out = discover::walk_later(dir, depth, archived, false);
         named += out.len();
         walked[i] = Some(out);
+        left -= 1;
     }
     let last = walked.len() - 1;
-    walked[last] = Some(discover::walk_later(archive, depth, archived, false));
+    walked[last] = Some(if left == 0 {
+        // Every day walked: the whole archive, as discovery walks it.
+        discover::walk_later(archive, depth, archived, false)
+    } else {
+        let (since, ids) = near(plan.iter().chain(walked.iter().flatten().flatten()));
+        archive_near(archive, since.as_deref(), &ids)
+    });
     drop(later);
     discover::keep_one_each(discover::fill(plan, walked))
+}
+
+/// A rollout's id as it sits in a name or an entry (36 bytes, lowercase, as discovery's).
+type Id = [u8; 36];
+
+/// The oldest time named by `steps` (the 19 bytes after `rollout-`) and their ids.
+fn near<'a>(steps: impl Iterator<Item = &'a Step>) -> (Option<Vec<u8>>, HashSet<Id>) {
+    let (mut since, mut ids): (Option<&[u8]>, HashSet<Id>) = (None, HashSet::new());
+    for s in steps {
+        let Step::Found(e, _) = s else { continue };
+        let name = e.path.file_name().map_or(&[][..], |n| n.as_bytes());
+        if let Some(t) = name.get(8..27) {
+            since = Some(since.map_or(t, |s| s.min(t)));
+        }
+        ids.extend(Id::try_from(e.id.as_bytes()).ok());
+    }
+    (since.map(<[u8]>::to_vec), ids)
+}
+
+/// What a walk of `archive` (flat, nothing stat'ed) names that a first screen from the
+/// newest days needs: the rollouts named at `since` or later, and those of `ids` (an
+/// active rollout's archived copy decides which one discovery keeps, and its flag). One
+/// named before every rollout walked is not among the newest names. A 100k store's archive
+/// held 7.7k rollouts, and naming each was most of the first screen's CPU (issue 10).
+fn archive_near(archive: &Path, since: Option<&[u8]>, ids: &HashSet<Id>) -> Vec<Step> {
+    let mut out = Vec::new();
+    let _ = dirents::each(archive, |name, kind| {
+        let late = (name.get(8..27).zip(since)).is_some_and(|(t, s)| t >= s);
+        let known = || {
+            let id = name.get(28..64).and_then(|b| Id::try_from(b).ok());
+            id.is_some_and(|mut id| {
+                id.make_ascii_lowercase();
+                ids.contains(&id)
+            })
+        };
+        if !(late || known()) || name.starts_with(b".") {
+            return;
+        }
+        // As discovery's walk at depth 0: a directory is a rollout's only by its name, and
+        // neither a symlink nor a device is one.
+        let is_dir = match kind {
+            Kind::File => false,
+            Kind::Dir => true,
+            Kind::Symlink | Kind::Other => return,
+        };
+        // A name that is not UTF-8 names no rollout (discovery's lossy copy parses as none).
+        let Ok(text) = std::str::from_utf8(name) else {
+            return;
+        };
+        let Some((id, found, zst)) = discover::classify(text, is_dir) else {
+            return;
+        };
+        let entry = Entry {
+            id,
+            path: crate::store::fanout::path_of(archive, OsStr::from_bytes(name)),
+            mtime: None,
+            stat: None,
+            archived: true,
+            found,
+            duplicate_in_archive: false,
+        };
+        out.push(Step::Found(entry, zst));
+    });
+    out
 }
 
 /// The day directories the rollout of `id` may lie in: the first 48 bits of a UUIDv7 are
@@ -97,7 +173,8 @@ fn walked_by_discovery(day: &Path) -> bool {
 }
 
 /// The rollout of `id` (lowercase) in the day directories its UUIDv7 id names, walked and
-/// kept as discovery walks and keeps them (plain over `.zst`); `None` when it is not there.
+/// kept as discovery walks and keeps them (plain over `.zst`), else its archived copy;
+/// `None` when it is not there.
 pub fn placed(root: &Path, id: &str) -> Option<Entry> {
     let mut found = Vec::new();
     for day in days_of(root, id) {
@@ -109,7 +186,23 @@ pub fn placed(root: &Path, id: &str) -> Option<Entry> {
             }));
         }
     }
-    (discover::keep_one_each(found).into_iter()).find(|e| e.found == discover::Found::Rollout)
+    let rollout = |found: Vec<(Entry, bool)>| {
+        (discover::keep_one_each(found).into_iter()).find(|e| e.found == discover::Found::Rollout)
+    };
+    // Not in its days: an archived parent (the first screen's walk names only the archive's
+    // newest), as the archive's walk names it.
+    rollout(found).or_else(|| {
+        let ids = HashSet::from([Id::try_from(id.as_bytes()).ok()?]);
+        let steps = archive_near(&root.join("archived_sessions"), None, &ids);
+        rollout(
+            (steps.into_iter())
+                .filter_map(|s| match s {
+                    Step::Found(e, zst) if e.id == id => Some((e, zst)),
+                    _ => None,
+                })
+                .collect(),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -221,3 +221,67 @@ fn a_symlinked_day_directory_is_not_followed() {
     assert_eq!(rows, rows_after_discovery(&root, &state, &got));
     assert!(super::placed(&root, A).is_none());
 }
+
+/// Rollout `n`'s path in the archive, created on March `day` at `hour`.
+fn archived(day: u32, hour: u64, n: u64) -> String {
+    let name = rel(day, hour, n);
+    let name = name.rsplit('/').next().unwrap();
+    format!("archived_sessions/{name}")
+}
+
+/// An archive of older rollouts beside the newest days: the first screen names only the
+/// archived rollouts as new as the days walked (one archived last, the newest name of all)
+/// and the archived copy of a rollout in those days (its duplicate flag); the rows are
+/// discovery's.
+#[test]
+fn only_the_archives_newest_and_the_walked_ids_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, state) = (d.path().join("codex"), d.path().join("state"));
+    day_of(&root, 28, 0, 10);
+    for day in 1..=10 {
+        day_of(&root, day, 100 + u64::from(day) * 10, 2);
+    }
+    for k in 0..20 {
+        put(&root, &archived(3, k % 24, 500 + k), &id(500 + k), k);
+    }
+    put(&root, &archived(28, 9, 9), &id(9), 28 * 86_400);
+    put(&root, &archived(29, 0, 600), &id(600), 40 * 86_400);
+    let s = CodexStore::new(&root, &state);
+    for n in [1, 4] {
+        let got = s.first_screen(n);
+        assert_eq!(got, discovered_first(&root, &state, n), "{n}");
+        let rows: Vec<String> = (got.iter())
+            .map(|c| format!("{:?}", s.summarize(c)))
+            .collect();
+        assert_eq!(rows, rows_after_discovery(&root, &state, &got));
+    }
+    assert_eq!(s.first_screen(1)[0].id, id(600));
+    let named = super::newest_named(&root, 8);
+    assert!(named.iter().all(|e| !(id(500)..id(520)).contains(&e.id)));
+    let nine = named.iter().find(|e| e.id == id(9)).unwrap();
+    assert!(!nine.archived && nine.duplicate_in_archive, "{nine:?}");
+    // A screen the newest day cannot fill walks every day, and the whole archive.
+    let all = super::newest_named(&root, usize::MAX);
+    assert_eq!(all.iter().filter(|e| e.archived).count(), 21);
+}
+
+/// A fork in the newest day whose parent was archived: the archive's walk for the first
+/// screen names only its newest, and the parent is found there by its id without a full
+/// discovery; the fork's row is the one a full discovery reads.
+#[test]
+fn a_forks_archived_parent_is_found_in_the_archive() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, state) = fork_home(d.path());
+    let name = format!("rollout-2026-03-14T10-15-02-{A}.jsonl");
+    std::fs::create_dir_all(root.join("archived_sessions")).unwrap();
+    std::fs::rename(
+        root.join("sessions/2026/03/14").join(&name),
+        root.join("archived_sessions").join(&name),
+    )
+    .unwrap();
+    let s = CodexStore::new(&root, &state);
+    let (got, rows) = first_rows(&s, &root, &state);
+    assert!(s.partial.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(rows[0].contains("2 copied"), "{}", rows[0]);
+    assert_eq!(rows, rows_after_discovery(&root, &state, &got));
+}

@@ -90,7 +90,7 @@ pub fn filename_time(path: &Path) -> Option<DateTime<Utc>> {
 }
 
 /// Classify one directory entry by name.
-fn classify(name: &str, is_dir: bool) -> Option<(String, Found, bool)> {
+pub(super) fn classify(name: &str, is_dir: bool) -> Option<(String, Found, bool)> {
     if is_dir {
         return parse_stem(name).map(|(id, _)| (id, Found::Segmented, false));
     }

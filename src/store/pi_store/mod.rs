@@ -6,10 +6,12 @@
 //! Layout: `discover` finds the root and the files, `read` splits and decodes lines, `tree`
 //! finds the active leaf, path and branches, `listing` derives the row, `transcript` turns
 //! the path into messages, `window` replays the context window, `stream` sends both an
-//! entry at a time from a slim first pass and the path's lines read again by offset.
+//! entry at a time from a slim first pass and the path's lines read again by offset;
+//! `newest` finds a cold start's first screen from the names alone.
 
 mod discover;
 mod listing;
+mod newest;
 mod read;
 mod stream;
 mod transcript;
@@ -275,6 +277,11 @@ impl Store for PiStore {
 
     fn discover(&self) -> Vec<Candidate> {
         discover::discover(&self.root)
+    }
+
+    /// The newest sessions by the start time in their names, stat'ed alone (see `newest`).
+    fn first_screen(&self, n: usize) -> Vec<Candidate> {
+        newest::first_screen(&self.root, n)
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
