@@ -3,9 +3,10 @@
 //! decode, then per store its survey (discovery and the stat pass) and its check against the
 //! decoded metas (issue 10's warm "loaded and checked"). CPU time does not depend on the
 //! machine's load the way a wall clock does.
-//! Usage: `warm_check_cost CORPUS_DIR CACHE_DIR [ROUNDS]`; the state directory is
-//! `$XDG_DATA_HOME/spool/state`, as the browser's, so the keys are the catalog's.
-use spool::catalog::{live::Cat, packed::Packed, survey, warm};
+//! Usage: `warm_check_cost CORPUS_DIR CACHE_DIR [ROUNDS] [claude=DIR codex=DIR pi=DIR]`
+//! (an agent store's root given as `--claude-dir` etc. would give it); the state directory
+//! is `$XDG_DATA_HOME/spool/state`, as the browser's, so the keys are the catalog's.
+use spool::catalog::{live::Cat, survey, warm};
 use spool::store::{Roots, Stores};
 use std::path::Path;
 use std::time::Instant;
@@ -36,6 +37,16 @@ fn main() {
     let rounds: usize = args.next().map_or(5, |s| s.parse().unwrap());
     let mut roots = Roots::all_in(Path::new(&corpus));
     roots.state_dir = spool::store::state::default_root(Path::new("/nonexistent"));
+    for a in args {
+        let (k, v) = a.split_once('=').expect("STORE=DIR");
+        let v = Path::new(v).to_path_buf();
+        match k {
+            "claude" => roots.claude_dir = v,
+            "codex" => roots.codex_dir = v,
+            "pi" => roots.pi_dir = v,
+            _ => panic!("unknown store {k}"),
+        }
+    }
     let stores = Stores::open(&roots);
     let mut figures: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
     let mut note =
@@ -52,7 +63,12 @@ fn main() {
         for (s, known) in stores.stores.iter().zip(w.known) {
             let Some(metas) = known else { continue };
             let kind = s.kind().as_str();
-            let (cpu, wall, packed) = timed(|| Packed::of(survey::survey(s.as_ref())));
+            // Discovery alone (the survey's first step), then the survey as the browser
+            // takes it (discovery again, packed, keyed).
+            let (cpu, wall, found) = timed(|| s.discover_unordered());
+            note(format!("{kind} discovery ({})", found.len()), cpu, wall);
+            drop(found);
+            let (cpu, wall, packed) = timed(|| survey::packed(s.as_ref()));
             note(format!("{kind} survey"), cpu, wall);
             let (cpu, wall, checked) = timed(|| {
                 spool::catalog::pass::check_packed(s.as_ref(), Cat::by_id(metas), &packed)

@@ -81,7 +81,16 @@ fn statx(fd: RawFd, name: &[u8]) -> Option<Stat> {
             &mut buf,
         )
     };
-    if r != 0 || buf.stx_mask & libc::STATX_BASIC_STATS != libc::STATX_BASIC_STATS {
+    if r != 0 {
+        return None;
+    }
+    of_statx(&buf)
+}
+
+/// The `Stat` of a `statx` taken with `AT_SYMLINK_NOFOLLOW` and `STATX_BASIC_STATS` (`None`
+/// when the kernel did not fill them all), equal to `Stat::of` of `symlink_metadata`.
+pub fn of_statx(buf: &libc::statx) -> Option<Stat> {
+    if buf.stx_mask & libc::STATX_BASIC_STATS != libc::STATX_BASIC_STATS {
         return None;
     }
     Some(Stat::from_fields([

@@ -117,9 +117,23 @@ impl Memo {
     /// Inputs at or below `path` are looked up from the directory holding `path` (a Loop
     /// session's `meta.json` as `<id>/meta.json` from its collection).
     pub fn key(&mut self, inputs: &[PathBuf], path: &Path, seen: Option<&Stat>) -> u64 {
+        self.key_with(inputs, path, seen, None)
+    }
+
+    /// `key`, with `first` the `lstat` of `inputs[0]` that the store took as it named it
+    /// (`Store::summary_inputs_stated`), used for that input instead of another.
+    pub fn key_with(
+        &mut self,
+        inputs: &[PathBuf],
+        path: &Path,
+        seen: Option<&Stat>,
+        first: Option<&Stat>,
+    ) -> u64 {
         let mut h = mix(0, inputs.len() as u64);
-        for p in inputs {
+        for (i, p) in inputs.iter().enumerate() {
             h = if let Some(s) = seen.filter(|_| p.as_os_str() == path.as_os_str()) {
+                with(h, s)
+            } else if let Some(s) = first.filter(|_| i == 0) {
                 with(h, s)
             } else if self.in_state_dir(p) {
                 if self.absent(p) {

@@ -56,7 +56,8 @@ fn keys_packed(store: &dyn Store, p: &Packed, stats: &[Option<Stat>]) -> Vec<u64
         part.map(|i| {
             p.fill(i, &mut c);
             let seen = stats.get(i).and_then(Option::as_ref);
-            memo.key(&store.summary_inputs(&c), &c.path, seen)
+            let (inputs, first) = store.summary_inputs_stated(&c);
+            memo.key_with(&inputs, &c.path, seen, first.as_ref())
         })
         .collect()
     })
@@ -76,7 +77,10 @@ pub fn keys(store: &dyn Store, candidates: &[Candidate]) -> Vec<u64> {
     crate::store::gather_parallel(candidates.chunks(chunk_len(candidates.len())), |part| {
         let mut memo = stamp::Memo::new(state.clone());
         part.iter()
-            .map(|c| memo.key(&store.summary_inputs(c), &c.path, c.stat.as_ref()))
+            .map(|c| {
+                let (inputs, first) = store.summary_inputs_stated(c);
+                memo.key_with(&inputs, &c.path, c.stat.as_ref(), first.as_ref())
+            })
             .collect()
     })
 }

@@ -270,6 +270,16 @@ pub trait Store: Send + Sync {
         vec![c.path.clone(), self.state_file(&c.id)]
     }
 
+    /// `summary_inputs`, and the `lstat` of the first input where the store took one as it
+    /// named the inputs (Claude's `<id>/subagents`, looked up to know whether it exists): the
+    /// stat pass keys with it instead of taking it again. The key is the same either way.
+    fn summary_inputs_stated(
+        &self,
+        c: &Candidate,
+    ) -> (Vec<PathBuf>, Option<crate::catalog::stamp::Stat>) {
+        (self.summary_inputs(c), None)
+    }
+
     /// When a row summarized now would read differently with none of its files changed (a
     /// badge counting days); the catalog re-reads the session then. `None`: never.
     fn summary_expires(&self, _s: &SessionSummary) -> Option<SystemTime> {

@@ -40,6 +40,7 @@ use std::time::SystemTime;
 use super::sink::{EntrySink, WindowSink};
 use super::state::{self, StateDir};
 use super::{Candidate, Span, Store, WatchDir};
+use crate::catalog::stamp::Stat;
 use crate::error::{Error, Result};
 use crate::model::{Entry, SessionSummary, StoreKind, Transcript, Window};
 
@@ -330,11 +331,17 @@ impl Store for ClaudeStore {
     /// most sessions). What the last discovery saw of the project spares the lookups of an
     /// `<id>/subagents` or a legacy subagent where there can be none (see `seen`).
     fn summary_inputs(&self, c: &Candidate) -> Vec<PathBuf> {
+        self.summary_inputs_stated(c).0
+    }
+
+    /// The probe of `<id>/subagents` took its `lstat`: handed over where it is the first
+    /// input, so the stat pass does not take it again.
+    fn summary_inputs_stated(&self, c: &Candidate) -> (Vec<PathBuf>, Option<Stat>) {
         let project = c.path.parent().unwrap_or(Path::new("/"));
         let seen = self.seen.get(project);
-        let probe = match seen.as_deref() {
-            None => seen::Probe::Walk,
-            Some(p) if !p.may_hold(&c.id) => seen::Probe::Absent,
+        let (probe, stat) = match seen.as_deref() {
+            None => (seen::Probe::Walk, None),
+            Some(p) if !p.may_hold(&c.id) => (seen::Probe::Absent, None),
             Some(p) => p.subagents(&c.id),
         };
         let mut v = match probe {
@@ -344,13 +351,16 @@ impl Store for ClaudeStore {
             seen::Probe::Leaf => vec![project.join(&c.id).join("subagents")],
             seen::Probe::Walk => discover::subagent_dirs(project, &c.id),
         };
+        // Either names `<id>/subagents` first, or nothing (a walk that found it gone): the
+        // stat is of the first input or of none.
+        let first = stat.filter(|_| !v.is_empty());
         v.push(c.path.clone());
         if seen.is_none_or(|p| p.legacy) {
             v.extend(self.legacy_of(project, &c.id));
         }
         v.push(self.root.join("settings.json"));
         v.push(self.state_file(&c.id));
-        v
+        (v, first)
     }
 
     /// "live" and the cleanup countdown change with the clock alone.

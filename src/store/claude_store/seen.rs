@@ -80,9 +80,31 @@ impl Project {
     }
 
     /// What a lookup of `<name>/subagents` from the project's handle says about the walk of
-    /// it (`discover::subagent_dirs`), without listing it where the answer is certain. It
-    /// follows a final symlink as the walk's `read_dir` does.
-    pub fn subagents(&self, name: &str) -> Probe {
+    /// it (`discover::subagent_dirs`), without listing it where the answer is certain, and
+    /// the `lstat` of it when it exists (the stat pass's key of that input): one `statx`
+    /// that does not follow a final symlink, which for anything but a symlink also tells
+    /// what following it would (the walk's `read_dir` follows one). Issue 10: the key took a
+    /// second `statx` of each `subagents/` the probe had just found (15k of a warm check's
+    /// 184k at 100k Claude sessions).
+    pub fn subagents(&self, name: &str) -> (Probe, Option<crate::catalog::stamp::Stat>) {
+        let st = match self.look(name, false) {
+            None => return (Probe::Walk, None),
+            Some(Err(e)) if e == libc::ENOENT => return (Probe::Absent, None),
+            Some(Err(_)) => return (Probe::Walk, None),
+            Some(Ok(st)) => st,
+        };
+        let stat = crate::catalog::at::of_statx(&st);
+        let probe = match u32::from(st.stx_mode) & libc::S_IFMT {
+            // A symlink: what it leads to decides, as before.
+            libc::S_IFLNK => self.follow(name),
+            _ if is_dir(&st) && self.leaf(&st) => Probe::Leaf,
+            _ => Probe::Walk,
+        };
+        (probe, stat)
+    }
+
+    /// The probe of `subagents` through a final symlink.
+    fn follow(&self, name: &str) -> Probe {
         match self.look(name, true) {
             None => Probe::Walk,
             Some(Err(e)) if e == libc::ENOENT => Probe::Absent,
@@ -135,7 +157,9 @@ impl Project {
                 fd.as_raw_fd(),
                 rel.as_ptr().cast(),
                 libc::AT_STATX_SYNC_AS_STAT | flags,
-                libc::STATX_TYPE | libc::STATX_NLINK,
+                // What `subagents` keys with besides (the type and the link count
+                // come at no extra cost with the rest).
+                libc::STATX_BASIC_STATS,
                 out.as_mut_ptr(),
             )
         };

@@ -257,3 +257,62 @@ fn a_row_lists_its_project_for_legacy_subagents_only_where_discovery_saw_one() {
             .contains(&dir.join("agent-ab12.jsonl"))
     );
 }
+
+/// The warm check's survey (each `<id>/subagents` stamped with the `lstat` its probe took)
+/// keys every session as a read does (`stamp::key` of the
+/// inputs, each file `lstat`ed by its path): a `subagents/` that is a leaf, one walked, a
+/// symlink to one, a file named so, a session directory with tool results only, and
+/// sessions in two projects. The probe's stat is handed over exactly where it is the
+/// first input, and is that input's `lstat`.
+#[test]
+fn the_survey_keys_every_session_as_a_read_does_with_the_probes_stat() {
+    let (d, store, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
+    let projects = d.path().join("claude/projects");
+    let (w, x) = (projects.join("-w"), projects.join("-x"));
+    std::fs::create_dir_all(&x).unwrap();
+    let transcript = |dir: &Path, id: &str| {
+        let p = dir.join(format!("{id}.jsonl"));
+        std::fs::write(
+            &p,
+            format!("{}\n", user("u1", None, id, "2026-03-14T09:00:00Z")),
+        )
+        .unwrap();
+    };
+    for (dir, id) in [(&w, "leaf"), (&w, "walked"), (&w, "linked"), (&w, "file")] {
+        transcript(dir, id);
+    }
+    for id in ["tools", "plain", "s1"] {
+        transcript(&x, id);
+    }
+    agent(&w.join("leaf/subagents"), "a1");
+    agent(&w.join("walked/subagents/workflows/wf1"), "a2");
+    agent(&w.join("elsewhere"), "a3");
+    std::fs::create_dir_all(w.join("linked")).unwrap();
+    std::os::unix::fs::symlink(w.join("elsewhere"), w.join("linked/subagents")).unwrap();
+    std::fs::create_dir_all(w.join("file")).unwrap();
+    std::fs::write(w.join("file/subagents"), b"").unwrap();
+    std::fs::create_dir_all(x.join("tools/tool-results")).unwrap();
+
+    let survey = crate::catalog::survey::survey(&store);
+    let mut got: Vec<(PathBuf, u64)> = (survey.candidates.iter())
+        .map(|c| c.path.clone())
+        .zip(survey.keys.iter().copied())
+        .collect();
+    got.sort();
+    let mut want: Vec<(PathBuf, u64)> = (store.discover().into_iter())
+        .map(|c| (c.path.clone(), stamp::key(&store.summary_inputs(&c))))
+        .collect();
+    want.sort();
+    assert_eq!(got.len(), 8);
+    assert_eq!(got, want);
+
+    let lstat = |p: &Path| Some(stamp::Stat::of(&std::fs::symlink_metadata(p).unwrap()));
+    for id in ["leaf", "walked", "linked", "file"] {
+        let (inputs, first) = store.summary_inputs_stated(&candidate(&store, id));
+        assert_eq!(inputs[0], w.join(id).join("subagents"), "{id}");
+        assert_eq!(first, lstat(&inputs[0]), "{id}");
+    }
+    for id in ["tools", "plain"] {
+        assert_eq!(store.summary_inputs_stated(&candidate(&store, id)).1, None);
+    }
+}

@@ -272,13 +272,9 @@ pub(super) fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
         };
         (found, u8::from(e.archived), u8::from(zst))
     };
-    // The entries of one id side by side, in walk order (a stable sort of their indices):
-    // two hash maps keyed by a copy of each id were a fifth of a warm check's CPU at 10k.
-    let mut by_id: Vec<usize> = (0..all.len()).collect();
-    by_id.sort_by(|&a, &b| all[a].0.id.cmp(&all[b].0.id));
     // Per entry: kept, and then whether its id is also a rollout in the other place.
     let mut kept: Vec<Option<bool>> = vec![None; all.len()];
-    for group in by_id.chunk_by(|&a, &b| all[a].0.id == all[b].0.id) {
+    for group in by_id(&all).chunk_by(|&a, &b| all[a].0.id == all[b].0.id) {
         let (mut active, mut archived) = (false, false);
         let mut best = group[0];
         for &i in group {
@@ -304,6 +300,33 @@ pub(super) fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
             Some(e)
         })
         .collect()
+}
+
+/// The positions of `all`, the entries of one id side by side and in walk order: two hash
+/// maps keyed by a copy of each id were a fifth of a warm check's CPU at 10k. Sorted by the
+/// id's 128 bits (every id discovery names is a lowercase UUID, so equal bits are equal
+/// text), each with its position, which makes the order total: a stable sort by the ids'
+/// text, each comparison two scattered strings, was a tenth of a warm check's discovery at
+/// 100k rollouts (issue 10). An id that is not a lowercase UUID falls back to that sort.
+fn by_id(all: &[(Entry, bool)]) -> Vec<usize> {
+    let bits = |id: &str| {
+        let lower = !id.bytes().any(|c| c.is_ascii_uppercase());
+        super::found::key(id).filter(|_| lower)
+    };
+    let keyed: Option<Vec<([u64; 2], u32)>> = (all.iter().enumerate())
+        .map(|(i, (e, _))| Some((bits(&e.id)?, u32::try_from(i).ok()?)))
+        .collect();
+    match keyed {
+        Some(mut keyed) => {
+            keyed.sort_unstable();
+            keyed.into_iter().map(|(_, i)| i as usize).collect()
+        }
+        None => {
+            let mut by: Vec<usize> = (0..all.len()).collect();
+            by.sort_by(|&a, &b| all[a].0.id.cmp(&all[b].0.id));
+            by
+        }
+    }
 }
 
 /// A candidate takes the entry's id and path without copying them: discovery's entries are
@@ -462,5 +485,48 @@ mod tests {
         // Valid names take the fast path (it is the one that must agree above).
         assert!(strict_time("2026-03-14T10-15-02").is_some());
         assert!(strict_time("2024-02-29T23-59-59").is_some());
+    }
+
+    /// Entries are grouped by id as a stable sort of their ids' text groups them: every
+    /// group, each in walk order (lowercase UUIDs by their bits, anything else by text).
+    #[test]
+    fn entries_are_grouped_by_id_in_walk_order() {
+        let entry = |id: String| {
+            let path = PathBuf::from(format!("/c/{id}.jsonl"));
+            let e = Entry {
+                id,
+                path,
+                mtime: None,
+                stat: None,
+                archived: false,
+                found: Found::Rollout,
+                duplicate_in_archive: false,
+            };
+            (e, false)
+        };
+        let uuid = |n: usize| format!("019ceba0-ae55-7d10-9f2a-{:012x}", n * 7919 % 500);
+        let groups = |all: &[(Entry, bool)], by: Vec<usize>| {
+            let mut g: Vec<Vec<usize>> = (by.chunk_by(|&a, &b| all[a].0.id == all[b].0.id))
+                .map(<[usize]>::to_vec)
+                .collect();
+            g.sort();
+            g
+        };
+        let stable = |all: &[(Entry, bool)]| {
+            let mut by: Vec<usize> = (0..all.len()).collect();
+            by.sort_by(|&a, &b| all[a].0.id.cmp(&all[b].0.id));
+            by
+        };
+        let uuids: Vec<_> = (0..2000).map(|n| entry(uuid(n))).collect();
+        // An uppercase twin between lowercase ones (7, 507, 1007, 1507 share an id), and
+        // an id that is no UUID.
+        let (mut upper, mut odd) = (uuids.clone(), uuids.clone());
+        upper[1007] = entry(uuid(1007).to_uppercase());
+        odd[9] = entry("not-a-uuid".into());
+        for (all, n) in [(uuids, 500), (upper, 501), (odd, 501)] {
+            let got = groups(&all, by_id(&all));
+            assert_eq!(got.len(), n);
+            assert_eq!(got, groups(&all, stable(&all)));
+        }
     }
 }

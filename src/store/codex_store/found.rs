@@ -51,7 +51,7 @@ type Key = [u64; 2];
 
 /// The id's hex digits as a number. Discovery lowercases ids and only takes uuids, so two
 /// ids with one key are the same text.
-fn key(id: &str) -> Option<Key> {
+pub(super) fn key(id: &str) -> Option<Key> {
     if !super::is_uuid(id) {
         return None;
     }
@@ -150,7 +150,9 @@ impl ById {
             ));
         }
         // Discovery gives one entry per id; should two keys meet, the first (newest) stays.
-        m.list.sort_by_key(|(k, _)| *k);
+        // A name's place in the buffer grows with the entry's, so it makes an unstable sort
+        // keep their order (a stable sort took a scratch buffer of half the list).
+        m.list.sort_unstable_by_key(|(k, s)| (*k, s.name));
         m.list.dedup_by_key(|(k, _)| *k);
         m.list.shrink_to_fit();
         m.bytes.shrink_to_fit();
@@ -280,5 +282,23 @@ mod tests {
         assert_eq!(&id_of(key(id).unwrap()), id.as_bytes());
         let upper = id.to_uppercase();
         assert_eq!(&id_of(key(&upper).unwrap()), id.as_bytes());
+    }
+
+    /// Of entries with one id, the first given is the one kept, wherever the others fall
+    /// among many other ids.
+    #[test]
+    fn of_repeated_ids_the_first_stays() {
+        let id = |n: usize| format!("019ceba0-ae55-7d10-9f2a-{:012x}", n * 7919 % 1000);
+        let mut all = Vec::new();
+        for n in 0..3000 {
+            let mut e = entry(&id(n), n % 2 == 0);
+            e.path = PathBuf::from(format!("/c/{n}.jsonl"));
+            all.push(e);
+        }
+        let m = ById::new(&all);
+        for n in 0..1000 {
+            let first = all.iter().find(|e| e.id == id(n)).unwrap();
+            assert_eq!(m.get(&id(n)).unwrap().path, first.path, "{}", id(n));
+        }
     }
 }
