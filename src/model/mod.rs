@@ -1,6 +1,5 @@
 //! Format-neutral types every store produces and every view consumes.
 
-pub mod badges;
 pub mod ended;
 pub mod left_off;
 pub mod message;

@@ -97,8 +97,8 @@ pub struct SessionSummary {
     /// Model label (`provider/id`, loom's tag), when the store records one.
     pub model: Option<Shared>,
     /// Short warnings shown beside the row: "cwd missing", "2 unreadable lines", ...
-    /// (`badges`, `add_badge`), end to end in one buffer (`model::badges`).
-    pub(super) badges: super::badges::Badges,
+    /// (`badges`, `add_badge`).
+    pub(super) badges: Box<[Shared]>,
     /// Writers must refuse this session (error rows, id mismatches, non-standard names).
     pub read_only: bool,
     /// How the log ends (`Store::summarize` derives it from the tail it reads); `None` for
@@ -186,7 +186,7 @@ impl SessionSummary {
             archived: false,
             has_user_message: false,
             model: None,
-            badges: Default::default(),
+            badges: Box::default(),
             read_only: false,
             ended: None,
             git_branch: None,
@@ -244,28 +244,31 @@ impl SessionSummary {
     }
 
     /// Short warnings shown beside the row.
-    pub fn badges(&self) -> super::badges::BadgeList<'_> {
-        self.badges.list()
+    pub fn badges(&self) -> &[Shared] {
+        &self.badges
     }
 
     /// Add a warning after the others.
-    pub fn add_badge(&mut self, b: impl AsRef<str>) {
-        self.insert_badge(self.badges.list().len(), b);
+    pub fn add_badge(&mut self, b: Shared) {
+        self.insert_badge(self.badges.len(), b);
     }
 
     /// Put a warning at `i` (0: before the others).
-    pub fn insert_badge(&mut self, i: usize, b: impl AsRef<str>) {
-        self.badges = self.badges.inserted(i, b.as_ref());
+    pub fn insert_badge(&mut self, i: usize, b: Shared) {
+        let mut v = std::mem::take(&mut self.badges).into_vec();
+        v.insert(i, b);
+        self.badges = v.into_boxed_slice();
     }
 
     /// The warnings as one line, `, ` between them.
     pub fn badge_text(&self) -> String {
-        self.badges().to_vec().join(", ")
+        let v: Vec<&str> = self.badges.iter().map(Shared::as_str).collect();
+        v.join(", ")
     }
 
     /// Replace the warnings.
     pub fn set_badges<T: AsRef<str>>(&mut self, bs: impl IntoIterator<Item = T>) {
-        self.badges = super::badges::Badges::of(bs);
+        self.badges = bs.into_iter().map(|b| Shared::new(b.as_ref())).collect();
     }
 
     /// `FORMAT:ID`.
@@ -532,8 +535,8 @@ mod tests {
         s.set_child_of(Some("codex:p".into()));
         s.set_error(Some("cut".into()));
         s.set_badges(["1 subagent", "cwd missing"]);
-        s.add_badge("late");
-        s.insert_badge(0, "first");
+        s.add_badge("late".into());
+        s.insert_badge(0, "first".into());
         let v = serde_json::to_value(&s).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         assert_eq!(

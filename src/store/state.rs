@@ -134,8 +134,8 @@ impl StateDir {
 /// newest main assistant record's timestamp: unread when strictly newer than `read_upto`.
 pub fn apply(s: &mut SessionSummary, state: &Sidecar, newest_assistant: Option<DateTime<Utc>>) {
     if let Some(w) = state.warning() {
-        s.add_badge("spool state unreadable");
-        s.add_badge(w);
+        s.add_badge("spool state unreadable".into());
+        s.add_badge(w.into());
     }
     let Some(m) = state.map() else { return };
     if let Some(p) = m.get("pinned_at").filter(|v| !v.is_null()) {

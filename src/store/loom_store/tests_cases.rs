@@ -209,7 +209,7 @@ fn non_object_arguments_make_the_line_bad() {
     let r = row(&s, ID);
     assert_eq!(
         (r.messages, r.badges().to_vec()),
-        (1, vec!["1 unreadable line"])
+        (1, vec![crate::model::Shared::new("1 unreadable line")])
     );
 }
 

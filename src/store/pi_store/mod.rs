@@ -133,14 +133,14 @@ impl PiStore {
             _ => {
                 summary.cwd = None;
                 summary.has_user_message = false;
-                summary.insert_badge(0, "not a pi session");
+                summary.insert_badge(0, "not a pi session".into());
             }
         }
         if valid_id(&summary.id) {
             let st = self.state.read(&summary.id);
             state::apply(&mut summary, &st, facts.newest_assistant);
         } else {
-            summary.add_badge("id spool cannot keep state for");
+            summary.add_badge("id spool cannot keep state for".into());
         }
         Ok(Loaded {
             parsed,
@@ -315,7 +315,7 @@ impl Store for PiStore {
         let mut seen = HashSet::new();
         for r in &mut rows {
             if !seen.insert(r.id.clone()) {
-                r.insert_badge(0, "duplicate id");
+                r.insert_badge(0, "duplicate id".into());
                 if r.error().is_none() {
                     let why = format!("duplicate id: a newer file holds pi:{}", r.id);
                     r.set_error(Some(why));

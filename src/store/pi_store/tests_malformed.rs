@@ -174,7 +174,7 @@ fn invalid_header_is_an_error_row_still_viewable_and_not_pi_is_hidden() {
     let (_d, store, _) = raw_one("notes.jsonl", b"{\"hello\":1}\n");
     let s = row(&store, "notes");
     assert!(s.error().is_none() && s.is_empty() && s.cwd.is_none());
-    assert_eq!(&s.badges()[0], "not a pi session");
+    assert_eq!(s.badges()[0], "not a pi session");
     let f = crate::store::registry::Filter::default();
     assert!(!f.accepts(&s), "hidden by default");
 }
