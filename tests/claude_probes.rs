@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::Home;
@@ -102,31 +102,42 @@ fn counts_subdirs(dir: &Path) -> bool {
     [0xEF53, 0x5846_5342, 0x0102_1994].contains(&kind)
 }
 
+/// `SESSIONS` sessions in one project of `h`; the project's directory.
+fn sessions(h: &Home) -> PathBuf {
+    let project = h.claude_dir().join("projects/-w");
+    std::fs::create_dir_all(&project).unwrap();
+    for i in 0..SESSIONS {
+        session(&project, i);
+    }
+    project
+}
+
+/// A cold `spool list`, then a warm one under strace; the trace (`None` where strace cannot
+/// run). The warm list must print what the cold one did.
+fn traced_warm_list(h: &Home) -> Option<String> {
+    let cold = list(h, None).expect("spool list");
+    assert_eq!(cold.lines().count(), SESSIONS);
+    let trace = h.path().join("trace.txt");
+    let warm = list(h, Some(&trace))?;
+    assert_eq!(warm, cold, "the warm list prints what the cold one did");
+    Some(std::fs::read_to_string(&trace).unwrap())
+}
+
 /// A warm list opens no `<id>/subagents` that is absent (the old code tried one for each of
 /// the 40 session directories), and lists no `subagents/` without subdirectories (20 listings
 /// before, two `getdents64` each). A nested workflow directory is still listed.
 #[test]
 fn a_warm_list_opens_no_absent_subagents_and_lists_no_leaf_one() {
     let h = Home::empty();
-    let project = h.claude_dir().join("projects/-w");
-    std::fs::create_dir_all(&project).unwrap();
-    for i in 0..SESSIONS {
-        session(&project, i);
-    }
+    let project = sessions(&h);
     let nested = project.join("5b0f6c1e-8d52-4c3a-9a41-000000000001/subagents/workflows/wf1");
     std::fs::create_dir_all(&nested).unwrap();
     std::fs::write(nested.join("agent-b1.jsonl"), "{}\n").unwrap();
 
-    let cold = list(&h, None).expect("spool list");
-    assert_eq!(cold.lines().count(), SESSIONS);
-    let trace = h.path().join("trace.txt");
-    let Some(warm) = list(&h, Some(&trace)) else {
+    let Some(text) = traced_warm_list(&h) else {
         eprintln!("skipped: strace could not run here");
         return;
     };
-    assert_eq!(warm, cold, "the warm list prints what the cold one did");
-
-    let text = std::fs::read_to_string(&trace).unwrap();
     let calls = |f: &dyn Fn(&str) -> bool| text.lines().filter(|l| f(l)).count();
     // Any open naming a subagents tree, found or not (strace may split a call's line from
     // its result). The nested one's walk opens its `subagents/`, `workflows/` and `wf1/`.
@@ -148,19 +159,11 @@ fn a_warm_list_opens_no_absent_subagents_and_lists_no_leaf_one() {
 #[test]
 fn a_warm_list_stats_each_subagents_directory_once() {
     let h = Home::empty();
-    let project = h.claude_dir().join("projects/-w");
-    std::fs::create_dir_all(&project).unwrap();
-    for i in 0..SESSIONS {
-        session(&project, i);
-    }
-    let cold = list(&h, None).expect("spool list");
-    let trace = h.path().join("trace.txt");
-    let Some(warm) = list(&h, Some(&trace)) else {
+    sessions(&h);
+    let Some(text) = traced_warm_list(&h) else {
         eprintln!("skipped: strace could not run here");
         return;
     };
-    assert_eq!(warm, cold, "the warm list prints what the cold one did");
-    let text = std::fs::read_to_string(&trace).unwrap();
     // The path ends in `subagents` (the directory itself, not below it), and it was found
     // (every session's directory is probed; half hold no `subagents/`).
     let stats = (text.lines())
