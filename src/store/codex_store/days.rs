@@ -172,37 +172,28 @@ fn walked_by_discovery(day: &Path) -> bool {
     true
 }
 
-/// The rollout of `id` (lowercase) in the day directories its UUIDv7 id names, walked and
-/// kept as discovery walks and keeps them (plain over `.zst`), else its archived copy;
-/// `None` when it is not there.
+/// The rollout of `id` (lowercase) in the day directories its UUIDv7 id names and in the
+/// archive, walked and kept as discovery walks and keeps them: plain over `.zst`, active
+/// over archived, and an active one's archived copy setting its `duplicate_in_archive`.
+/// `None` when it is in neither. A copy elsewhere (the legacy flat layout, a day its id
+/// does not name) is not looked for: the caller walks the whole store when this misses.
 pub fn placed(root: &Path, id: &str) -> Option<Entry> {
     let mut found = Vec::new();
     for day in days_of(root, id) {
         if walked_by_discovery(&day) {
-            let steps = discover::walk_later(&day, 1, false, false);
-            found.extend(steps.into_iter().filter_map(|s| match s {
-                Step::Found(e, zst) if e.id == id => Some((e, zst)),
-                _ => None,
-            }));
+            found.extend(discover::walk_later(&day, 1, false, false));
         }
     }
-    let rollout = |found: Vec<(Entry, bool)>| {
-        (discover::keep_one_each(found).into_iter()).find(|e| e.found == discover::Found::Rollout)
-    };
-    // Not in its days: an archived parent (the first screen's walk names only the archive's
-    // newest), as the archive's walk names it.
-    rollout(found).or_else(|| {
-        let ids = HashSet::from([Id::try_from(id.as_bytes()).ok()?]);
-        let steps = archive_near(&root.join("archived_sessions"), None, &ids);
-        rollout(
-            (steps.into_iter())
-                .filter_map(|s| match s {
-                    Step::Found(e, zst) if e.id == id => Some((e, zst)),
-                    _ => None,
-                })
-                .collect(),
-        )
-    })
+    // The archive comes after every day in discovery's walk, as here.
+    let ids = HashSet::from([Id::try_from(id.as_bytes()).ok()?]);
+    found.extend(archive_near(&root.join("archived_sessions"), None, &ids));
+    let found = (found.into_iter())
+        .filter_map(|s| match s {
+            Step::Found(e, zst) if e.id == id => Some((e, zst)),
+            _ => None,
+        })
+        .collect();
+    (discover::keep_one_each(found).into_iter()).find(|e| e.found == discover::Found::Rollout)
 }
 
 #[cfg(test)]

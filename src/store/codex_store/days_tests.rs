@@ -285,3 +285,50 @@ fn a_forks_archived_parent_is_found_in_the_archive() {
     assert!(rows[0].contains("2 copied"), "{}", rows[0]);
     assert_eq!(rows, rows_after_discovery(&root, &state, &got));
 }
+
+/// What an entry says of its rollout (its times aside: a walk that stats nothing has none,
+/// and they only order a discovery).
+fn place(e: &super::Entry) -> (String, std::path::PathBuf, bool, bool, bool) {
+    let rollout = e.found == super::super::discover::Found::Rollout;
+    (
+        e.id.clone(),
+        e.path.clone(),
+        e.archived,
+        e.duplicate_in_archive,
+        rollout,
+    )
+}
+
+/// A warm start's pane asks for a row before any discovery is kept: the entry comes from
+/// the days its id names and the archive, equal to the one a full discovery keeps (its
+/// archived copy setting the duplicate flag), and the store is not walked whole (nothing
+/// is kept, so the survey's walk is the only one). Issue 10: the pane's whole walk beside
+/// the survey's cost 45 MB of a 100k store's start.
+#[test]
+fn a_row_asked_for_before_any_walk_is_placed_as_discovery_keeps_it() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, state) = fork_home(d.path());
+    let name = format!("rollout-2026-03-14T10-15-02-{A}.jsonl");
+    let copy = root.join("archived_sessions").join(&name);
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(root.join("sessions/2026/03/14").join(&name), &copy).unwrap();
+    let full = CodexStore::new(&root, &state).discover_entries();
+    let whole = full.iter().find(|e| e.id == A).unwrap();
+    assert!(whole.duplicate_in_archive && !whole.archived, "{whole:?}");
+    let s = CodexStore::new(&root, &state);
+    assert_eq!(place(&s.entry(A).unwrap()), place(whole));
+    assert!(
+        s.found.lock().unwrap().get(B).is_none(),
+        "a whole walk was kept"
+    );
+    // Only in the archive: the archived copy, as discovery keeps it.
+    std::fs::remove_file(root.join("sessions/2026/03/14").join(&name)).unwrap();
+    let full = CodexStore::new(&root, &state).discover_entries();
+    let whole = full.iter().find(|e| e.id == A).unwrap();
+    let s = CodexStore::new(&root, &state);
+    assert_eq!(place(&s.entry(A).unwrap()), place(whole));
+    assert!(
+        s.found.lock().unwrap().get(B).is_none(),
+        "a whole walk was kept"
+    );
+}

@@ -59,6 +59,12 @@ pub struct CodexStore {
     /// `found` holds a first screen's walk of the newest days only (see `days`), not a
     /// whole discovery: an id missing from it may still be on disk.
     partial: AtomicBool,
+    /// Held through every whole discovery and the `keep` that ends it. Issue 10: at a warm
+    /// start the pane asked for the selected row's entry while the survey's discovery was
+    /// still walking, missed (nothing kept yet) and walked the whole store a second time
+    /// beside it: at 100k rollouts about 45 MB of a start's peak, and a core's worth of
+    /// the survey's time. A miss now waits for the walk in flight and looks again.
+    walking: Mutex<()>,
     index: index::Cache,
     turns: Mutex<TurnCache>,
     /// `<root>/session_index.jsonl`, an input of every row: joined once, not per session.
@@ -83,6 +89,7 @@ impl CodexStore {
             state: StateDir::new(state_root, STATE_NAME),
             found: Mutex::default(),
             partial: AtomicBool::new(false),
+            walking: Mutex::default(),
             index: index::Cache::default(),
             turns: Mutex::new(HashMap::new()),
             index_path: root.join("session_index.jsonl"),
@@ -94,7 +101,19 @@ impl CodexStore {
     }
 
     fn discover_entries(&self) -> Vec<discover::Entry> {
+        let _walk = self.walk_lock();
         self.keep(discover::discover(&self.root))
+    }
+
+    /// The right to walk the whole store (see `walking`).
+    fn walk_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.walking.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The kept entry of `id`, if its rollout is still there.
+    fn kept(&self, id: &str) -> Option<discover::Entry> {
+        let cached = self.found.lock().unwrap_or_else(|e| e.into_inner()).get(id);
+        cached.filter(|e| e.path.exists())
     }
 
     /// Keep `all`, the whole of a discovery, by id (see `found`), and hand it back.
@@ -116,15 +135,27 @@ impl CodexStore {
         if !is_uuid(&id) {
             return Err(Error::NotFound(format!("codex:{id}")));
         }
-        let cached = self
-            .found
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&id);
-        if let Some(e) = cached.filter(|e| e.path.exists()) {
+        match self.kept(&id) {
+            Some(e) => Ok(e),
+            None => self.located(&id),
+        }
+    }
+
+    /// The entry of `id` (lowercase, a UUID) not found among the kept ones: a warm start's
+    /// pane asks before the survey's walk ends, or the rollout is newer than the last walk.
+    /// The days its UUIDv7 id names and the archive (a few directories) are looked in
+    /// before the whole store is walked.
+    fn located(&self, id: &str) -> Result<discover::Entry> {
+        if let Some(e) = days::placed(&self.root, id) {
             return Ok(e);
         }
-        self.discover_entries()
+        // A discovery in flight (the survey's) keeps what it found when it ends: wait for
+        // it and look again before walking the store a second time.
+        let _walk = self.walk_lock();
+        if let Some(e) = self.kept(id) {
+            return Ok(e);
+        }
+        self.keep(discover::discover(&self.root))
             .into_iter()
             .find(|e| e.id == id)
             .ok_or_else(|| Error::NotFound(format!("codex:{id}")))
@@ -138,12 +169,11 @@ impl CodexStore {
         let id = id.to_ascii_lowercase();
         if self.partial.load(Ordering::SeqCst) {
             let known = (self.found.lock().unwrap_or_else(|e| e.into_inner())).get(&id);
-            if let Some(e) = known.filter(|e| !e.archived && e.path.exists()) {
-                return Ok(e);
-            }
-            if let Some(e) = days::placed(&self.root, &id) {
-                return Ok(e);
-            }
+            return match known.filter(|e| !e.archived && e.path.exists()) {
+                Some(e) => Ok(e),
+                None if is_uuid(&id) => self.located(&id),
+                None => Err(Error::NotFound(format!("codex:{id}"))),
+            };
         }
         self.entry(&id)
     }
@@ -301,11 +331,10 @@ impl Store for CodexStore {
     }
 
     fn discover_unordered(&self) -> Vec<Candidate> {
-        (self
-            .keep(discover::discover_unordered(&self.root))
-            .into_iter())
-        .map(Candidate::from)
-        .collect()
+        let walk = self.walk_lock();
+        let all = self.keep(discover::discover_unordered(&self.root));
+        drop(walk);
+        all.into_iter().map(Candidate::from).collect()
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
