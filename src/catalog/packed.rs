@@ -53,7 +53,11 @@ const SAME: u32 = 1 << 30;
 /// the id is stored. Issue 10: at 100k Claude Code sessions the names were 4.2 MB of the
 /// packed survey, held beside every decoded row until the check ended.
 const JSONL: u32 = 1 << 29;
-const FLAGS: u32 = WHOLE | SAME | JSONL;
+/// With `SAME`: the name is a prefix, the id and then `EXT` if `JSONL` (a Codex rollout,
+/// `rollout-<time>-<id>.jsonl`), and only the id and the prefix are stored. Issue 10: at
+/// 100k rollouts the ids held twice were 4 MB of the survey at a warm start's peak.
+const PREFIX: u32 = 1 << 28;
+const FLAGS: u32 = WHOLE | SAME | JSONL | PREFIX;
 /// What a `JSONL` name adds to its id.
 const EXT: &str = ".jsonl";
 
@@ -89,15 +93,26 @@ impl Packed {
     /// discovery took at the same index (empty where it took none: they are what keying
     /// needs of the candidates beyond the packed bytes).
     pub fn pack(candidates: Vec<Candidate>) -> (Packed, Vec<Option<Stat>>) {
-        let n = candidates.len();
-        // Room for every id and every name that is not its id, so the text is allocated
-        // once: grown as it filled, its copies were a tenth of packing a 33k-session store.
-        let room = (candidates.iter())
-            .map(|c| c.id.len() + split(&c.path).map_or(0, |(_, n)| n.len()))
-            .sum();
-        let mut stats = Vec::new();
-        if candidates.iter().any(|c| c.stat.is_some()) {
-            stats.reserve_exact(n);
+        let room = (candidates.iter()).map(|c| room(&c.id, &c.path)).sum();
+        let stats = candidates.iter().any(|c| c.stat.is_some());
+        Packed::pack_each(candidates.len(), room, stats, candidates)
+    }
+
+    /// `n` candidates packed one by one as `candidates` makes them, so they are never all
+    /// held whole (a store's own discovery, `Store::discover_packed`); `room` is the sum of
+    /// their `room`s, and `stats` whether any carries one.
+    pub fn pack_each(
+        n: usize,
+        room: usize,
+        stats: bool,
+        candidates: impl IntoIterator<Item = Candidate>,
+    ) -> (Packed, Vec<Option<Stat>>) {
+        // Room for every id and every name part that is not its id, so the text is
+        // allocated once: grown as it filled, its copies were a tenth of packing a
+        // 33k-session store.
+        let mut kept = Vec::new();
+        if stats {
+            kept.reserve_exact(n);
         }
         let mut p = Packed {
             dirs: Vec::new(),
@@ -110,14 +125,16 @@ impl Packed {
         // into different paths.
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for c in candidates {
-            if stats.capacity() > 0 {
-                stats.push(c.stat);
+            if stats {
+                kept.push(c.stat);
             }
             p.push(c, &mut index);
         }
         p.text.shrink_to_fit();
+        p.spots.shrink_to_fit();
+        p.mtimes.shrink_to_fit();
         p.dirs.shrink_to_fit();
-        (p, stats)
+        (p, kept)
     }
 
     /// Candidate `i` written into `c`, reusing its buffers (keying a packed survey builds
@@ -128,9 +145,9 @@ impl Packed {
         c.path.as_mut_os_string().clear();
         c.path
             .push(&self.dirs[(self.spots[i].dir & !FLAGS) as usize]);
-        if let Some((name, ext)) = self.name(i) {
-            c.path.push(name);
-            c.path.as_mut_os_string().push(ext);
+        if let Some([first, rest @ ..]) = self.name(i) {
+            c.path.push(first);
+            rest.iter().for_each(|p| c.path.as_mut_os_string().push(p));
         }
         c.mtime = self.mtimes[i];
         c.stat = None;
@@ -156,13 +173,20 @@ impl Packed {
         let dir = match split(&c.path) {
             Some((d, name)) => {
                 let i = dir_of(d, &mut self.dirs);
-                if name.as_bytes() == c.id.as_bytes() {
-                    i | SAME
-                } else if name.as_bytes().strip_suffix(EXT.as_bytes()) == Some(c.id.as_bytes()) {
-                    i | SAME | JSONL
-                } else {
-                    self.text.extend_from_slice(name.as_bytes());
-                    i
+                let (stem, ext) = match name.as_bytes().strip_suffix(EXT.as_bytes()) {
+                    Some(stem) => (stem, JSONL),
+                    None => (name.as_bytes(), 0),
+                };
+                match stem.strip_suffix(c.id.as_bytes()) {
+                    Some([]) => i | SAME | ext,
+                    Some(prefix) if !c.id.is_empty() => {
+                        self.text.extend_from_slice(prefix);
+                        i | SAME | PREFIX | ext
+                    }
+                    _ => {
+                        self.text.extend_from_slice(name.as_bytes());
+                        i
+                    }
                 }
             }
             None => dir_of(&c.path, &mut self.dirs) | WHOLE,
@@ -180,19 +204,22 @@ impl Packed {
             .map_or(0, |j| self.spots[j].name_end as usize)
     }
 
-    /// Candidate `i`'s file name, as a stored part and what follows it (`EXT` or nothing).
-    fn name(&self, i: usize) -> Option<(&OsStr, &str)> {
+    /// Candidate `i`'s file name in the parts it is stored as: what comes before the id
+    /// (or the whole name), the id when the name holds it, and `EXT` or nothing.
+    fn name(&self, i: usize) -> Option<[&OsStr; 3]> {
         let s = self.spots[i];
         if s.dir & WHOLE != 0 {
             return None;
         }
-        let (from, to) = if s.dir & SAME != 0 {
-            (self.start(i), s.id_end as usize)
-        } else {
-            (s.id_end as usize, s.name_end as usize)
-        };
-        let ext = if s.dir & JSONL != 0 { EXT } else { "" };
-        Some((OsStr::from_bytes(&self.text[from..to]), ext))
+        let part = |from: usize, to: usize| OsStr::from_bytes(&self.text[from..to]);
+        let ext = OsStr::new(if s.dir & JSONL != 0 { EXT } else { "" });
+        let id = part(self.start(i), s.id_end as usize);
+        let own = part(s.id_end as usize, s.name_end as usize);
+        Some(match s.dir & (SAME | PREFIX) {
+            0 => [own, OsStr::new(""), ext],
+            SAME => [id, OsStr::new(""), ext],
+            _ => [own, id, ext],
+        })
     }
 
     /// The heap bytes it holds (tests bound them).
@@ -203,6 +230,12 @@ impl Packed {
             + self.keys.capacity() * 8
             + (self.dirs.iter()).map(|d| d.capacity() + 24).sum::<usize>()
     }
+}
+
+/// What candidate `id` at `path` may store in a survey's text at most (its id, and its
+/// name), for `Packed::pack_each`'s room.
+fn room(id: &str, path: &Path) -> usize {
+    id.len() + split(path).map_or(0, |(_, n)| n.len())
 }
 
 /// `path` as a directory and a name that `Path::push` joins back to the same bytes: cut at
@@ -235,13 +268,13 @@ impl Listed for Packed {
 
     fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path {
         let dir = &self.dirs[(self.spots[i].dir & !FLAGS) as usize];
-        let Some((name, ext)) = self.name(i) else {
+        let Some([first, rest @ ..]) = self.name(i) else {
             return dir;
         };
         buf.as_mut_os_string().clear();
         buf.push(dir);
-        buf.push(name);
-        buf.as_mut_os_string().push(ext);
+        buf.push(first);
+        rest.iter().for_each(|p| buf.as_mut_os_string().push(p));
         buf
     }
 
@@ -297,6 +330,10 @@ mod tests {
             c("r.jsonl", "/p/one/r.jsonl", None),
             c("", "/p/two/.jsonl", None),
             c("t", "/p/two/t.json", None),
+            c("u", "/p/two/rollout-1-u.jsonl", None),
+            c("v", "/p/two/xv", None),
+            c("w.jsonl", "/p/two/aw.jsonl.jsonl", None),
+            c("yy", "/p/two/y.jsonl", None),
         ];
         cs.push(Candidate {
             id: "h".into(),
@@ -345,6 +382,32 @@ mod tests {
             .collect();
         let (p, _) = Packed::pack(cs.clone());
         assert_eq!(p.text.len(), 1000 * 36, "the ids alone");
+        let mut buf = PathBuf::new();
+        let mut got = Candidate::unreadable_dir(Path::new("/x"));
+        for (i, want) in cs.iter().enumerate() {
+            assert_eq!(p.path(i, &mut buf), want.path, "{i}");
+            p.fill(i, &mut got);
+            assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
+        }
+    }
+
+    /// Codex's rollouts are named `rollout-<time>-<id>.jsonl`: each id is stored once,
+    /// with what comes before it, and each path comes back whole.
+    #[test]
+    fn a_rollout_named_with_its_id_stores_the_id_once() {
+        let id = |i: u32| format!("019c{i:04x}-0000-7000-8000-000000000000");
+        let name = |i: u32| format!("rollout-2026-03-14T10-15-{:02}-{}.jsonl", i % 60, id(i));
+        let cs: Vec<Candidate> = (0..1000)
+            .map(|i| {
+                c(
+                    &id(i),
+                    &format!("/h/.codex/sessions/2026/03/{}/{}", i % 9, name(i)),
+                    None,
+                )
+            })
+            .collect();
+        let (p, _) = Packed::pack(cs.clone());
+        assert_eq!(p.text.len(), 1000 * (36 + 28), "the ids and the prefixes");
         let mut buf = PathBuf::new();
         let mut got = Candidate::unreadable_dir(Path::new("/x"));
         for (i, want) in cs.iter().enumerate() {

@@ -68,6 +68,19 @@ pub fn sink_error(e: std::io::Error) -> crate::error::Error {
     crate::error::Error::io("writing", "stdout", e)
 }
 
+/// The items of `all` from the last, the vector shrunk every few thousand so its emptied
+/// end goes back to the allocator (a large vector is a mapping of its own, `heap`, and
+/// shrinking it returns the pages) while what they become is built. For a survey packed
+/// from a store's own entries, in no particular order.
+pub fn drain_freeing<T>(mut all: Vec<T>) -> impl Iterator<Item = T> {
+    std::iter::from_fn(move || {
+        if all.len() % 4096 == 0 {
+            all.shrink_to_fit();
+        }
+        all.pop()
+    })
+}
+
 /// A session found by discovery, before anything inside it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -250,6 +263,18 @@ pub trait Store: Send + Sync {
     /// keys. A store may leave out the `lstat`s that only `discover`'s order needs.
     fn discover_unordered(&self) -> Vec<Candidate> {
         self.discover()
+    }
+
+    /// `discover_unordered` packed (`catalog::packed`), with the stats discovery took at
+    /// the same index: the browser's survey. A store whose discovery holds its entries in a
+    /// form of its own packs them one by one, never holding them all as candidates too.
+    fn discover_packed(
+        &self,
+    ) -> (
+        crate::catalog::packed::Packed,
+        Vec<Option<crate::catalog::stamp::Stat>>,
+    ) {
+        crate::catalog::packed::Packed::pack(self.discover_unordered())
     }
 
     /// Whether `discover` orders sessions by their names alone, with no `stat` of each. On a

@@ -100,6 +100,12 @@ impl CodexStore {
         &self.root
     }
 
+    /// A whole discovery in no order, kept (the survey's).
+    fn discovered(&self) -> Vec<discover::Entry> {
+        let _walk = self.walk_lock();
+        self.keep(discover::discover_unordered(&self.root))
+    }
+
     fn discover_entries(&self) -> Vec<discover::Entry> {
         let _walk = self.walk_lock();
         self.keep(discover::discover(&self.root))
@@ -331,10 +337,24 @@ impl Store for CodexStore {
     }
 
     fn discover_unordered(&self) -> Vec<Candidate> {
-        let walk = self.walk_lock();
-        let all = self.keep(discover::discover_unordered(&self.root));
-        drop(walk);
-        all.into_iter().map(Candidate::from).collect()
+        self.discovered().into_iter().map(Candidate::from).collect()
+    }
+
+    /// Each entry becomes a candidate as it is packed, and the entries' vector is handed
+    /// back as it empties; the packed survey grows as they go (no room reserved for all of
+    /// it beside all of them). Issue 10: at 100k rollouts the candidates made of every
+    /// entry at once (20 MB), then the survey's room reserved beside every entry (another
+    /// 20), were a warm start's peak.
+    fn discover_packed(
+        &self,
+    ) -> (
+        crate::catalog::packed::Packed,
+        Vec<Option<crate::catalog::stamp::Stat>>,
+    ) {
+        let all = self.discovered();
+        let stats = all.iter().any(|e| e.stat.is_some());
+        let each = crate::store::drain_freeing(all).map(Candidate::from);
+        crate::catalog::packed::Packed::pack_each(0, 0, stats, each)
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {
