@@ -74,7 +74,7 @@ pub fn sink_error(e: std::io::Error) -> crate::error::Error {
 /// from a store's own entries, in no particular order.
 pub fn drain_freeing<T>(mut all: Vec<T>) -> impl Iterator<Item = T> {
     std::iter::from_fn(move || {
-        if all.len() % 4096 == 0 {
+        if all.len().is_multiple_of(4096) {
             all.shrink_to_fit();
         }
         all.pop()
