@@ -93,10 +93,12 @@ fn state_dir(store: &dyn Store) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::claude_store::ClaudeStore;
     use crate::store::codex_store::CodexStore;
     use crate::store::harness_store::HarnessStore;
     use crate::store::loom_store::LoomStore;
     use crate::store::loop_store::LoopStore;
+    use crate::store::pi_store::PiStore;
 
     /// Each candidate's (id, path, key) of a survey.
     fn seen(p: &Packed) -> Vec<(String, PathBuf, u64)> {
@@ -117,7 +119,7 @@ mod tests {
     /// Keyed from its packed form, a store's survey has the keys keyed from discovery's
     /// candidates, on every fixture store (Loop's sessions in collections, by name;
     /// agent-harness's with the stats discovery took; loom's files; Codex's rollouts, packed
-    /// from its own entries as they are drained).
+    /// from its own entries as they are drained; Claude Code's project by project; pi's).
     #[test]
     fn a_survey_keyed_packed_equals_one_keyed_whole() {
         let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -128,6 +130,8 @@ mod tests {
             Box::new(HarnessStore::new(&fx.join("harness"))),
             Box::new(LoomStore::new(&fx.join("loom"))),
             Box::new(CodexStore::new(&fx.join("codex"), &state)),
+            Box::new(ClaudeStore::new(&fx.join("claude"), &state)),
+            Box::new(PiStore::new(&fx.join("pi/sessions"), &state)),
         ];
         for s in &stores {
             let whole = seen(&Packed::of(survey(s.as_ref())));

@@ -64,21 +64,30 @@ pub(super) fn project_dirs_dated(projects: &Path) -> Vec<(PathBuf, Option<System
 /// on two threads), and the listing thread had the other core to itself meanwhile. The
 /// order is total, so it does not depend on which thread listed what.
 pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
+    let listed = by_project(projects, seen);
+    let mut out = Vec::with_capacity(listed.iter().map(Vec::len).sum());
+    listed.into_iter().for_each(|found| out.extend(found));
+    // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
+    // 10k); the path makes the order total all the same.
+    out.sort_unstable_by(newest_first);
+    out
+}
+
+/// Every session candidate, project directory by project directory (in no order), what
+/// each held besides going to `seen`: `discover` before it is merged and sorted.
+pub fn by_project(projects: &Path, seen: &mut Projects) -> Vec<Vec<Candidate>> {
     let dirs = project_dirs(projects);
     let handles = AtomicUsize::new(seen.len());
     let listed = crate::store::fanout::in_order(&dirs, |dir| {
         let handle = handles.fetch_add(1, Ordering::Relaxed) < super::seen::MAX_HANDLES;
         list_project(dir, handle)
     });
-    let mut out = Vec::with_capacity(listed.iter().map(|(found, _)| found.len()).sum());
-    for (found, project) in listed {
-        out.extend(found);
-        seen.extend(project);
-    }
-    // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
-    // 10k); the path makes the order total all the same.
-    out.sort_unstable_by(newest_first);
-    out
+    (listed.into_iter())
+        .map(|(found, project)| {
+            seen.extend(project);
+            found
+        })
+        .collect()
 }
 
 /// Discovery's order: newest mtime first, then by id and path (a total order).

@@ -311,6 +311,22 @@ impl Store for ClaudeStore {
         found
     }
 
+    /// Packed project by project as each project's candidates are taken, never merged
+    /// into one vector nor sorted. Issue 10: at 100k sessions the merged candidates beside
+    /// each project's (27 MB) were a warm start's peak.
+    fn discover_packed(
+        &self,
+    ) -> (
+        crate::catalog::packed::Packed,
+        Vec<Option<crate::catalog::stamp::Stat>>,
+    ) {
+        let mut seen = seen::Projects::default();
+        let listed = discover::by_project(&self.projects, &mut seen);
+        self.seen.replace(seen);
+        let stats = listed.iter().flatten().any(|c| c.stat.is_some());
+        crate::catalog::packed::Packed::pack_each(0, 0, stats, listed.into_iter().flatten())
+    }
+
     /// The newest transcripts of the newest project directories (see `newest`); what those
     /// held goes to `seen` until the full discovery replaces it, so their rows are read as
     /// discovery's would be.

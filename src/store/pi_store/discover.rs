@@ -102,6 +102,24 @@ pub fn discover(root: &Path) -> Vec<Candidate> {
     candidates(root, None)
 }
 
+/// Every session candidate, directory by directory (the root's own files first), in no
+/// order: `discover` before it is merged and sorted (`only`: of that id alone).
+pub fn by_dir(root: &Path, only: Option<&str>) -> Vec<Vec<Candidate>> {
+    if !root.is_dir() {
+        return Vec::new();
+    }
+    let (mut top, mut dirs) = (Vec::new(), Vec::new());
+    files_in(root, &mut top, Some(&mut dirs), only);
+    // The per-cwd directories on two threads (a `statx` per session was most of a warm
+    // check's discovery), gathered in the order one thread lists them.
+    let listed = crate::store::fanout::in_order(&dirs, |d| {
+        let mut v = Vec::new();
+        files_in(d, &mut v, None, only);
+        v
+    });
+    std::iter::once(top).chain(listed).collect()
+}
+
 /// The candidates `discover` finds with the id `id`, in its order, taking an `lstat` of
 /// those files only: opening a session listed and `lstat`ed all 10k of a generated store.
 pub fn named(root: &Path, id: &str) -> Vec<Candidate> {
@@ -112,20 +130,9 @@ pub fn named(root: &Path, id: &str) -> Vec<Candidate> {
 }
 
 fn candidates(root: &Path, only: Option<&str>) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    if !root.is_dir() {
-        return out;
-    }
-    let mut dirs = Vec::new();
-    files_in(root, &mut out, Some(&mut dirs), only);
-    // The per-cwd directories on two threads (a `statx` per session was most of a warm
-    // check's discovery), gathered in the order one thread lists them.
-    let listed = crate::store::fanout::in_order(&dirs, |d| {
-        let mut v = Vec::new();
-        files_in(d, &mut v, None, only);
-        v
-    });
-    out.extend(listed.into_iter().flatten());
+    let listed = by_dir(root, only);
+    let mut out = Vec::with_capacity(listed.iter().map(Vec::len).sum());
+    listed.into_iter().for_each(|found| out.extend(found));
     // Unstable: a stable sort's scratch buffer was half the candidates again; the paths
     // (unique) make the order total all the same.
     out.sort_unstable_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| b.path.cmp(&a.path)));
