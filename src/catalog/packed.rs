@@ -137,6 +137,50 @@ impl Packed {
         (p, kept)
     }
 
+    /// Surveys packed apart (a directory's each, on discovery's threads) joined end to end
+    /// in their order, each freed as it is taken in, with their stats (`None` for the
+    /// candidates of a piece that carries none). Issue 10: each directory's candidates
+    /// packed where they were listed are never all held whole at once.
+    pub fn join(
+        pieces: impl IntoIterator<Item = (Packed, Vec<Option<Stat>>)>,
+    ) -> (Packed, Vec<Option<Stat>>) {
+        let mut all = Packed::default();
+        let mut stats: Vec<Option<Stat>> = Vec::new();
+        let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
+        for (p, their_stats) in pieces {
+            let base = u32::try_from(all.text.len()).expect("a survey's text under 4 GiB");
+            // Each of the piece's directories as the joined survey numbers it.
+            let dirs: Vec<u32> = (p.dirs.iter())
+                .map(|d| {
+                    let bytes = d.as_os_str().as_bytes();
+                    *index.entry(bytes.into()).or_insert_with(|| {
+                        all.dirs.push(d.clone());
+                        all.dirs.len() as u32 - 1
+                    })
+                })
+                .collect();
+            all.text.extend_from_slice(&p.text);
+            all.spots.extend(p.spots.iter().map(|s| Spot {
+                id_end: base + s.id_end,
+                name_end: base + s.name_end,
+                dir: dirs[(s.dir & !FLAGS) as usize] | (s.dir & FLAGS),
+            }));
+            if !their_stats.is_empty() {
+                stats.resize(all.mtimes.len(), None);
+                stats.extend(their_stats);
+            }
+            all.mtimes.extend_from_slice(&p.mtimes);
+        }
+        if !stats.is_empty() {
+            stats.resize(all.mtimes.len(), None);
+        }
+        all.text.shrink_to_fit();
+        all.spots.shrink_to_fit();
+        all.mtimes.shrink_to_fit();
+        stats.shrink_to_fit();
+        (all, stats)
+    }
+
     /// Candidate `i` written into `c`, reusing its buffers (keying a packed survey builds
     /// no candidate a session); its `stat` is left `None`.
     pub fn fill(&self, i: usize, c: &mut Candidate) {
@@ -415,6 +459,44 @@ mod tests {
             p.fill(i, &mut got);
             assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
         }
+    }
+
+    /// Surveys packed apart and joined are the survey packed whole: every candidate, its
+    /// path and its stat come back, a directory shared by two pieces held once, a piece
+    /// without stats among pieces with them.
+    #[test]
+    fn pieces_joined_are_the_whole_packed() {
+        let st = |n: u64| Some(Stat::from_fields([n; 8]));
+        let mut cs = vec![
+            c("a", "/p/one/a.jsonl", Some(1)),
+            c("b", "/p/one/rollout-1-b.jsonl", None),
+            c("x", "/p/two/y", Some(2)),
+            c("d", "/p/one/d", None),
+            c("e", "/", None),
+            c("f", "/p/two/f.jsonl", Some(3)),
+        ];
+        for (i, cand) in cs.iter_mut().enumerate() {
+            cand.stat = if i == 2 || i == 3 { None } else { st(i as u64) };
+        }
+        let pieces = [&cs[0..2], &cs[2..4], &cs[4..4], &cs[4..]];
+        let (joined, stats) = Packed::join(pieces.iter().map(|p| {
+            let (packed, stats) = Packed::pack(p.to_vec());
+            // A piece whose candidates carry no stat hands back none.
+            assert_eq!(stats.is_empty(), p.iter().all(|c| c.stat.is_none()));
+            (packed, stats)
+        }));
+        let (whole, whole_stats) = Packed::pack(cs.clone());
+        assert_eq!(stats, whole_stats);
+        assert_eq!(joined.count(), cs.len());
+        assert_eq!(joined.dirs, whole.dirs);
+        let (mut a, mut b) = (PathBuf::new(), PathBuf::new());
+        for (i, want) in cs.iter().enumerate() {
+            assert_eq!(joined.id(i), want.id, "{i}");
+            assert_eq!(joined.path(i, &mut a), want.path, "{i}");
+            assert_eq!(joined.path(i, &mut a), whole.path(i, &mut b), "{i}");
+            joined.with(i, |got| assert_eq!(got.mtime, want.mtime, "{i}"));
+        }
+        assert_eq!(joined.text, whole.text);
     }
 
     /// A Loop-like store of 10k sessions in one directory: its packed survey is a fraction

@@ -64,7 +64,7 @@ pub(super) fn project_dirs_dated(projects: &Path) -> Vec<(PathBuf, Option<System
 /// on two threads), and the listing thread had the other core to itself meanwhile. The
 /// order is total, so it does not depend on which thread listed what.
 pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
-    let listed = by_project(projects, seen);
+    let listed = by_project(projects, seen, |found| found);
     let mut out = Vec::with_capacity(listed.iter().map(Vec::len).sum());
     listed.into_iter().for_each(|found| out.extend(found));
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
@@ -73,14 +73,20 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     out
 }
 
-/// Every session candidate, project directory by project directory (in no order), what
-/// each held besides going to `seen`: `discover` before it is merged and sorted.
-pub fn by_project(projects: &Path, seen: &mut Projects) -> Vec<Vec<Candidate>> {
+/// `each` of every project directory's session candidates (on the listing's threads), in
+/// the directories' order, what each held besides going to `seen`: `discover` before its
+/// lists are merged and sorted, or a survey packed where each list was made.
+pub fn by_project<R: Send>(
+    projects: &Path,
+    seen: &mut Projects,
+    each: impl Fn(Vec<Candidate>) -> R + Sync,
+) -> Vec<R> {
     let dirs = project_dirs(projects);
     let handles = AtomicUsize::new(seen.len());
     let listed = crate::store::fanout::in_order(&dirs, |dir| {
         let handle = handles.fetch_add(1, Ordering::Relaxed) < super::seen::MAX_HANDLES;
-        list_project(dir, handle)
+        let (found, project) = list_project(dir, handle);
+        (each(found), project)
     });
     (listed.into_iter())
         .map(|(found, project)| {

@@ -311,20 +311,21 @@ impl Store for ClaudeStore {
         found
     }
 
-    /// Packed project by project as each project's candidates are taken, never merged
-    /// into one vector nor sorted. Issue 10: at 100k sessions the merged candidates beside
-    /// each project's (27 MB) were a warm start's peak.
+    /// Each project's candidates packed on the thread that listed them, and the pieces
+    /// joined: never all held as candidates at once. Issue 10: at 100k sessions the
+    /// candidates of every project, then merged beside them (27 MB), were a warm start's
+    /// peak.
     fn discover_packed(
         &self,
     ) -> (
         crate::catalog::packed::Packed,
         Vec<Option<crate::catalog::stamp::Stat>>,
     ) {
+        use crate::catalog::packed::Packed;
         let mut seen = seen::Projects::default();
-        let listed = discover::by_project(&self.projects, &mut seen);
+        let pieces = discover::by_project(&self.projects, &mut seen, Packed::pack);
         self.seen.replace(seen);
-        let stats = listed.iter().flatten().any(|c| c.stat.is_some());
-        crate::catalog::packed::Packed::pack_each(0, 0, stats, listed.into_iter().flatten())
+        Packed::join(pieces)
     }
 
     /// The newest transcripts of the newest project directories (see `newest`); what those

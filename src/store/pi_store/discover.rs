@@ -102,20 +102,26 @@ pub fn discover(root: &Path) -> Vec<Candidate> {
     candidates(root, None)
 }
 
-/// Every session candidate, directory by directory (the root's own files first), in no
-/// order: `discover` before it is merged and sorted (`only`: of that id alone).
-pub fn by_dir(root: &Path, only: Option<&str>) -> Vec<Vec<Candidate>> {
+/// `each` of every directory's session candidates (the root's own files first, then each
+/// per-cwd directory's on the listing's threads), in order: `discover` before its lists are
+/// merged and sorted (`only`: of that id alone), or a survey packed where each was made.
+pub fn by_dir<R: Send>(
+    root: &Path,
+    only: Option<&str>,
+    each: impl Fn(Vec<Candidate>) -> R + Sync,
+) -> Vec<R> {
     if !root.is_dir() {
         return Vec::new();
     }
     let (mut top, mut dirs) = (Vec::new(), Vec::new());
     files_in(root, &mut top, Some(&mut dirs), only);
+    let top = each(top);
     // The per-cwd directories on two threads (a `statx` per session was most of a warm
     // check's discovery), gathered in the order one thread lists them.
     let listed = crate::store::fanout::in_order(&dirs, |d| {
         let mut v = Vec::new();
         files_in(d, &mut v, None, only);
-        v
+        each(v)
     });
     std::iter::once(top).chain(listed).collect()
 }
@@ -130,7 +136,7 @@ pub fn named(root: &Path, id: &str) -> Vec<Candidate> {
 }
 
 fn candidates(root: &Path, only: Option<&str>) -> Vec<Candidate> {
-    let listed = by_dir(root, only);
+    let listed = by_dir(root, only, |found| found);
     let mut out = Vec::with_capacity(listed.iter().map(Vec::len).sum());
     listed.into_iter().for_each(|found| out.extend(found));
     // Unstable: a stable sort's scratch buffer was half the candidates again; the paths

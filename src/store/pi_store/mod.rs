@@ -279,18 +279,17 @@ impl Store for PiStore {
         discover::discover(&self.root)
     }
 
-    /// Packed directory by directory as each one's candidates are taken, never merged
-    /// into one vector nor sorted (issue 10: the merged candidates beside each
-    /// directory's were a warm start's peak at 100k sessions).
+    /// Each directory's candidates packed on the thread that listed them, and the pieces
+    /// joined: never all held as candidates at once (issue 10: the candidates of every
+    /// directory, then merged beside them, were a warm start's peak at 100k sessions).
     fn discover_packed(
         &self,
     ) -> (
         crate::catalog::packed::Packed,
         Vec<Option<crate::catalog::stamp::Stat>>,
     ) {
-        let listed = discover::by_dir(&self.root, None);
-        let stats = listed.iter().flatten().any(|c| c.stat.is_some());
-        crate::catalog::packed::Packed::pack_each(0, 0, stats, listed.into_iter().flatten())
+        use crate::catalog::packed::Packed;
+        Packed::join(discover::by_dir(&self.root, None, Packed::pack))
     }
 
     /// The newest sessions by the start time in their names, stat'ed alone (see `newest`).
