@@ -141,11 +141,23 @@ impl Packed {
     /// in their order, each freed as it is taken in, with their stats (`None` for the
     /// candidates of a piece that carries none). Issue 10: each directory's candidates
     /// packed where they were listed are never all held whole at once.
-    pub fn join(
-        pieces: impl IntoIterator<Item = (Packed, Vec<Option<Stat>>)>,
-    ) -> (Packed, Vec<Option<Stat>>) {
-        let mut all = Packed::default();
+    pub fn join(pieces: Vec<(Packed, Vec<Option<Stat>>)>) -> (Packed, Vec<Option<Stat>>) {
+        // Allocated once, at its final size: grown as it filled, the joined survey's spare
+        // room was as large as its pieces (a large vector is a mapping of its own, `heap`,
+        // so the room is not resident until it is written, and the pieces are freed as it
+        // is).
+        let n: usize = pieces.iter().map(|(p, _)| p.count()).sum();
+        let mut all = Packed {
+            dirs: Vec::new(),
+            text: Vec::with_capacity(pieces.iter().map(|(p, _)| p.text.len()).sum()),
+            spots: Vec::with_capacity(n),
+            mtimes: Vec::with_capacity(n),
+            keys: Vec::new(),
+        };
         let mut stats: Vec<Option<Stat>> = Vec::new();
+        if pieces.iter().any(|(_, s)| !s.is_empty()) {
+            stats.reserve_exact(n);
+        }
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for (p, their_stats) in pieces {
             let base = u32::try_from(all.text.len()).expect("a survey's text under 4 GiB");
@@ -266,6 +278,11 @@ impl Packed {
         })
     }
 
+    /// Candidate `i`'s mtime as discovery gave it.
+    pub fn mtime(&self, i: usize) -> Option<SystemTime> {
+        self.mtimes[i]
+    }
+
     /// The heap bytes it holds (tests bound them).
     pub fn bytes(&self) -> usize {
         self.text.capacity()
@@ -278,7 +295,7 @@ impl Packed {
 
 /// What candidate `id` at `path` may store in a survey's text at most (its id, and its
 /// name), for `Packed::pack_each`'s room.
-fn room(id: &str, path: &Path) -> usize {
+pub fn room(id: &str, path: &Path) -> usize {
     id.len() + split(path).map_or(0, |(_, n)| n.len())
 }
 
@@ -479,12 +496,16 @@ mod tests {
             cand.stat = if i == 2 || i == 3 { None } else { st(i as u64) };
         }
         let pieces = [&cs[0..2], &cs[2..4], &cs[4..4], &cs[4..]];
-        let (joined, stats) = Packed::join(pieces.iter().map(|p| {
-            let (packed, stats) = Packed::pack(p.to_vec());
-            // A piece whose candidates carry no stat hands back none.
-            assert_eq!(stats.is_empty(), p.iter().all(|c| c.stat.is_none()));
-            (packed, stats)
-        }));
+        let (joined, stats) = Packed::join(
+            (pieces.iter())
+                .map(|p| {
+                    let (packed, stats) = Packed::pack(p.to_vec());
+                    // A piece whose candidates carry no stat hands back none.
+                    assert_eq!(stats.is_empty(), p.iter().all(|c| c.stat.is_none()));
+                    (packed, stats)
+                })
+                .collect(),
+        );
         let (whole, whole_stats) = Packed::pack(cs.clone());
         assert_eq!(stats, whole_stats);
         assert_eq!(joined.count(), cs.len());

@@ -68,19 +68,6 @@ pub fn sink_error(e: std::io::Error) -> crate::error::Error {
     crate::error::Error::io("writing", "stdout", e)
 }
 
-/// The items of `all` from the last, the vector shrunk every few thousand so its emptied
-/// end goes back to the allocator (a large vector is a mapping of its own, `heap`, and
-/// shrinking it returns the pages) while what they become is built. For a survey packed
-/// from a store's own entries, in no particular order.
-pub fn drain_freeing<T>(mut all: Vec<T>) -> impl Iterator<Item = T> {
-    std::iter::from_fn(move || {
-        if all.len().is_multiple_of(4096) {
-            all.shrink_to_fit();
-        }
-        all.pop()
-    })
-}
-
 /// A session found by discovery, before anything inside it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {

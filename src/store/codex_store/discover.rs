@@ -268,34 +268,11 @@ pub fn discover_unordered(root: &Path) -> Vec<Entry> {
 /// One entry per id from a walk's entries (in walk order): plain beats `.zst`, active beats
 /// archived, and of equals the first in walk order wins.
 pub(super) fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
-    let rank = |e: &Entry, zst: bool| {
-        let found = match e.found {
-            Found::Rollout => 0,
-            Found::LegacyJson | Found::Segmented => 1,
-        };
-        (found, u8::from(e.archived), u8::from(zst))
-    };
-    // Per entry: kept, and then whether its id is also a rollout in the other place.
-    let mut kept: Vec<Option<bool>> = vec![None; all.len()];
-    for group in by_id(&all).chunk_by(|&a, &b| all[a].0.id == all[b].0.id) {
-        let (mut active, mut archived) = (false, false);
-        let mut best = group[0];
-        for &i in group {
-            let (e, zst) = &all[i];
-            if e.found == Found::Rollout {
-                if e.archived {
-                    archived = true;
-                } else {
-                    active = true;
-                }
-            }
-            // The first of the best rank in walk order wins.
-            if rank(e, *zst) < rank(&all[best].0, all[best].1) {
-                best = i;
-            }
-        }
-        kept[best] = Some(active && archived);
-    }
+    let kept = choose(
+        all.len(),
+        |i| all[i].0.id.as_str(),
+        |i| (all[i].0.found, all[i].0.archived, all[i].1),
+    );
     // In place: the kept entries stay where they are and the rest are dropped, and the
     // vector becomes one of entries in the same allocation. Issue 10: a second vector of
     // the kept entries beside the walk's (20 MB at 100k rollouts) was a start's peak.
@@ -311,19 +288,60 @@ pub(super) fn keep_one_each(all: Vec<(Entry, bool)>) -> Vec<Entry> {
     all.into_iter().map(|(e, _)| e).collect()
 }
 
-/// The positions of `all`, the entries of one id side by side and in walk order: two hash
-/// maps keyed by a copy of each id were a fifth of a warm check's CPU at 10k. Sorted by the
-/// id's 128 bits (every id discovery names is a lowercase UUID, so equal bits are equal
+/// What of a walk's `n` entries (in walk order) discovery keeps, by their ids (`id`) and
+/// `what` each is (found as, archived, a `.zst`): one per id, plain beats `.zst`, active
+/// beats archived, and of equals the first in walk order wins. Per entry: `None` when left
+/// out, else whether its id is also a rollout in the other place (`duplicate_in_archive`).
+/// Shared by the walk held as entries (`keep_one_each`) and held packed (`packed_walk`).
+pub(super) fn choose<'a>(
+    n: usize,
+    id: impl Fn(usize) -> &'a str,
+    what: impl Fn(usize) -> (Found, bool, bool),
+) -> Vec<Option<bool>> {
+    let rank = |i: usize| {
+        let (found, archived, zst) = what(i);
+        let found = match found {
+            Found::Rollout => 0,
+            Found::LegacyJson | Found::Segmented => 1,
+        };
+        (found, u8::from(archived), u8::from(zst))
+    };
+    let mut kept: Vec<Option<bool>> = vec![None; n];
+    for group in by_id(n, &id).chunk_by(|&a, &b| id(a) == id(b)) {
+        let (mut active, mut archived) = (false, false);
+        let mut best = group[0];
+        for &i in group {
+            let (found, in_archive, _) = what(i);
+            if found == Found::Rollout {
+                if in_archive {
+                    archived = true;
+                } else {
+                    active = true;
+                }
+            }
+            // The first of the best rank in walk order wins.
+            if rank(i) < rank(best) {
+                best = i;
+            }
+        }
+        kept[best] = Some(active && archived);
+    }
+    kept
+}
+
+/// The positions `0..n`, the entries of one id (`id`) side by side and in walk order: two
+/// hash maps keyed by a copy of each id were a fifth of a warm check's CPU at 10k. Sorted by
+/// the id's 128 bits (every id discovery names is a lowercase UUID, so equal bits are equal
 /// text), each with its position, which makes the order total: a stable sort by the ids'
 /// text, each comparison two scattered strings, was a tenth of a warm check's discovery at
 /// 100k rollouts (issue 10). An id that is not a lowercase UUID falls back to that sort.
-fn by_id(all: &[(Entry, bool)]) -> Vec<usize> {
+fn by_id<'a>(n: usize, id: &impl Fn(usize) -> &'a str) -> Vec<usize> {
     let bits = |id: &str| {
         let lower = !id.bytes().any(|c| c.is_ascii_uppercase());
         super::found::key(id).filter(|_| lower)
     };
-    let keyed: Option<Vec<([u64; 2], u32)>> = (all.iter().enumerate())
-        .map(|(i, (e, _))| Some((bits(&e.id)?, u32::try_from(i).ok()?)))
+    let keyed: Option<Vec<([u64; 2], u32)>> = (0..n)
+        .map(|i| Some((bits(id(i))?, u32::try_from(i).ok()?)))
         .collect();
     match keyed {
         Some(mut keyed) => {
@@ -331,8 +349,8 @@ fn by_id(all: &[(Entry, bool)]) -> Vec<usize> {
             keyed.into_iter().map(|(_, i)| i as usize).collect()
         }
         None => {
-            let mut by: Vec<usize> = (0..all.len()).collect();
-            by.sort_by(|&a, &b| all[a].0.id.cmp(&all[b].0.id));
+            let mut by: Vec<usize> = (0..n).collect();
+            by.sort_by(|&a, &b| id(a).cmp(id(b)));
             by
         }
     }
@@ -533,7 +551,7 @@ mod tests {
         upper[1007] = entry(uuid(1007).to_uppercase());
         odd[9] = entry("not-a-uuid".into());
         for (all, n) in [(uuids, 500), (upper, 501), (odd, 501)] {
-            let got = groups(&all, by_id(&all));
+            let got = groups(&all, by_id(all.len(), &|i| all[i].0.id.as_str()));
             assert_eq!(got.len(), n);
             assert_eq!(got, groups(&all, stable(&all)));
         }

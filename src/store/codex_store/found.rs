@@ -84,9 +84,11 @@ fn split(path: &[u8]) -> (&[u8], &[u8]) {
 }
 
 impl ById {
-    pub fn new(all: &[Entry]) -> ById {
+    /// The entries of one discovery (borrowed, or made one by one from a packed walk).
+    pub fn new<E: std::borrow::Borrow<Entry>>(all: impl IntoIterator<Item = E>) -> ById {
+        let all = all.into_iter();
         let mut m = ById {
-            list: Vec::with_capacity(all.len()),
+            list: Vec::with_capacity(all.size_hint().0),
             ..ById::default()
         };
         // The directories met so far; discovery lists a directory's rollouts together, so
@@ -94,6 +96,7 @@ impl ById {
         let mut dirs: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         let mut last: Option<u32> = None;
         for e in all {
+            let e = e.borrow();
             let Some(k) = key(&e.id) else { continue };
             let (dir, name) = split(e.path.as_os_str().as_bytes());
             // Cut only where the name spells the id as the key gives it back.

@@ -15,6 +15,7 @@ mod found;
 mod index;
 mod listing;
 mod newest;
+mod packed_walk;
 mod read;
 mod record;
 mod row;
@@ -129,10 +130,15 @@ impl CodexStore {
 
     /// Keep `all` by id, and whether it is only `partial` (a first screen's walk).
     fn keep_some(&self, all: Vec<discover::Entry>, partial: bool) -> Vec<discover::Entry> {
-        let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        *map = found::ById::new(&all);
-        self.partial.store(partial, Ordering::SeqCst);
+        self.keep_table(found::ById::new(&all), partial);
         all
+    }
+
+    /// Keep `table` as the last discovery, and whether it is only `partial`.
+    fn keep_table(&self, table: found::ById, partial: bool) {
+        let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        *map = table;
+        self.partial.store(partial, Ordering::SeqCst);
     }
 
     /// The discovered entry of `id` (looked up again when it moved or is not known yet).
@@ -340,21 +346,19 @@ impl Store for CodexStore {
         self.discovered().into_iter().map(Candidate::from).collect()
     }
 
-    /// Each entry becomes a candidate as it is packed, and the entries' vector is handed
-    /// back as it empties; the packed survey grows as they go (no room reserved for all of
-    /// it beside all of them). Issue 10: at 100k rollouts the candidates made of every
-    /// entry at once (20 MB), then the survey's room reserved beside every entry (another
-    /// 20), were a warm start's peak.
+    /// Packed from the walk on (`packed_walk`), and kept by id as a discovery is. Issue 10:
+    /// at 100k rollouts the entries of a whole discovery (their ids, paths and stats, then
+    /// a candidate of each, then the survey's room beside them) were a warm start's peak.
     fn discover_packed(
         &self,
     ) -> (
         crate::catalog::packed::Packed,
         Vec<Option<crate::catalog::stamp::Stat>>,
     ) {
-        let all = self.discovered();
-        let stats = all.iter().any(|e| e.stat.is_some());
-        let each = crate::store::drain_freeing(all).map(Candidate::from);
-        crate::catalog::packed::Packed::pack_each(0, 0, stats, each)
+        let _walk = self.walk_lock();
+        let (survey, stats, by_id) = packed_walk::walk(&self.root);
+        self.keep_table(by_id, false);
+        (survey, stats)
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {

@@ -1,0 +1,156 @@
+//! A whole discovery of Codex's rollouts held packed from the walk on, for the browser's
+//! survey. Issue 10: held as entries, each rollout's id, whole path and `lstat` (about 340
+//! bytes with the walk's lists and the vector they were gathered into) were the largest part
+//! of a warm start's peak at 100k rollouts, on top of the decoded rows. Here each
+//! directory's walk is packed on the thread that walked it, what discovery keeps is chosen
+//! over the packed ids (`discover::choose`, the same rules), and the kept-by-id table and
+//! the survey are made from the pieces, an entry at a time.
+
+use std::path::{Path, PathBuf};
+
+use super::discover::{self, Entry, Found, Step};
+use super::found::ById;
+use crate::catalog::packed::{self, Listed, Packed};
+use crate::catalog::stamp::Stat;
+use crate::store::Candidate;
+
+/// One directory's rollouts (or a run of the plan's own), packed, with what discovery
+/// keeps them by.
+struct Piece {
+    packed: Packed,
+    stats: Vec<Option<Stat>>,
+    /// Per rollout: found as, archived, a `.zst`.
+    what: Vec<(Found, bool, bool)>,
+}
+
+impl Piece {
+    fn of(steps: Vec<Step>) -> Piece {
+        fn entry(s: &Step) -> Option<&Entry> {
+            match s {
+                Step::Found(e, _) => Some(e),
+                Step::Later(..) => None,
+            }
+        }
+        let n = steps.iter().filter_map(entry).count();
+        let room = (steps.iter().filter_map(entry))
+            .map(|e| packed::room(&e.id, &e.path))
+            .sum();
+        let stats = steps.iter().filter_map(entry).any(|e| e.stat.is_some());
+        let mut what = Vec::with_capacity(n);
+        let each = steps.into_iter().filter_map(|s| match s {
+            Step::Found(e, zst) => {
+                what.push((e.found, e.archived, zst));
+                Some(Candidate::from(e))
+            }
+            // A walk with nothing left for later names no directory.
+            Step::Later(..) => None,
+        });
+        let (packed, stats) = Packed::pack_each(n, room, stats, each);
+        Piece {
+            packed,
+            stats,
+            what,
+        }
+    }
+
+    /// The piece's survey with only the rollouts `kept` says are kept (most pieces keep all).
+    fn survey(self, kept: &[Option<bool>]) -> (Packed, Vec<Option<Stat>>) {
+        if kept.iter().all(Option::is_some) {
+            return (self.packed, self.stats);
+        }
+        let keep: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].is_some()).collect();
+        let each = keep.iter().map(|&i| {
+            let mut c = self.packed.with(i, Candidate::clone);
+            c.stat = self.stats.get(i).copied().flatten();
+            c
+        });
+        Packed::pack_each(keep.len(), 0, !self.stats.is_empty(), each)
+    }
+}
+
+/// Every rollout under `root` as discovery keeps them (`discover::discover_unordered`, in
+/// walk order), packed, with the stats the walk took, and the kept-by-id table of the same
+/// entries (`keep`).
+pub(super) fn walk(root: &Path) -> (Packed, Vec<Option<Stat>>, ById) {
+    let plan = discover::plan(root, true);
+    let later: Vec<(PathBuf, usize, bool)> = (plan.iter())
+        .filter_map(|s| match s {
+            Step::Later(dir, depth, archived) => Some((dir.clone(), *depth, *archived)),
+            Step::Found(..) => None,
+        })
+        .collect();
+    let walked = crate::store::fanout::in_order(&later, |(dir, depth, archived)| {
+        Piece::of(discover::walk_later(dir, *depth, *archived, true))
+    });
+    // In the plan's order: each run of its own rollouts a piece, each directory left for
+    // later replaced by its walk's.
+    let mut walked = walked.into_iter();
+    let mut pieces = Vec::new();
+    let mut run = Vec::new();
+    for step in plan {
+        match step {
+            Step::Found(..) => run.push(step),
+            Step::Later(..) => {
+                if !run.is_empty() {
+                    pieces.push(Piece::of(std::mem::take(&mut run)));
+                }
+                pieces.extend(walked.next());
+            }
+        }
+    }
+    if !run.is_empty() {
+        pieces.push(Piece::of(run));
+    }
+    // Each rollout's place in walk order: its piece and its index there.
+    let at: Vec<(u32, u32)> = (pieces.iter().enumerate())
+        .flat_map(|(p, piece)| (0..piece.what.len()).map(move |i| (p as u32, i as u32)))
+        .collect();
+    let place = |g: usize| (at[g].0 as usize, at[g].1 as usize);
+    let kept = discover::choose(
+        at.len(),
+        |g| {
+            let (p, i) = place(g);
+            pieces[p].packed.id(i)
+        },
+        |g| {
+            let (p, i) = place(g);
+            pieces[p].what[i]
+        },
+    );
+    let mut buf = PathBuf::new();
+    // The kept ones' places first, so the table knows their number (no spare room).
+    let keep: Vec<u32> = (0..at.len() as u32)
+        .filter(|&g| kept[g as usize].is_some())
+        .collect();
+    let entries = keep.iter().map(|&g| {
+        let g = g as usize;
+        let duplicate_in_archive = kept[g].unwrap_or_default();
+        let (p, i) = place(g);
+        let (piece, (found, archived, _)) = (&pieces[p], pieces[p].what[i]);
+        Entry {
+            id: piece.packed.id(i).to_string(),
+            path: piece.packed.path(i, &mut buf).to_path_buf(),
+            mtime: piece.packed.mtime(i),
+            stat: None,
+            archived,
+            found,
+            duplicate_in_archive,
+        }
+    });
+    let by_id = ById::new(entries);
+    drop(keep);
+    let mut from = 0;
+    let pieces = (pieces.into_iter())
+        .map(|piece| {
+            let n = piece.what.len();
+            from += n;
+            piece.survey(&kept[from - n..from])
+        })
+        .collect();
+    let (survey, stats) = Packed::join(pieces);
+    (survey, stats, by_id)
+}
+
+#[cfg(test)]
+#[path = "packed_walk_tests.rs"]
+mod tests;

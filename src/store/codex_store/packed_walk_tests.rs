@@ -1,0 +1,115 @@
+//! The packed walk gives what a discovery held as entries gives: the same survey and the
+//! same kept-by-id table, duplicates and debris included.
+
+use std::path::Path;
+
+use super::super::{discover, found::ById};
+use crate::catalog::packed::{Listed, Packed};
+use crate::store::Candidate;
+
+const IDS: [&str; 4] = [
+    "019c0001-0000-7000-8000-000000000001",
+    "019c0002-0000-7000-8000-000000000002",
+    "019c0003-0000-7000-8000-000000000003",
+    "019c0004-0000-7000-8000-000000000004",
+];
+
+fn put(root: &Path, rel: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, "{}\n").unwrap();
+}
+
+/// Each candidate of a survey: id, path, stat, mtime, in order.
+fn seen(p: &Packed, stats: &[Option<crate::catalog::stamp::Stat>]) -> Vec<String> {
+    (0..p.count())
+        .map(|i| p.with(i, |c| format!("{c:?} {:?}", stats.get(i))))
+        .collect()
+}
+
+/// Rollouts in days, one with a `.zst` twin, one with an archived copy, one archived only,
+/// one in the legacy flat layout, a pre-JSONL file and a segmented directory: the packed
+/// walk's survey and table are those of a discovery held as entries.
+#[test]
+fn a_packed_walk_keeps_what_discovery_keeps() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("codex");
+    let name = |t: &str, id: &str, ext: &str| format!("rollout-2026-03-{t}-{id}{ext}");
+    put(
+        &root,
+        &format!(
+            "sessions/2026/03/14/{}",
+            name("14T10-00-00", IDS[0], ".jsonl")
+        ),
+    );
+    put(
+        &root,
+        &format!(
+            "sessions/2026/03/14/{}",
+            name("14T10-00-00", IDS[0], ".jsonl.zst")
+        ),
+    );
+    put(
+        &root,
+        &format!(
+            "sessions/2026/03/15/{}",
+            name("15T10-00-00", IDS[1], ".jsonl")
+        ),
+    );
+    put(
+        &root,
+        &format!(
+            "archived_sessions/{}",
+            name("15T10-00-00", IDS[1], ".jsonl")
+        ),
+    );
+    put(
+        &root,
+        &format!(
+            "archived_sessions/{}",
+            name("13T10-00-00", IDS[2], ".jsonl")
+        ),
+    );
+    put(
+        &root,
+        &format!("sessions/{}", name("12T10-00-00", IDS[3], ".jsonl")),
+    );
+    put(
+        &root,
+        &format!(
+            "sessions/2026/03/15/{}",
+            name(
+                "15T11-00-00",
+                "019c0005-0000-7000-8000-000000000005",
+                ".json"
+            )
+        ),
+    );
+    put(
+        &root,
+        &format!(
+            "sessions/2026/03/16/{}/part",
+            name("16T10-00-00", "019c0006-0000-7000-8000-000000000006", "")
+        ),
+    );
+    let entries = discover::discover_unordered(&root);
+    assert_eq!(entries.len(), 6, "{entries:?}");
+    let table = ById::new(&entries);
+    let (whole, whole_stats) = Packed::pack(entries.iter().cloned().map(Candidate::from).collect());
+    let (survey, stats, by_id) = super::walk(&root);
+    assert_eq!(seen(&survey, &stats), seen(&whole, &whole_stats));
+    for e in &entries {
+        let (a, b) = (by_id.get(&e.id).unwrap(), table.get(&e.id).unwrap());
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
+    let dup = by_id.get(IDS[1]).unwrap();
+    assert!(dup.duplicate_in_archive && !dup.archived, "{dup:?}");
+    assert!(
+        !by_id
+            .get(IDS[0])
+            .unwrap()
+            .path
+            .to_string_lossy()
+            .ends_with(".zst")
+    );
+}
