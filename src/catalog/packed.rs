@@ -93,26 +93,14 @@ impl Packed {
     /// discovery took at the same index (empty where it took none: they are what keying
     /// needs of the candidates beyond the packed bytes).
     pub fn pack(candidates: Vec<Candidate>) -> (Packed, Vec<Option<Stat>>) {
-        let room = (candidates.iter()).map(|c| room(&c.id, &c.path)).sum();
-        let stats = candidates.iter().any(|c| c.stat.is_some());
-        Packed::pack_each(candidates.len(), room, stats, candidates)
-    }
-
-    /// `n` candidates packed one by one as `candidates` makes them, so they are never all
-    /// held whole (a store's own discovery, `Store::discover_packed`); `room` is the sum of
-    /// their `room`s, and `stats` whether any carries one.
-    pub fn pack_each(
-        n: usize,
-        room: usize,
-        stats: bool,
-        candidates: impl IntoIterator<Item = Candidate>,
-    ) -> (Packed, Vec<Option<Stat>>) {
+        let n = candidates.len();
         // Room for every id and every name part that is not its id, so the text is
         // allocated once: grown as it filled, its copies were a tenth of packing a
         // 33k-session store.
-        let mut kept = Vec::new();
-        if stats {
-            kept.reserve_exact(n);
+        let room = (candidates.iter()).map(|c| room(&c.id, &c.path)).sum();
+        let mut stats = Vec::new();
+        if candidates.iter().any(|c| c.stat.is_some()) {
+            stats.reserve_exact(n);
         }
         let mut p = Packed {
             dirs: Vec::new(),
@@ -125,41 +113,54 @@ impl Packed {
         // into different paths.
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for c in candidates {
-            if stats {
-                kept.push(c.stat);
+            if stats.capacity() > 0 {
+                stats.push(c.stat);
             }
             p.push(c, &mut index);
         }
         p.text.shrink_to_fit();
-        p.spots.shrink_to_fit();
-        p.mtimes.shrink_to_fit();
         p.dirs.shrink_to_fit();
-        (p, kept)
+        (p, stats)
     }
 
-    /// Surveys packed apart (a directory's each, on discovery's threads) joined end to end
-    /// in their order, each freed as it is taken in, with their stats (`None` for the
-    /// candidates of a piece that carries none). Issue 10: each directory's candidates
-    /// packed where they were listed are never all held whole at once.
-    pub fn join(pieces: Vec<(Packed, Vec<Option<Stat>>)>) -> (Packed, Vec<Option<Stat>>) {
+    /// `candidates` packed and keyed (`Keyer::keys`) on this thread: a directory's, on the
+    /// thread that listed it, for `join`.
+    pub fn keyed(candidates: Vec<Candidate>, keyer: &super::survey::Keyer<'_>) -> Packed {
+        Packed::keyed_by(candidates, keyer, |c| keyer.inputs(c))
+    }
+
+    /// `keyed`, each candidate's inputs being what `inputs` says (`Keyer::keys_by`).
+    pub fn keyed_by(
+        candidates: Vec<Candidate>,
+        keyer: &super::survey::Keyer<'_>,
+        inputs: impl Fn(&Candidate) -> (Vec<PathBuf>, Option<Stat>),
+    ) -> Packed {
+        let keys = keyer.keys_by(&candidates, inputs);
+        let (mut p, _) = Packed::pack(candidates);
+        p.keys = keys;
+        p
+    }
+
+    /// Keyed surveys packed apart (a directory's each, on discovery's threads) joined end
+    /// to end in their order, each freed as it is taken in. Issue 10: each directory's
+    /// candidates packed and keyed where they were listed are never all held whole at once,
+    /// nor the stats discovery took of them.
+    pub fn join(pieces: Vec<Packed>) -> Packed {
         // Allocated once, at its final size: grown as it filled, the joined survey's spare
         // room was as large as its pieces (a large vector is a mapping of its own, `heap`,
         // so the room is not resident until it is written, and the pieces are freed as it
         // is).
-        let n: usize = pieces.iter().map(|(p, _)| p.count()).sum();
+        let n: usize = pieces.iter().map(Packed::count).sum();
         let mut all = Packed {
             dirs: Vec::new(),
-            text: Vec::with_capacity(pieces.iter().map(|(p, _)| p.text.len()).sum()),
+            text: Vec::with_capacity(pieces.iter().map(|p| p.text.len()).sum()),
             spots: Vec::with_capacity(n),
             mtimes: Vec::with_capacity(n),
-            keys: Vec::new(),
+            keys: Vec::with_capacity(n),
         };
-        let mut stats: Vec<Option<Stat>> = Vec::new();
-        if pieces.iter().any(|(_, s)| !s.is_empty()) {
-            stats.reserve_exact(n);
-        }
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
-        for (p, their_stats) in pieces {
+        for p in pieces {
+            debug_assert_eq!(p.keys.len(), p.count(), "a piece is keyed");
             let base = u32::try_from(all.text.len()).expect("a survey's text under 4 GiB");
             // Each of the piece's directories as the joined survey numbers it.
             let dirs: Vec<u32> = (p.dirs.iter())
@@ -177,20 +178,11 @@ impl Packed {
                 name_end: base + s.name_end,
                 dir: dirs[(s.dir & !FLAGS) as usize] | (s.dir & FLAGS),
             }));
-            if !their_stats.is_empty() {
-                stats.resize(all.mtimes.len(), None);
-                stats.extend(their_stats);
-            }
             all.mtimes.extend_from_slice(&p.mtimes);
+            all.keys.extend_from_slice(&p.keys);
         }
-        if !stats.is_empty() {
-            stats.resize(all.mtimes.len(), None);
-        }
-        all.text.shrink_to_fit();
-        all.spots.shrink_to_fit();
-        all.mtimes.shrink_to_fit();
-        stats.shrink_to_fit();
-        (all, stats)
+        all.dirs.shrink_to_fit();
+        all
     }
 
     /// Candidate `i` written into `c`, reusing its buffers (keying a packed survey builds
@@ -294,8 +286,8 @@ impl Packed {
 }
 
 /// What candidate `id` at `path` may store in a survey's text at most (its id, and its
-/// name), for `Packed::pack_each`'s room.
-pub fn room(id: &str, path: &Path) -> usize {
+/// name), for `Packed::pack`'s room.
+fn room(id: &str, path: &Path) -> usize {
     id.len() + split(path).map_or(0, |(_, n)| n.len())
 }
 
@@ -352,254 +344,5 @@ impl Listed for Packed {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn c(id: &str, path: &str, mtime: Option<u64>) -> Candidate {
-        Candidate {
-            id: id.into(),
-            path: path.into(),
-            mtime: mtime.map(|s| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s)),
-            stat: None,
-        }
-    }
-
-    /// Every candidate comes back as it went in, byte for byte: a name that is its id, one
-    /// that is not, several directories in any order, a trailing slash, a root, a non-UTF-8
-    /// name, an empty id.
-    #[test]
-    fn a_packed_candidate_comes_back_as_it_went_in() {
-        let bad = OsStr::from_bytes(b"/s/\xffname.jsonl").to_os_string();
-        let mut cs = vec![
-            c("a1", "/s/loop/a1", Some(5)),
-            c("a2", "/s/loop/a2", None),
-            c("b", "/p/one/b.jsonl", Some(7)),
-            c("a3", "/s/loop/a3", Some(9)),
-            c("d", "/p/two/d.jsonl", None),
-            c("e", "/p/one/sub/", None),
-            c("f", "/", None),
-            c("", "/s/loop/x", None),
-            c("g", "rel/g", None),
-            c("i", "//i", None),
-            c("j", "/s//j", None),
-            c("k", "/s/./k", None),
-            c("l", "/s/l/.", None),
-            c("m", "/s/l/..", None),
-            c("n", "/n", None),
-            c("o", "o", None),
-            c("q", "/p/one/q.jsonl.jsonl", None),
-            c("r.jsonl", "/p/one/r.jsonl", None),
-            c("", "/p/two/.jsonl", None),
-            c("t", "/p/two/t.json", None),
-            c("u", "/p/two/rollout-1-u.jsonl", None),
-            c("v", "/p/two/xv", None),
-            c("w.jsonl", "/p/two/aw.jsonl.jsonl", None),
-            c("yy", "/p/two/y.jsonl", None),
-        ];
-        cs.push(Candidate {
-            id: "h".into(),
-            path: bad.into(),
-            mtime: None,
-            stat: None,
-        });
-        let keys: Vec<u64> = (0..cs.len() as u64).collect();
-        let p = Packed::of(Survey {
-            candidates: cs.clone(),
-            keys: keys.clone(),
-        });
-        assert_eq!(p.count(), cs.len());
-        assert_eq!(p.keys, keys);
-        let mut buf = PathBuf::new();
-        for (i, want) in cs.iter().enumerate() {
-            assert_eq!(p.id(i), want.id);
-            assert_eq!(
-                p.path(i, &mut buf).as_os_str().as_bytes(),
-                want.path.as_os_str().as_bytes(),
-                "{i}"
-            );
-            p.with(i, |got| {
-                assert_eq!(
-                    (&got.id, got.path.as_os_str(), got.mtime),
-                    (&want.id, want.path.as_os_str(), want.mtime)
-                );
-            });
-        }
-        assert_eq!(p.dirs.len(), 13, "one entry per directory: {:?}", p.dirs);
-    }
-
-    /// Claude Code's transcripts are named by their id and `.jsonl`: only the ids are
-    /// stored, and each path comes back whole.
-    #[test]
-    fn a_transcript_named_by_its_id_stores_only_the_id() {
-        let id = |i: u32| format!("{i:08x}-0000-4000-8000-000000000000");
-        let cs: Vec<Candidate> = (0..1000)
-            .map(|i| {
-                c(
-                    &id(i),
-                    &format!("/h/.claude/projects/-p{}/{}.jsonl", i % 7, id(i)),
-                    None,
-                )
-            })
-            .collect();
-        let (p, _) = Packed::pack(cs.clone());
-        assert_eq!(p.text.len(), 1000 * 36, "the ids alone");
-        let mut buf = PathBuf::new();
-        let mut got = Candidate::unreadable_dir(Path::new("/x"));
-        for (i, want) in cs.iter().enumerate() {
-            assert_eq!(p.path(i, &mut buf), want.path, "{i}");
-            p.fill(i, &mut got);
-            assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
-        }
-    }
-
-    /// Codex's rollouts are named `rollout-<time>-<id>.jsonl`: each id is stored once,
-    /// with what comes before it, and each path comes back whole.
-    #[test]
-    fn a_rollout_named_with_its_id_stores_the_id_once() {
-        let id = |i: u32| format!("019c{i:04x}-0000-7000-8000-000000000000");
-        let name = |i: u32| format!("rollout-2026-03-14T10-15-{:02}-{}.jsonl", i % 60, id(i));
-        let cs: Vec<Candidate> = (0..1000)
-            .map(|i| {
-                c(
-                    &id(i),
-                    &format!("/h/.codex/sessions/2026/03/{}/{}", i % 9, name(i)),
-                    None,
-                )
-            })
-            .collect();
-        let (p, _) = Packed::pack(cs.clone());
-        assert_eq!(p.text.len(), 1000 * (36 + 28), "the ids and the prefixes");
-        let mut buf = PathBuf::new();
-        let mut got = Candidate::unreadable_dir(Path::new("/x"));
-        for (i, want) in cs.iter().enumerate() {
-            assert_eq!(p.path(i, &mut buf), want.path, "{i}");
-            p.fill(i, &mut got);
-            assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
-        }
-    }
-
-    /// Surveys packed apart and joined are the survey packed whole: every candidate, its
-    /// path and its stat come back, a directory shared by two pieces held once, a piece
-    /// without stats among pieces with them.
-    #[test]
-    fn pieces_joined_are_the_whole_packed() {
-        let st = |n: u64| Some(Stat::from_fields([n; 8]));
-        let mut cs = vec![
-            c("a", "/p/one/a.jsonl", Some(1)),
-            c("b", "/p/one/rollout-1-b.jsonl", None),
-            c("x", "/p/two/y", Some(2)),
-            c("d", "/p/one/d", None),
-            c("e", "/", None),
-            c("f", "/p/two/f.jsonl", Some(3)),
-        ];
-        for (i, cand) in cs.iter_mut().enumerate() {
-            cand.stat = if i == 2 || i == 3 { None } else { st(i as u64) };
-        }
-        let pieces = [&cs[0..2], &cs[2..4], &cs[4..4], &cs[4..]];
-        let (joined, stats) = Packed::join(
-            (pieces.iter())
-                .map(|p| {
-                    let (packed, stats) = Packed::pack(p.to_vec());
-                    // A piece whose candidates carry no stat hands back none.
-                    assert_eq!(stats.is_empty(), p.iter().all(|c| c.stat.is_none()));
-                    (packed, stats)
-                })
-                .collect(),
-        );
-        let (whole, whole_stats) = Packed::pack(cs.clone());
-        assert_eq!(stats, whole_stats);
-        assert_eq!(joined.count(), cs.len());
-        assert_eq!(joined.dirs, whole.dirs);
-        let (mut a, mut b) = (PathBuf::new(), PathBuf::new());
-        for (i, want) in cs.iter().enumerate() {
-            assert_eq!(joined.id(i), want.id, "{i}");
-            assert_eq!(joined.path(i, &mut a), want.path, "{i}");
-            assert_eq!(joined.path(i, &mut a), whole.path(i, &mut b), "{i}");
-            joined.with(i, |got| assert_eq!(got.mtime, want.mtime, "{i}"));
-        }
-        assert_eq!(joined.text, whole.text);
-    }
-
-    /// A Loop-like store of 10k sessions in one directory: its packed survey is a fraction
-    /// of discovery's (136 bytes inline a candidate, plus its id and path on the heap).
-    #[test]
-    fn a_packed_survey_is_small() {
-        let dir = "/home/someone/.local/share/loop/sessions";
-        let cs: Vec<Candidate> = (0..10_000)
-            .map(|i| {
-                let id = format!("{i:08x}-0000-4000-8000-000000000000");
-                c(&id, &format!("{dir}/{id}"), Some(i))
-            })
-            .collect();
-        let keys = vec![0; cs.len()];
-        let p = Packed::of(Survey {
-            candidates: cs,
-            keys,
-        });
-        let per = p.bytes() / 10_000;
-        assert!(per <= 72, "{per} bytes a candidate");
-    }
-
-    /// The browser's warm check over a packed survey finds what `spool list`'s check over
-    /// discovery's candidates finds, after every kind of change: a log appended to, one
-    /// removed, a new one, one left alone.
-    #[test]
-    fn a_check_over_a_packed_survey_equals_one_over_the_candidates() {
-        use std::io::Write;
-
-        use crate::catalog::pass::{self, ById, Checked};
-        use crate::store::Store;
-        use crate::store::loom_store::LoomStore;
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loom");
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
-        for e in std::fs::read_dir(fixture.join("sessions")).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_file() {
-                std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-            }
-        }
-        let store = LoomStore::new(tmp.path());
-        let before = store.discover();
-        assert!(before.len() >= 3);
-        let metas: Vec<_> = before.iter().map(|c| pass::read(&store, c).meta).collect();
-        // Appended to, removed, and a new log; the rest left alone.
-        let first = &before[0].path;
-        let log = std::fs::read(first).unwrap();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(first)
-            .unwrap()
-            .write_all(&log)
-            .unwrap();
-        std::fs::remove_file(&before[1].path).unwrap();
-        std::fs::copy(&before[2].path, dir.join("20260315-101010.jsonl")).unwrap();
-        let seen = |c: Checked| {
-            let mut fresh: Vec<_> = c.fresh.iter().map(|e| e.meta.clone()).collect();
-            fresh.sort_by(|a, b| a.id.cmp(&b.id));
-            let mut known: Vec<_> = (c.known.keys())
-                .map(|id| (id.to_string(), *c.known.get(id).unwrap()))
-                .collect();
-            known.sort_by(|a, b| a.0.cmp(&b.0));
-            let (mut changed, mut gone) = (c.changed, c.gone);
-            changed.sort();
-            gone.sort();
-            (fresh, known, changed, gone)
-        };
-        let plain = seen(pass::check(
-            &store,
-            ById::new(metas.clone()),
-            &store.discover_unordered(),
-        ));
-        let packed = Packed::of(crate::catalog::survey::survey(&store));
-        let from_packed = seen(pass::check_packed(&store, ById::new(metas), &packed));
-        assert_eq!(from_packed, plain);
-        // The changes were seen: one changed, one gone, one new, and every log known.
-        let (fresh, known, changed, gone) = plain;
-        assert_eq!(changed, [before[0].id.to_string()]);
-        assert_eq!(gone, [before[1].id.to_string()]);
-        assert_eq!(fresh.len(), 2, "{fresh:?}");
-        assert_eq!(known.len(), before.len());
-    }
-}
+#[path = "packed_tests.rs"]
+mod tests;

@@ -4,6 +4,7 @@
 //! threads at nice 10, `live::Early`, the survey kept packed until the check).
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::packed::{Listed, Packed};
 use super::stamp::{self, Stat};
@@ -25,42 +26,103 @@ pub fn survey(store: &dyn Store) -> Survey {
     Survey { candidates, keys }
 }
 
-/// Discover `store`, pack the candidates, then key them from the packed form: the browser's
-/// survey (`live::Early`). Issue 10: keyed first, discovery's candidates (about 300 bytes
-/// each with their id and path) waited whole through the stat pass, three stores' at once
-/// beside the decoding catalog, where a warm start's memory peaked; packed first, only
-/// their bytes and the stats discovery took wait (about half).
+/// Discover `store` packed and keyed: the browser's survey (`live::Early`). Issue 10:
+/// keyed first, discovery's candidates (about 300 bytes each with their id and path) waited
+/// whole through the stat pass, three stores' at once beside the decoding catalog, where a
+/// warm start's memory peaked; packed first, only their bytes and the stats discovery took
+/// waited; keyed where each directory is packed (`Store::discover_packed`), not even those.
 pub fn packed(store: &dyn Store) -> Packed {
-    let (mut p, stats) = store.discover_packed();
-    p.keys = keys_packed(store, &p, &stats);
-    p
+    store.discover_packed(&Keyer::new(store))
 }
 
-/// `keys` of a packed survey, `stats` being discovery's (at the same index, or empty).
-/// Each thread writes each candidate into one reused `Candidate`.
-fn keys_packed(store: &dyn Store, p: &Packed, stats: &[Option<Stat>]) -> Vec<u64> {
-    let state = state_dir(store);
-    let n = p.count();
-    let chunk = chunk_len(n);
-    let parts = (0..n)
-        .step_by(chunk)
-        .map(|from| from..(from + chunk).min(n));
-    crate::store::gather_parallel(parts, |part| {
-        let mut memo = stamp::Memo::new(state.clone());
-        let mut c = Candidate {
-            id: String::new(),
-            path: PathBuf::new(),
-            mtime: None,
-            stat: None,
-        };
-        part.map(|i| {
-            p.fill(i, &mut c);
-            let seen = stats.get(i).and_then(Option::as_ref);
-            let (inputs, first) = store.summary_inputs_stated(&c);
-            memo.key_with(&inputs, &c.path, seen, first.as_ref())
+/// Keys a store's candidates for a survey on whichever thread makes them: each call
+/// borrows a memo (`stamp::Memo`) from a small pool, so a thread keying directory after
+/// directory reuses what its memo learnt (the state directory's names, shared inputs).
+pub struct Keyer<'a> {
+    store: &'a dyn Store,
+    state: Option<PathBuf>,
+    memos: Mutex<Vec<stamp::Memo>>,
+}
+
+impl<'a> Keyer<'a> {
+    pub fn new(store: &'a dyn Store) -> Keyer<'a> {
+        Keyer {
+            store,
+            state: state_dir(store),
+            memos: Mutex::default(),
+        }
+    }
+
+    /// `f` with a memo of the pool's (or a new one), given back after.
+    fn with_memo<R>(&self, f: impl FnOnce(&mut stamp::Memo) -> R) -> R {
+        let pool = || self.memos.lock().unwrap_or_else(|e| e.into_inner());
+        let mut memo = (pool().pop()).unwrap_or_else(|| stamp::Memo::new(self.state.clone()));
+        let out = f(&mut memo);
+        pool().push(memo);
+        out
+    }
+
+    /// What `c`'s key is taken of (`Store::summary_inputs_stated`).
+    pub fn inputs(&self, c: &Candidate) -> (Vec<PathBuf>, Option<Stat>) {
+        self.store.summary_inputs_stated(c)
+    }
+
+    /// The key of `c` with `inputs` (and the stat of the first), discovery's `lstat` of its
+    /// path being `seen`.
+    fn key(
+        memo: &mut stamp::Memo,
+        c: &Candidate,
+        (inputs, first): (Vec<PathBuf>, Option<Stat>),
+        seen: Option<&Stat>,
+    ) -> u64 {
+        memo.key_with(&inputs, &c.path, seen, first.as_ref())
+    }
+
+    /// The key of each of `candidates`, in order, on this thread.
+    pub fn keys(&self, candidates: &[Candidate]) -> Vec<u64> {
+        self.keys_by(candidates, |c| self.inputs(c))
+    }
+
+    /// `keys`, each candidate's inputs being what `inputs` says of it (a store that knows
+    /// more while it lists than once it has listed: Claude Code's project listing).
+    pub fn keys_by(
+        &self,
+        candidates: &[Candidate],
+        inputs: impl Fn(&Candidate) -> (Vec<PathBuf>, Option<Stat>),
+    ) -> Vec<u64> {
+        self.with_memo(|memo| {
+            (candidates.iter())
+                .map(|c| Keyer::key(memo, c, inputs(c), c.stat.as_ref()))
+                .collect()
         })
-        .collect()
-    })
+    }
+
+    /// `keys` of a packed survey, `stats` being discovery's (at the same index, or empty),
+    /// over the machine's cores. Each thread writes each candidate into one reused
+    /// `Candidate`.
+    pub fn keys_packed(&self, p: &Packed, stats: &[Option<Stat>]) -> Vec<u64> {
+        let n = p.count();
+        let chunk = chunk_len(n);
+        let parts = (0..n)
+            .step_by(chunk)
+            .map(|from| from..(from + chunk).min(n));
+        crate::store::gather_parallel(parts, |part| {
+            let mut c = Candidate {
+                id: String::new(),
+                path: PathBuf::new(),
+                mtime: None,
+                stat: None,
+            };
+            self.with_memo(|memo| {
+                part.map(|i| {
+                    p.fill(i, &mut c);
+                    let seen = stats.get(i).and_then(Option::as_ref);
+                    Keyer::key(memo, &c, self.inputs(&c), seen)
+                })
+                .collect()
+            })
+        })
+    }
 }
 
 /// The candidates per thread of a pass over `n` (the machine's cores, at most 8; a small
@@ -73,15 +135,9 @@ pub fn chunk_len(n: usize) -> usize {
 /// The key of each candidate (in order), split over the machine's cores. A key is what
 /// `stamp::key` of the inputs says, with one memo per thread saving repeated lookups.
 pub fn keys(store: &dyn Store, candidates: &[Candidate]) -> Vec<u64> {
-    let state = state_dir(store);
+    let keyer = Keyer::new(store);
     crate::store::gather_parallel(candidates.chunks(chunk_len(candidates.len())), |part| {
-        let mut memo = stamp::Memo::new(state.clone());
-        part.iter()
-            .map(|c| {
-                let (inputs, first) = store.summary_inputs_stated(c);
-                memo.key_with(&inputs, &c.path, c.stat.as_ref(), first.as_ref())
-            })
-            .collect()
+        keyer.keys(part)
     })
 }
 

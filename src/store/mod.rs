@@ -252,16 +252,17 @@ pub trait Store: Send + Sync {
         self.discover()
     }
 
-    /// `discover_unordered` packed (`catalog::packed`), with the stats discovery took at
-    /// the same index: the browser's survey. A store whose discovery holds its entries in a
-    /// form of its own packs them one by one, never holding them all as candidates too.
+    /// `discover_unordered` packed (`catalog::packed`) and keyed by `keyer`: the browser's
+    /// survey. A store that lists directory by directory packs and keys each directory's
+    /// candidates where it listed them (`Packed::keyed`, `Packed::join`), never holding them
+    /// all as candidates, nor their stats.
     fn discover_packed(
         &self,
-    ) -> (
-        crate::catalog::packed::Packed,
-        Vec<Option<crate::catalog::stamp::Stat>>,
-    ) {
-        crate::catalog::packed::Packed::pack(self.discover_unordered())
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> crate::catalog::packed::Packed {
+        let (mut p, stats) = crate::catalog::packed::Packed::pack(self.discover_unordered());
+        p.keys = keyer.keys_packed(&p, &stats);
+        p
     }
 
     /// Whether `discover` orders sessions by their names alone, with no `stat` of each. On a

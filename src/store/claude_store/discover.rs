@@ -64,7 +64,7 @@ pub(super) fn project_dirs_dated(projects: &Path) -> Vec<(PathBuf, Option<System
 /// on two threads), and the listing thread had the other core to itself meanwhile. The
 /// order is total, so it does not depend on which thread listed what.
 pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
-    let listed = by_project(projects, seen, |found| found);
+    let listed = by_project(projects, seen, |found, _| found);
     let mut out = Vec::with_capacity(listed.iter().map(Vec::len).sum());
     listed.into_iter().for_each(|found| out.extend(found));
     // Unstable: a stable sort's scratch buffer was half the candidates again (1.4 MB at
@@ -73,20 +73,20 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     out
 }
 
-/// `each` of every project directory's session candidates (on the listing's threads), in
-/// the directories' order, what each held besides going to `seen`: `discover` before its
+/// `each` of every project directory's session candidates and what it held besides (on the
+/// listing's threads), in the directories' order, what each held going to `seen`: `discover` before its
 /// lists are merged and sorted, or a survey packed where each list was made.
 pub fn by_project<R: Send>(
     projects: &Path,
     seen: &mut Projects,
-    each: impl Fn(Vec<Candidate>) -> R + Sync,
+    each: impl Fn(Vec<Candidate>, Option<&SeenEntry>) -> R + Sync,
 ) -> Vec<R> {
     let dirs = project_dirs(projects);
     let handles = AtomicUsize::new(seen.len());
     let listed = crate::store::fanout::in_order(&dirs, |dir| {
         let handle = handles.fetch_add(1, Ordering::Relaxed) < super::seen::MAX_HANDLES;
         let (found, project) = list_project(dir, handle);
-        (each(found), project)
+        (each(found, project.as_ref()), project)
     });
     (listed.into_iter())
         .map(|(found, project)| {
@@ -245,12 +245,22 @@ pub fn legacy_agents(project_dir: &Path) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
+/// Tests: the sessions whose subagent directories were walked for (`subagent_dirs`), to
+/// show a survey keyed from its project's listing walks for none.
+#[cfg(test)]
+pub(super) static WALKED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
 /// What the current subagent files of session `id` rest on: every directory the walk of
 /// `<id>/subagents` lists, whose mtime changes with each file added, removed or renamed in
 /// it, and a directory it cannot list for another reason than its absence (a chmod of it
 /// changes its stamp). Empty for the usual session without subagents: one failed `open`,
 /// no `lstat`. The files' own stamps do not matter: the row shows only how many there are.
 pub fn subagent_dirs(project_dir: &Path, id: &str) -> Vec<PathBuf> {
+    #[cfg(test)]
+    WALKED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(project_dir.join(id));
     let mut dirs = Vec::new();
     walk(
         &project_dir.join(id).join("subagents"),

@@ -279,6 +279,42 @@ impl ClaudeStore {
     }
 }
 
+impl ClaudeStore {
+    /// `summary_inputs_stated` of `c` with `seen` what its project directory held when it
+    /// was listed: the stored listing's (`seen`), or, for a survey keyed where each project
+    /// is listed (`discover_packed`), that project's own before the listing is stored (else
+    /// every session's subagents would be probed by a walk).
+    fn inputs_seen(
+        &self,
+        c: &Candidate,
+        seen: Option<&seen::Project>,
+    ) -> (Vec<PathBuf>, Option<Stat>) {
+        let project = c.path.parent().unwrap_or(Path::new("/"));
+        let (probe, stat) = match seen {
+            None => (seen::Probe::Walk, None),
+            Some(p) if !p.may_hold(&c.id) => (seen::Probe::Absent, None),
+            Some(p) => p.subagents(&c.id),
+        };
+        let mut v = match probe {
+            seen::Probe::Absent => Vec::new(),
+            // What the walk would name, without listing it (1,458 listings of a warm check
+            // at 10k Claude sessions, four syscalls and a walk from `/` each).
+            seen::Probe::Leaf => vec![project.join(&c.id).join("subagents")],
+            seen::Probe::Walk => discover::subagent_dirs(project, &c.id),
+        };
+        // Either names `<id>/subagents` first, or nothing (a walk that found it gone): the
+        // stat is of the first input or of none.
+        let first = stat.filter(|_| !v.is_empty());
+        v.push(c.path.clone());
+        if seen.is_none_or(|p| p.legacy) {
+            v.extend(self.legacy_of(project, &c.id));
+        }
+        v.push(self.root.join("settings.json"));
+        v.push(self.state_file(&c.id));
+        (v, first)
+    }
+}
+
 impl Store for ClaudeStore {
     fn root_dir(&self) -> Option<&Path> {
         Some(&self.root)
@@ -311,19 +347,20 @@ impl Store for ClaudeStore {
         found
     }
 
-    /// Each project's candidates packed on the thread that listed them, and the pieces
-    /// joined: never all held as candidates at once. Issue 10: at 100k sessions the
+    /// Each project's candidates packed and keyed on the thread that listed them, and the
+    /// pieces joined: never all held as candidates at once. Issue 10: at 100k sessions the
     /// candidates of every project, then merged beside them (27 MB), were a warm start's
     /// peak.
     fn discover_packed(
         &self,
-    ) -> (
-        crate::catalog::packed::Packed,
-        Vec<Option<crate::catalog::stamp::Stat>>,
-    ) {
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> crate::catalog::packed::Packed {
         use crate::catalog::packed::Packed;
         let mut seen = seen::Projects::default();
-        let pieces = discover::by_project(&self.projects, &mut seen, Packed::pack);
+        let pieces = discover::by_project(&self.projects, &mut seen, |found, project| {
+            let project = project.map(|(_, p)| &**p);
+            Packed::keyed_by(found, keyer, |c| self.inputs_seen(c, project))
+        });
         self.seen.replace(seen);
         Packed::join(pieces)
     }
@@ -355,29 +392,7 @@ impl Store for ClaudeStore {
     /// input, so the stat pass does not take it again.
     fn summary_inputs_stated(&self, c: &Candidate) -> (Vec<PathBuf>, Option<Stat>) {
         let project = c.path.parent().unwrap_or(Path::new("/"));
-        let seen = self.seen.get(project);
-        let (probe, stat) = match seen.as_deref() {
-            None => (seen::Probe::Walk, None),
-            Some(p) if !p.may_hold(&c.id) => (seen::Probe::Absent, None),
-            Some(p) => p.subagents(&c.id),
-        };
-        let mut v = match probe {
-            seen::Probe::Absent => Vec::new(),
-            // What the walk would name, without listing it (1,458 listings of a warm check
-            // at 10k Claude sessions, four syscalls and a walk from `/` each).
-            seen::Probe::Leaf => vec![project.join(&c.id).join("subagents")],
-            seen::Probe::Walk => discover::subagent_dirs(project, &c.id),
-        };
-        // Either names `<id>/subagents` first, or nothing (a walk that found it gone): the
-        // stat is of the first input or of none.
-        let first = stat.filter(|_| !v.is_empty());
-        v.push(c.path.clone());
-        if seen.is_none_or(|p| p.legacy) {
-            v.extend(self.legacy_of(project, &c.id));
-        }
-        v.push(self.root.join("settings.json"));
-        v.push(self.state_file(&c.id));
-        (v, first)
+        self.inputs_seen(c, self.seen.get(project).as_deref())
     }
 
     /// "live" and the cleanup countdown change with the clock alone.

@@ -316,3 +316,41 @@ fn the_survey_keys_every_session_as_a_read_does_with_the_probes_stat() {
         assert_eq!(store.summary_inputs_stated(&candidate(&store, id)).1, None);
     }
 }
+
+/// The browser's survey keys each project's sessions where it lists them, from what that
+/// listing saw: no session's subagent directories are walked for (before the listing is
+/// stored, the store knew nothing of the project and walked for each session's: a warm
+/// check of 100k sessions at 0.9-1.5 s instead of 0.54). A store that has listed nothing
+/// does walk for them, so the count can fail.
+#[test]
+fn a_survey_keyed_where_it_lists_walks_for_no_subagents() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("claude");
+    for (project, id) in [("-w-a", "s1"), ("-w-a", "s2"), ("-w-b", "s3")] {
+        let dir = root.join("projects").join(project);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{id}.jsonl")), "{}\n").unwrap();
+    }
+    let ours = |walked: &[PathBuf]| walked.iter().filter(|p| p.starts_with(&root)).count();
+    let walked = || discover::WALKED.lock().unwrap().clone();
+    let store = ClaudeStore::new(&root, &d.path().join("state"));
+    let survey = crate::catalog::survey::packed(&store);
+    assert_eq!(crate::catalog::packed::Listed::count(&survey), 3);
+    assert_eq!(ours(&walked()), 0, "{:?}", walked());
+    // Keyed by a store that has listed nothing, each session is walked for.
+    let fresh = ClaudeStore::new(&root, &d.path().join("state"));
+    fresh.summary_inputs_stated(&survey_candidate(&root, "-w-b", "s3"));
+    assert_eq!(ours(&walked()), 1, "{:?}", walked());
+}
+
+fn survey_candidate(root: &Path, project: &str, id: &str) -> Candidate {
+    Candidate {
+        id: id.into(),
+        path: root
+            .join("projects")
+            .join(project)
+            .join(format!("{id}.jsonl")),
+        mtime: None,
+        stat: None,
+    }
+}

@@ -351,14 +351,12 @@ impl Store for CodexStore {
     /// a candidate of each, then the survey's room beside them) were a warm start's peak.
     fn discover_packed(
         &self,
-    ) -> (
-        crate::catalog::packed::Packed,
-        Vec<Option<crate::catalog::stamp::Stat>>,
-    ) {
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> crate::catalog::packed::Packed {
         let _walk = self.walk_lock();
-        let (survey, stats, by_id) = packed_walk::walk(&self.root);
+        let (survey, by_id) = packed_walk::walk(&self.root, keyer);
         self.keep_table(by_id, false);
-        (survey, stats)
+        survey
     }
 
     fn summarize(&self, c: &Candidate) -> Option<SessionSummary> {

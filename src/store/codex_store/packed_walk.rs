@@ -10,68 +10,54 @@ use std::path::{Path, PathBuf};
 
 use super::discover::{self, Entry, Found, Step};
 use super::found::ById;
-use crate::catalog::packed::{self, Listed, Packed};
-use crate::catalog::stamp::Stat;
+use crate::catalog::packed::{Listed, Packed};
+use crate::catalog::survey::Keyer;
 use crate::store::Candidate;
 
-/// One directory's rollouts (or a run of the plan's own), packed, with what discovery
-/// keeps them by.
+/// One directory's rollouts (or a run of the plan's own), packed and keyed, with what
+/// discovery keeps them by.
 struct Piece {
     packed: Packed,
-    stats: Vec<Option<Stat>>,
     /// Per rollout: found as, archived, a `.zst`.
     what: Vec<(Found, bool, bool)>,
 }
 
 impl Piece {
-    fn of(steps: Vec<Step>) -> Piece {
-        fn entry(s: &Step) -> Option<&Entry> {
-            match s {
-                Step::Found(e, _) => Some(e),
+    fn of(steps: Vec<Step>, keyer: &Keyer<'_>) -> Piece {
+        let mut what = Vec::new();
+        let found: Vec<Candidate> = (steps.into_iter())
+            .filter_map(|s| match s {
+                Step::Found(e, zst) => {
+                    what.push((e.found, e.archived, zst));
+                    Some(Candidate::from(e))
+                }
+                // A walk with nothing left for later names no directory.
                 Step::Later(..) => None,
-            }
-        }
-        let n = steps.iter().filter_map(entry).count();
-        let room = (steps.iter().filter_map(entry))
-            .map(|e| packed::room(&e.id, &e.path))
-            .sum();
-        let stats = steps.iter().filter_map(entry).any(|e| e.stat.is_some());
-        let mut what = Vec::with_capacity(n);
-        let each = steps.into_iter().filter_map(|s| match s {
-            Step::Found(e, zst) => {
-                what.push((e.found, e.archived, zst));
-                Some(Candidate::from(e))
-            }
-            // A walk with nothing left for later names no directory.
-            Step::Later(..) => None,
-        });
-        let (packed, stats) = Packed::pack_each(n, room, stats, each);
+            })
+            .collect();
         Piece {
-            packed,
-            stats,
+            packed: Packed::keyed(found, keyer),
             what,
         }
     }
 
     /// The piece's survey with only the rollouts `kept` says are kept (most pieces keep all).
-    fn survey(self, kept: &[Option<bool>]) -> (Packed, Vec<Option<Stat>>) {
+    fn survey(self, kept: &[Option<bool>]) -> Packed {
         if kept.iter().all(Option::is_some) {
-            return (self.packed, self.stats);
+            return self.packed;
         }
         let keep: Vec<usize> = (0..kept.len()).filter(|&i| kept[i].is_some()).collect();
-        let each = keep.iter().map(|&i| {
-            let mut c = self.packed.with(i, Candidate::clone);
-            c.stat = self.stats.get(i).copied().flatten();
-            c
-        });
-        Packed::pack_each(keep.len(), 0, !self.stats.is_empty(), each)
+        let found = keep.iter().map(|&i| self.packed.with(i, Candidate::clone));
+        let (mut p, _) = Packed::pack(found.collect());
+        p.keys = keep.iter().map(|&i| self.packed.keys[i]).collect();
+        p
     }
 }
 
 /// Every rollout under `root` as discovery keeps them (`discover::discover_unordered`, in
-/// walk order), packed, with the stats the walk took, and the kept-by-id table of the same
-/// entries (`keep`).
-pub(super) fn walk(root: &Path) -> (Packed, Vec<Option<Stat>>, ById) {
+/// walk order), packed and keyed by `keyer` from the stats the walk took, and the
+/// kept-by-id table of the same entries (`keep`).
+pub(super) fn walk(root: &Path, keyer: &Keyer<'_>) -> (Packed, ById) {
     let plan = discover::plan(root, true);
     let later: Vec<(PathBuf, usize, bool)> = (plan.iter())
         .filter_map(|s| match s {
@@ -80,7 +66,7 @@ pub(super) fn walk(root: &Path) -> (Packed, Vec<Option<Stat>>, ById) {
         })
         .collect();
     let walked = crate::store::fanout::in_order(&later, |(dir, depth, archived)| {
-        Piece::of(discover::walk_later(dir, *depth, *archived, true))
+        Piece::of(discover::walk_later(dir, *depth, *archived, true), keyer)
     });
     // In the plan's order: each run of its own rollouts a piece, each directory left for
     // later replaced by its walk's.
@@ -92,14 +78,14 @@ pub(super) fn walk(root: &Path) -> (Packed, Vec<Option<Stat>>, ById) {
             Step::Found(..) => run.push(step),
             Step::Later(..) => {
                 if !run.is_empty() {
-                    pieces.push(Piece::of(std::mem::take(&mut run)));
+                    pieces.push(Piece::of(std::mem::take(&mut run), keyer));
                 }
                 pieces.extend(walked.next());
             }
         }
     }
     if !run.is_empty() {
-        pieces.push(Piece::of(run));
+        pieces.push(Piece::of(run, keyer));
     }
     // Each rollout's place in walk order: its piece and its index there.
     let at: Vec<(u32, u32)> = (pieces.iter().enumerate())
@@ -147,8 +133,7 @@ pub(super) fn walk(root: &Path) -> (Packed, Vec<Option<Stat>>, ById) {
             piece.survey(&kept[from - n..from])
         })
         .collect();
-    let (survey, stats) = Packed::join(pieces);
-    (survey, stats, by_id)
+    (Packed::join(pieces), by_id)
 }
 
 #[cfg(test)]

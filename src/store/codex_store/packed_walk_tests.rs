@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::super::{discover, found::ById};
 use crate::catalog::packed::{Listed, Packed};
+use crate::catalog::survey::Keyer;
 use crate::store::Candidate;
 
 const IDS: [&str; 4] = [
@@ -20,10 +21,10 @@ fn put(root: &Path, rel: &str) {
     std::fs::write(p, "{}\n").unwrap();
 }
 
-/// Each candidate of a survey: id, path, stat, mtime, in order.
-fn seen(p: &Packed, stats: &[Option<crate::catalog::stamp::Stat>]) -> Vec<String> {
+/// Each candidate of a survey: id, path, mtime and key, in order.
+fn seen(p: &Packed) -> Vec<String> {
     (0..p.count())
-        .map(|i| p.with(i, |c| format!("{c:?} {:?}", stats.get(i))))
+        .map(|i| p.with(i, |c| format!("{c:?} {}", p.keys[i])))
         .collect()
 }
 
@@ -95,9 +96,12 @@ fn a_packed_walk_keeps_what_discovery_keeps() {
     let entries = discover::discover_unordered(&root);
     assert_eq!(entries.len(), 6, "{entries:?}");
     let table = ById::new(&entries);
-    let (whole, whole_stats) = Packed::pack(entries.iter().cloned().map(Candidate::from).collect());
-    let (survey, stats, by_id) = super::walk(&root);
-    assert_eq!(seen(&survey, &stats), seen(&whole, &whole_stats));
+    let store = super::super::CodexStore::new(&root, &d.path().join("state"));
+    let keyer = Keyer::new(&store);
+    let (mut whole, stats) = Packed::pack(entries.iter().cloned().map(Candidate::from).collect());
+    whole.keys = keyer.keys_packed(&whole, &stats);
+    let (survey, by_id) = super::walk(&root, &keyer);
+    assert_eq!(seen(&survey), seen(&whole));
     for e in &entries {
         let (a, b) = (by_id.get(&e.id).unwrap(), table.get(&e.id).unwrap());
         assert_eq!(format!("{a:?}"), format!("{b:?}"));

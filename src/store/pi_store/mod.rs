@@ -279,17 +279,18 @@ impl Store for PiStore {
         discover::discover(&self.root)
     }
 
-    /// Each directory's candidates packed on the thread that listed them, and the pieces
-    /// joined: never all held as candidates at once (issue 10: the candidates of every
-    /// directory, then merged beside them, were a warm start's peak at 100k sessions).
+    /// Each directory's candidates packed and keyed on the thread that listed them, and
+    /// the pieces joined: never all held as candidates at once (issue 10: the candidates of
+    /// every directory, then merged beside them, were a warm start's peak at 100k
+    /// sessions).
     fn discover_packed(
         &self,
-    ) -> (
-        crate::catalog::packed::Packed,
-        Vec<Option<crate::catalog::stamp::Stat>>,
-    ) {
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> crate::catalog::packed::Packed {
         use crate::catalog::packed::Packed;
-        Packed::join(discover::by_dir(&self.root, None, Packed::pack))
+        Packed::join(discover::by_dir(&self.root, None, |found| {
+            Packed::keyed(found, keyer)
+        }))
     }
 
     /// The newest sessions by the start time in their names, stat'ed alone (see `newest`).
