@@ -8,23 +8,7 @@ mod common;
 
 use std::io::Write;
 
-use common::tmux::{Tmux, selected_row};
-
-/// The pane's text (right of the divider) of a screen.
-fn pane(screen: &str) -> String {
-    (screen.lines())
-        .filter_map(|l| l.split_once('│').map(|(_, p)| p.trim().to_string()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The sidebar's text (left of the divider) of a screen.
-fn sidebar(screen: &str) -> String {
-    (screen.lines())
-        .map(|l| l.split('│').next().unwrap_or(l).to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use common::tmux::{Tmux, pane, selected_row, sidebar};
 
 #[test]
 fn a_query_stands_while_sessions_change_and_the_opened_result_is_in_the_pane() {

@@ -302,11 +302,7 @@ fn delete_confirmed_then_undone() {
 
 /// The list side of the screen (left of the pane's border), status bar excluded.
 fn sidebar(screen: &str) -> String {
-    above_status(screen)
-        .lines()
-        .map(|l| l.split('│').next().unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::tmux::sidebar(&above_status(screen))
 }
 
 #[test]

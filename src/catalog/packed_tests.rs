@@ -91,6 +91,11 @@ fn a_transcript_named_by_its_id_stores_only_the_id() {
         .collect();
     let (p, _) = Packed::pack(cs.clone());
     assert_eq!(p.text.len(), 1000 * 36, "the ids alone");
+    comes_back_whole(&p, &cs);
+}
+
+/// Each of `cs` comes back from `p` whole, by `path` and by `fill`.
+fn comes_back_whole(p: &Packed, cs: &[Candidate]) {
     let mut buf = PathBuf::new();
     let mut got = Candidate::unreadable_dir(Path::new("/x"));
     for (i, want) in cs.iter().enumerate() {
@@ -117,13 +122,7 @@ fn a_rollout_named_with_its_id_stores_the_id_once() {
         .collect();
     let (p, _) = Packed::pack(cs.clone());
     assert_eq!(p.text.len(), 1000 * (36 + 28), "the ids and the prefixes");
-    let mut buf = PathBuf::new();
-    let mut got = Candidate::unreadable_dir(Path::new("/x"));
-    for (i, want) in cs.iter().enumerate() {
-        assert_eq!(p.path(i, &mut buf), want.path, "{i}");
-        p.fill(i, &mut got);
-        assert_eq!((&got.id, &got.path), (&want.id, &want.path), "{i}");
-    }
+    comes_back_whole(&p, &cs);
 }
 
 /// Surveys packed and keyed apart and joined are the survey packed and keyed whole:

@@ -203,6 +203,22 @@ pub fn selected_row(screen: &str) -> Option<String> {
     Some(cut.chars().skip(3).collect::<String>().trim().to_string())
 }
 
+/// The sidebar's text of a screen: each line left of the pane's divider.
+pub fn sidebar(screen: &str) -> String {
+    (screen.lines())
+        .map(|l| l.split('│').next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The pane's text of a screen: each line right of the divider, trimmed.
+pub fn pane(screen: &str) -> String {
+    (screen.lines())
+        .filter_map(|l| l.split_once('│').map(|(_, p)| p.trim()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn restored(screen: &str) {
     let words: Vec<&str> = screen.split_whitespace().collect();
     assert!(words.contains(&"icanon"), "icanon not restored:\n{screen}");

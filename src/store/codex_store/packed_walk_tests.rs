@@ -35,64 +35,20 @@ fn seen(p: &Packed) -> Vec<String> {
 fn a_packed_walk_keeps_what_discovery_keeps() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("codex");
-    let name = |t: &str, id: &str, ext: &str| format!("rollout-2026-03-{t}-{id}{ext}");
-    put(
-        &root,
-        &format!(
-            "sessions/2026/03/14/{}",
-            name("14T10-00-00", IDS[0], ".jsonl")
-        ),
-    );
-    put(
-        &root,
-        &format!(
-            "sessions/2026/03/14/{}",
-            name("14T10-00-00", IDS[0], ".jsonl.zst")
-        ),
-    );
-    put(
-        &root,
-        &format!(
-            "sessions/2026/03/15/{}",
-            name("15T10-00-00", IDS[1], ".jsonl")
-        ),
-    );
-    put(
-        &root,
-        &format!(
-            "archived_sessions/{}",
-            name("15T10-00-00", IDS[1], ".jsonl")
-        ),
-    );
-    put(
-        &root,
-        &format!(
-            "archived_sessions/{}",
-            name("13T10-00-00", IDS[2], ".jsonl")
-        ),
-    );
-    put(
-        &root,
-        &format!("sessions/{}", name("12T10-00-00", IDS[3], ".jsonl")),
-    );
-    put(
-        &root,
-        &format!(
-            "sessions/2026/03/15/{}",
-            name(
-                "15T11-00-00",
-                "019c0005-0000-7000-8000-000000000005",
-                ".json"
-            )
-        ),
-    );
-    put(
-        &root,
-        &format!(
-            "sessions/2026/03/16/{}/part",
-            name("16T10-00-00", "019c0006-0000-7000-8000-000000000006", "")
-        ),
-    );
+    let id5 = "019c0005-0000-7000-8000-000000000005";
+    let id6 = "019c0006-0000-7000-8000-000000000006";
+    for (dir, time, id, ext) in [
+        ("sessions/2026/03/14", "14T10-00-00", IDS[0], ".jsonl"),
+        ("sessions/2026/03/14", "14T10-00-00", IDS[0], ".jsonl.zst"),
+        ("sessions/2026/03/15", "15T10-00-00", IDS[1], ".jsonl"),
+        ("archived_sessions", "15T10-00-00", IDS[1], ".jsonl"),
+        ("archived_sessions", "13T10-00-00", IDS[2], ".jsonl"),
+        ("sessions", "12T10-00-00", IDS[3], ".jsonl"),
+        ("sessions/2026/03/15", "15T11-00-00", id5, ".json"),
+        ("sessions/2026/03/16", "16T10-00-00", id6, "/part"),
+    ] {
+        put(&root, &format!("{dir}/rollout-2026-03-{time}-{id}{ext}"));
+    }
     let entries = discover::discover_unordered(&root);
     assert_eq!(entries.len(), 6, "{entries:?}");
     let table = ById::new(&entries);
