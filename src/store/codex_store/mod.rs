@@ -101,7 +101,7 @@ impl CodexStore {
         &self.root
     }
 
-    /// A whole discovery in no order, kept (the survey's).
+    /// A whole discovery in no order, kept (a stat pass's: `spool list`'s survey).
     fn discovered(&self) -> Vec<discover::Entry> {
         let _walk = self.walk_lock();
         self.keep(discover::discover_unordered(&self.root))
