@@ -93,15 +93,26 @@ impl Packed {
     /// discovery took at the same index (empty where it took none: they are what keying
     /// needs of the candidates beyond the packed bytes).
     pub fn pack(candidates: Vec<Candidate>) -> (Packed, Vec<Option<Stat>>) {
+        let mut stats = Vec::new();
+        if candidates.iter().any(|c| c.stat.is_some()) {
+            stats.reserve_exact(candidates.len());
+        }
+        let keep = stats.capacity() > 0;
+        let p = Packed::build(candidates, |c| {
+            if keep {
+                stats.push(c.stat);
+            }
+        });
+        (p, stats)
+    }
+
+    /// `candidates` packed, `each` shown each one before it is.
+    fn build(candidates: Vec<Candidate>, mut each: impl FnMut(&Candidate)) -> Packed {
         let n = candidates.len();
         // Room for every id and every name part that is not its id, so the text is
         // allocated once: grown as it filled, its copies were a tenth of packing a
         // 33k-session store.
         let room = (candidates.iter()).map(|c| room(&c.id, &c.path)).sum();
-        let mut stats = Vec::new();
-        if candidates.iter().any(|c| c.stat.is_some()) {
-            stats.reserve_exact(n);
-        }
         let mut p = Packed {
             dirs: Vec::new(),
             text: Vec::with_capacity(room),
@@ -113,14 +124,12 @@ impl Packed {
         // into different paths.
         let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
         for c in candidates {
-            if stats.capacity() > 0 {
-                stats.push(c.stat);
-            }
+            each(&c);
             p.push(c, &mut index);
         }
         p.text.shrink_to_fit();
         p.dirs.shrink_to_fit();
-        (p, stats)
+        p
     }
 
     /// `candidates` packed and keyed (`Keyer::keys`) on this thread: a directory's, on the
@@ -136,7 +145,8 @@ impl Packed {
         inputs: impl Fn(&Candidate) -> (Vec<PathBuf>, Option<Stat>),
     ) -> Packed {
         let keys = keyer.keys_by(&candidates, inputs);
-        let (mut p, _) = Packed::pack(candidates);
+        // Keyed already: the stats are not kept.
+        let mut p = Packed::build(candidates, |_| {});
         p.keys = keys;
         p
     }
@@ -270,11 +280,6 @@ impl Packed {
         })
     }
 
-    /// Candidate `i`'s mtime as discovery gave it.
-    pub fn mtime(&self, i: usize) -> Option<SystemTime> {
-        self.mtimes[i]
-    }
-
     /// The heap bytes it holds (tests bound them).
     pub fn bytes(&self) -> usize {
         self.text.capacity()
@@ -286,7 +291,7 @@ impl Packed {
 }
 
 /// What candidate `id` at `path` may store in a survey's text at most (its id, and its
-/// name), for `Packed::pack`'s room.
+/// name), for `Packed::build`'s room.
 fn room(id: &str, path: &Path) -> usize {
     id.len() + split(path).map_or(0, |(_, n)| n.len())
 }

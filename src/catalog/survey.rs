@@ -174,8 +174,8 @@ mod tests {
 
     /// Keyed from its packed form, a store's survey has the keys keyed from discovery's
     /// candidates, on every fixture store (Loop's sessions in collections, by name;
-    /// agent-harness's with the stats discovery took; loom's files; Codex's rollouts, packed
-    /// from its own entries as they are drained; Claude Code's project by project; pi's).
+    /// agent-harness's with the stats discovery took; loom's files; and, each directory
+    /// packed and keyed where it is listed, Codex's rollouts, Claude Code's projects, pi's).
     #[test]
     fn a_survey_keyed_packed_equals_one_keyed_whole() {
         let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");

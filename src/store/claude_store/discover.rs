@@ -73,9 +73,10 @@ pub fn discover(projects: &Path, seen: &mut Projects) -> Vec<Candidate> {
     out
 }
 
-/// `each` of every project directory's session candidates and what it held besides (on the
-/// listing's threads), in the directories' order, what each held going to `seen`: `discover` before its
-/// lists are merged and sorted, or a survey packed where each list was made.
+/// `each` of every project directory's session candidates and what it held besides (on
+/// the listing's threads), in the directories' order, what each held going to `seen`:
+/// `discover` before its lists are merged and sorted, or a survey packed and keyed where
+/// each list was made.
 pub fn by_project<R: Send>(
     projects: &Path,
     seen: &mut Projects,

@@ -116,7 +116,8 @@ pub(super) fn walk(root: &Path, keyer: &Keyer<'_>) -> (Packed, ById) {
         Entry {
             id: piece.packed.id(i).to_string(),
             path: piece.packed.path(i, &mut buf).to_path_buf(),
-            mtime: piece.packed.mtime(i),
+            // The table keeps none (`found`).
+            mtime: None,
             stat: None,
             archived,
             found,
