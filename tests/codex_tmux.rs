@@ -1,6 +1,7 @@
 //! Codex in the real browser (tmux): its sessions are listed beside another store's, `F`
-//! reaches the codex store (skipping empty stores), and a cold start shows the newest
-//! rollouts first and holds the selection as the rest arrive.
+//! reaches the codex store (skipping empty stores), a cold start shows the newest rollouts
+//! first and holds the selection as the rest arrive, and a warm start opens a searched
+//! session in the pane.
 
 mod common;
 
@@ -53,4 +54,72 @@ fn a_cold_codex_start_shows_the_newest_first_and_the_selection_holds() {
     };
     let header = "codex 019ceba0-ae55-7d10-9f2a-0000000005dc";
     t.cold_start_selects("session 1499", "1,501 sessions", up, header);
+}
+
+/// A warm start on a Codex store whose active rollout also has an archived copy (issue 10:
+/// the pane's lookup of a row not yet kept looks in the days its id names and the archive,
+/// not a second walk of the whole store): a query finds the session, Enter opens it, the
+/// pane reads its header and answer, and its row says it is also in the archive, as a full
+/// discovery says.
+#[test]
+fn a_warm_codex_start_opens_a_searched_session_in_the_pane() {
+    let Some(t) = Tmux::new("codex-warm") else {
+        return;
+    };
+    let codex = t.home().join(".codex");
+    common::install_codex_fixtures(&t.home());
+    let name = "rollout-2026-03-14T10-15-02-019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30.jsonl";
+    std::fs::copy(
+        codex.join("sessions/2026/03/14").join(name),
+        codex.join("archived_sessions").join(name),
+    )
+    .unwrap();
+    // The first run writes the catalog; the second, in its own terminal, starts from it
+    // (one cache and state for both, every other store empty).
+    let empty = t.dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let args = format!(
+        "--codex-dir {} --loop-dir {e} --loom-dir {e} --harness-dir {e} --claude-dir {e} \
+         --pi-dir {e}",
+        codex.display(),
+        e = empty.display()
+    );
+    let env = format!(
+        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
+        h = t.home().display()
+    );
+    t.run_env(&env, &args);
+    t.wait_listed();
+    let catalog = t.home().join(".cache/spool/catalog.bin");
+    let since = std::time::Instant::now();
+    while !catalog.exists() && since.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(catalog.exists(), "the cold run wrote no catalog");
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
+    let Some(t) = Tmux::new("codex-warm2") else {
+        return;
+    };
+    t.run_env(&env, &args);
+    t.wait_listed();
+    t.keys(&["/"]);
+    t.type_text("trailing slash");
+    t.wait_until("the session found", |s| {
+        common::tmux::sidebar(s).contains("router trailing slash")
+    });
+    t.keys(&["Enter"]);
+    let s = t.wait_until("its answer in the pane", |s| {
+        common::tmux::pane(s).contains("Fixed: router.go keeps the trailing slash")
+    });
+    assert!(
+        common::tmux::pane(&s).contains("codex 019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30"),
+        "{s}"
+    );
+    assert!(
+        common::tmux::sidebar(&s).contains("duplicate in archive"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
