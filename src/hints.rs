@@ -74,7 +74,8 @@ pub fn write<R: std::borrow::Borrow<SessionSummary>>(
     top.sort_by(|a, b| list_order(a, b));
     let mut text = String::new();
     for r in top.into_iter().take(KEEP) {
-        let path = r.path().to_string_lossy();
+        let path = r.path();
+        let path = path.to_string_lossy();
         if r.id.contains(['\t', '\n']) || path.contains(['\t', '\n']) {
             continue;
         }

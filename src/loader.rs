@@ -265,7 +265,7 @@ impl Loader {
                 let since = Instant::now();
                 let c = Candidate {
                     id: s.id.to_string(),
-                    path: s.path().to_path_buf(),
+                    path: s.path(),
                     mtime: None,
                     stat: None,
                 };
@@ -379,7 +379,7 @@ fn list_and_watch(
                 .filter_map(|(c, read)| summarize(c, Some(read)))
                 .collect();
             for r in &rows {
-                early.insert(r.id.to_string(), r.path().to_path_buf());
+                early.insert(r.id.to_string(), r.path());
                 crate::hints::remember(&mut top, r);
             }
             if step == 0 {

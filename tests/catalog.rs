@@ -212,7 +212,7 @@ fn catalog_equals_stores_on_every_fixture_after_random_changes() {
                 4 => {
                     // Touch: same bytes, another mtime.
                     if s.path().is_file() {
-                        set_mtime(s.path(), 1_700_000_000 + round);
+                        set_mtime(&s.path(), 1_700_000_000 + round);
                     }
                     Ok("touch")
                 }

@@ -234,7 +234,7 @@ fn check_whole(h: &Home, targets: &[Whole], kill: u32) {
         let r = row.reference();
         assert!(row.error().is_none(), "kill {kill}: {r}: {:?}", row.error());
         assert!(
-            !row.badges().iter().any(|b| b.contains("spool state")),
+            !row.badges().any(|b| b.contains("spool state")),
             "kill {kill}: {r}: {:?}",
             row.badges()
         );

@@ -56,9 +56,7 @@ fn a_sidecar_linked_to_dev_zero_is_a_badge_not_a_memory_blowup() {
         .find(|r| r.id == LOOM.into())
         .expect("row listed");
     assert!(
-        r.badges()
-            .iter()
-            .any(|b| b.starts_with("spool state unreadable")),
+        r.badges().any(|b| b.starts_with("spool state unreadable")),
         "{:?}",
         r.badges()
     );

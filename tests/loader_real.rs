@@ -200,11 +200,7 @@ fn a_cold_codex_start_shows_the_newest_rollouts_first_then_what_discovery_lists(
         .collect();
     assert_eq!(want.len(), 201);
     // The newest is also in Codex's archive: the first batch's row says so, as today's.
-    let dup = |s: &spool::model::SessionSummary| {
-        s.badges()
-            .iter()
-            .any(|b| b.as_str() == "duplicate in archive")
-    };
+    let dup = |s: &spool::model::SessionSummary| s.badges().any(|b| b == "duplicate in archive");
     assert!(dup(&want["019ceba0-ae55-7d10-9f2a-0000000000c7"]));
     assert_eq!(rows, want);
 }

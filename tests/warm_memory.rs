@@ -47,7 +47,7 @@ fn a_warm_start_hands_the_catalogs_rows_to_the_list_without_copies() {
             let r = row(&dir, i);
             let meta = Meta {
                 id: r.id.to_string(),
-                path: r.path().to_path_buf(),
+                path: r.path(),
                 key: i as u64,
                 cwd: r.cwd.clone(),
                 cwd_dir: true,

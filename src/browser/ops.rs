@@ -51,7 +51,7 @@ pub fn perform(
     let reread = |message: String| {
         let c = Candidate {
             id: s.id.to_string(),
-            path: s.path().to_path_buf(),
+            path: s.path(),
             mtime: None,
             stat: None,
         };

@@ -33,7 +33,7 @@ fn catalog(dirs: &[(StoreKind, &Path)], n: usize) -> Catalog {
                     }
                     let meta = Meta {
                         id: r.id.to_string(),
-                        path: r.path().to_path_buf(),
+                        path: r.path(),
                         key: i as u64,
                         cwd: None,
                         cwd_dir: false,
@@ -273,7 +273,7 @@ fn a_head_beside_a_patch_log_shows_the_patched_lists_first_rows_and_count() {
                     let mut n = changed(e, 3, 1_800_000_000 + round);
                     let id = format!("new{round}-{}", fresh.len());
                     let row = Arc::make_mut(n.row.as_mut().unwrap());
-                    row.id = id.clone().into();
+                    row.set_id(id.clone());
                     n.meta.id = id;
                     fresh.push(n);
                 }
@@ -322,7 +322,7 @@ fn a_log_beside_the_head_of_two_stores_of_one_kind_leaves_no_head() {
     let mut other = catalog(&[stores[1]], 300).sections.remove(0);
     for e in &mut other.entries {
         let id = format!("b{}", e.meta.id);
-        Arc::make_mut(e.row.as_mut().unwrap()).id = id.clone().into();
+        Arc::make_mut(e.row.as_mut().unwrap()).set_id(id.clone());
         e.meta.id = id;
     }
     cat.sections.push(other);

@@ -39,7 +39,7 @@ impl Gather for Lean {
         // Hashed where it lies: the row's path, or the bytes the file gave for the meta's.
         let path = match &e.path {
             Some(p) => path_hash(Path::new(OsStr::from_bytes(p))),
-            None => path_hash(r.ok_or(MISSING)?.path()),
+            None => path_hash(&r.ok_or(MISSING)?.path()),
         };
         let cwd = match e.cwd {
             Some(c) => c,
@@ -91,7 +91,7 @@ mod tests {
         Entry {
             meta: Meta {
                 id: row.id.to_string(),
-                path: row.path().to_path_buf(),
+                path: row.path(),
                 key,
                 cwd: row.cwd.clone(),
                 cwd_dir: true,

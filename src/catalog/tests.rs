@@ -10,7 +10,7 @@ fn sample() -> Catalog {
     row.set_badges(["cwd missing"]);
     let meta = Meta {
         id: row.id.to_string(),
-        path: row.path().to_path_buf(),
+        path: row.path(),
         key: 42,
         cwd: row.cwd.clone(),
         cwd_dir: false,
@@ -147,7 +147,7 @@ fn entry(id: &str) -> Entry {
     let mut e = sample().sections[0].entries[0].clone();
     let path = PathBuf::from(format!("/s/{id}.jsonl"));
     if let Some(r) = e.row.as_mut().map(std::sync::Arc::make_mut) {
-        r.id = id.into();
+        r.set_id(id);
         r.set_path(path.clone());
     }
     e.meta.id = id.into();
@@ -321,11 +321,11 @@ fn three_sections() -> Catalog {
     let entry = |i: usize| {
         let mut e = sample().sections.remove(0).entries.remove(0);
         let mut row = (*e.row.take().unwrap()).clone();
-        row.id = format!("20260314-{i:06}").into();
+        row.set_id(format!("20260314-{i:06}"));
         row.set_path(std::path::PathBuf::from(format!("/s/{}.jsonl", row.id)));
         row.set_title(format!("session {i} {}", "x".repeat(300)));
         e.meta.id = row.id.to_string();
-        e.meta.path = row.path().to_path_buf();
+        e.meta.path = row.path();
         e.meta.key = i as u64;
         e.row = Some(std::sync::Arc::new(row));
         e

@@ -337,7 +337,7 @@ mod tests {
                     path: if i % 13 == 6 {
                         "/elsewhere".into()
                     } else {
-                        r.path().to_path_buf()
+                        r.path()
                     },
                     key: i as u64 * 7919,
                     cwd: if i % 10 == 7 {

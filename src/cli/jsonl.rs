@@ -47,7 +47,10 @@ impl<'a> Fields<'a> {
             unread: r.unread,
             archived: r.archived,
             forked_from: r.forked_from(),
-            path: lossy(r.path().as_os_str().as_encoded_bytes()),
+            // Owned: a row rebuilds its path when asked (`SessionSummary::path`).
+            path: lossy(r.path().as_os_str().as_encoded_bytes())
+                .into_owned()
+                .into(),
             error: r.error(),
             ended: r.ended,
         }

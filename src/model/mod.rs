@@ -1,5 +1,7 @@
 //! Format-neutral types every store produces and every view consumes.
 
+pub mod badges;
+mod dirs;
 pub mod ended;
 pub mod left_off;
 pub mod message;

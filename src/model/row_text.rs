@@ -1,4 +1,5 @@
-//! A row's texts (title, summary, first prompt, path) in one allocation, behind accessors.
+//! A row's texts (title, summary, first prompt, its own badges and its path) in one
+//! allocation, behind accessors.
 //!
 //! Why (issue 10): a row is held for every session as long as spool runs. Held as four
 //! boxes, each text cost a 16-byte pointer in the row and an allocation of its own (8 bytes
@@ -8,15 +9,23 @@
 //! rarely changed, and read thousands of times. A first prompt that is the title (a Claude
 //! Code session without a summary is titled by it) is not stored twice: a bit of its end says
 //! so, and it reads the title's bytes.
+//!
+//! After the three texts comes the tail: a byte of flags, the badges the row holds itself
+//! (`badges`: counts such as Codex's "9240 tokens", which differ on nearly every row, cost
+//! about 100 bytes a row interned), then the path. A path is held as the number of its
+//! directory (`dirs`) and its file name, with the session's id left out of the name when
+//! it is there (Codex's `rollout-<time>-<id>.jsonl`, Claude Code's `<id>.jsonl`): 70–90
+//! bytes a row less at 100k sessions. So the path is rebuilt when asked for (`path()`
+//! returns it owned), and a row's path depends on its id: `set_id` changes both.
 
-use std::ffi::OsStr;
+use std::ffi::OsString;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 
 use super::SessionSummary;
 
-/// Title, summary and first prompt (UTF-8) then the path (any bytes), end to end, after a
+/// Title, summary and first prompt (UTF-8), then the tail (see the module's doc), after a
 /// header of where the first three end (the first prompt's with `SAME_PROMPT` and no bytes of
 /// its own when it is the title). The ends live in the buffer, not beside it: 12
 /// bytes fewer in the row put its `Arc` in glibc's 160-byte chunk, not 176 (1.6 MB at 100k).
@@ -24,53 +33,151 @@ use super::SessionSummary;
 pub(super) struct RowText {
     /// Invariant: `HEAD` bytes of three native-endian `u32` ends (offsets after the header,
     /// ascending, within the buffer), then the texts; the first three are each valid UTF-8
-    /// (only `build` writes a buffer, from `&str`s for those).
+    /// (only `build` writes a buffer, from `&str`s for those), then a tail `Tail::write`
+    /// wrote.
     buf: Box<[u8]>,
 }
 
 /// The header: the ends of title, summary and first prompt.
 const HEAD: usize = 12;
 
-/// Which of the texts (`RowText::bytes`); the path is what follows the last.
+/// Which of the texts (`RowText::bytes`); the tail is what follows the last.
 const TITLE: usize = 0;
 const SUMMARY: usize = 1;
 const PROMPT: usize = 2;
-const PATH: usize = 3;
 
 /// In the first prompt's end: the first prompt is the title, and holds no bytes of its own
 /// (its end is the summary's). Issue 10: at 100k Claude Code sessions a title that was the
 /// first prompt held it twice, ~40 bytes a row for most rows.
 const SAME_PROMPT: u32 = 1 << 31;
 
-impl RowText {
-    pub fn new(title: &str, summary: &str, first_prompt: &str, path: &Path) -> RowText {
-        RowText::build([
-            title.as_bytes(),
-            summary.as_bytes(),
-            first_prompt.as_bytes(),
-            path.as_os_str().as_bytes(),
-        ])
+/// The tail's flags: own badges follow (a `u16` length, then the badges, each ended by a
+/// NUL); the path is a directory's number (`u32`) and a file name; the id is left out of
+/// the name (a `u8`: how many of the name's bytes come before it).
+const OWN: u8 = 1;
+const DIR: u8 = 2;
+const ID: u8 = 4;
+
+/// A tail read back: the row's own badges (NUL-ended each) and its path's parts.
+struct Tail<'a> {
+    own: &'a [u8],
+    /// `(directory, bytes of the name before the id)`, or `None`: `name` is the whole path.
+    dir: Option<(u32, Option<usize>)>,
+    name: &'a [u8],
+}
+
+impl<'a> Tail<'a> {
+    fn read(t: &'a [u8]) -> Tail<'a> {
+        let flags = t[0];
+        let mut at = 1;
+        let mut own: &[u8] = &[];
+        if flags & OWN != 0 {
+            let n = usize::from(u16::from_le_bytes([t[1], t[2]]));
+            own = &t[3..3 + n];
+            at = 3 + n;
+        }
+        let mut dir = None;
+        if flags & DIR != 0 {
+            let n = u32::from_le_bytes(t[at..at + 4].try_into().expect("4 bytes"));
+            at += 4;
+            let pre = (flags & ID != 0).then(|| {
+                at += 1;
+                usize::from(t[at - 1])
+            });
+            dir = Some((n, pre));
+        }
+        Tail {
+            own,
+            dir,
+            name: &t[at..],
+        }
     }
 
-    /// One buffer of exactly the header and the parts (no spare capacity).
-    fn build(mut parts: [&[u8]; 4]) -> RowText {
-        let same = !parts[PROMPT].is_empty() && parts[PROMPT] == parts[TITLE];
-        if same {
-            parts[PROMPT] = &[];
+    /// Append the encoding of `own` (NUL-ended badges) and `path` (a session `id`'s) to `out`.
+    fn write(own: &[u8], path: &[u8], id: &str, out: &mut Vec<u8>) {
+        let flags_at = out.len();
+        out.push(0);
+        let mut flags = 0;
+        if !own.is_empty() {
+            let n = u16::try_from(own.len()).expect("own badges are capped (`badges::OWN_CAP`)");
+            flags |= OWN;
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(own);
         }
-        let mut buf = vec![0u8; HEAD];
-        buf.reserve_exact(parts.iter().map(|p| p.len()).sum());
-        for (i, p) in parts.iter().enumerate() {
-            buf.extend_from_slice(p);
-            if i < PATH {
-                let end = u32::try_from(buf.len() - HEAD)
-                    .ok()
-                    .filter(|&e| e < SAME_PROMPT)
-                    .expect("a row's texts exceed 2 GiB");
-                let flag = if i == PROMPT && same { SAME_PROMPT } else { 0 };
-                buf[4 * i..4 * i + 4].copy_from_slice(&(end | flag).to_ne_bytes());
+        // Split at the last `/`: the directory, then a name that is not empty.
+        let split = (path.iter().rposition(|&b| b == b'/'))
+            .filter(|&i| i + 1 < path.len())
+            .and_then(|i| Some((i, super::dirs::number(&path[..i])?)));
+        match split {
+            None => out.extend_from_slice(path),
+            Some((slash, n)) => {
+                flags |= DIR;
+                out.extend_from_slice(&n.to_le_bytes());
+                let name = &path[slash + 1..];
+                let id = id.as_bytes();
+                let at = (!id.is_empty())
+                    .then(|| name.windows(id.len()).position(|w| w == id))
+                    .flatten()
+                    .filter(|&p| p <= usize::from(u8::MAX));
+                match at {
+                    Some(p) => {
+                        flags |= ID;
+                        out.push(p as u8);
+                        out.extend_from_slice(&name[..p]);
+                        out.extend_from_slice(&name[p + id.len()..]);
+                    }
+                    None => out.extend_from_slice(name),
+                }
             }
         }
+        out[flags_at] = flags;
+    }
+
+    /// The path, for a row of session `id`, appended to `out`.
+    fn path_into(&self, id: &str, out: &mut Vec<u8>) {
+        match self.dir {
+            None => out.extend_from_slice(self.name),
+            Some((n, pre)) => {
+                super::dirs::push(n, out);
+                out.push(b'/');
+                match pre {
+                    None => out.extend_from_slice(self.name),
+                    Some(p) => {
+                        out.extend_from_slice(&self.name[..p]);
+                        out.extend_from_slice(id.as_bytes());
+                        out.extend_from_slice(&self.name[p..]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl RowText {
+    pub fn new(texts: [&str; 3], own: &[u8], path: &Path, id: &str) -> RowText {
+        let [t, s, p] = texts.map(str::as_bytes);
+        RowText::build([t, s, p], own, path.as_os_str().as_bytes(), id)
+    }
+
+    /// One buffer of exactly the header, the texts and the tail (no spare capacity).
+    fn build(mut texts: [&[u8]; 3], own: &[u8], path: &[u8], id: &str) -> RowText {
+        let same = !texts[PROMPT].is_empty() && texts[PROMPT] == texts[TITLE];
+        if same {
+            texts[PROMPT] = &[];
+        }
+        let mut buf = vec![0u8; HEAD];
+        // The tail's largest form: flags, own badges' length, the path whole.
+        buf.reserve(texts.iter().map(|p| p.len()).sum::<usize>() + 3 + own.len() + path.len());
+        for (i, p) in texts.iter().enumerate() {
+            buf.extend_from_slice(p);
+            let end = u32::try_from(buf.len() - HEAD)
+                .ok()
+                .filter(|&e| e < SAME_PROMPT)
+                .expect("a row's texts exceed 2 GiB");
+            let flag = if i == PROMPT && same { SAME_PROMPT } else { 0 };
+            buf[4 * i..4 * i + 4].copy_from_slice(&(end | flag).to_ne_bytes());
+        }
+        Tail::write(own, path, id, &mut buf);
         RowText {
             buf: buf.into_boxed_slice(),
         }
@@ -82,12 +189,9 @@ impl RowText {
         u32::from_ne_bytes(b)
     }
 
-    /// Where text `i`'s own bytes end, after the header (the path: the buffer's end).
+    /// Where text `i`'s own bytes end, after the header.
     fn end(&self, i: usize) -> usize {
-        match i {
-            PATH => self.buf.len(),
-            _ => HEAD + (self.word(i) & !SAME_PROMPT) as usize,
-        }
+        HEAD + (self.word(i) & !SAME_PROMPT) as usize
     }
 
     fn bytes(&self, i: usize) -> &[u8] {
@@ -99,28 +203,65 @@ impl RowText {
     }
 
     fn text(&self, i: usize) -> &str {
-        debug_assert!(i < PATH);
         let b = self.bytes(i);
         // SAFETY: the first three parts are copies of `&str`s (`build`'s callers: `new` and
-        // `replace`, which passes a `&str` for those and the old bytes for the others).
+        // the setters, which pass a `&str` for the one they set and the old bytes for the
+        // others).
         unsafe { std::str::from_utf8_unchecked(b) }
     }
 
-    /// The same texts with part `i` replaced by `with`.
-    fn replace(&mut self, i: usize, with: &[u8]) {
-        let mut parts = [0, 1, 2, 3].map(|j| self.bytes(j));
-        parts[i] = with;
-        *self = RowText::build(parts);
+    fn tail(&self) -> Tail<'_> {
+        Tail::read(&self.buf[self.end(PROMPT)..])
+    }
+
+    /// The row's own badges, each ended by a NUL.
+    pub(super) fn own(&self) -> &[u8] {
+        self.tail().own
+    }
+
+    /// The path of a row whose session is `id`.
+    pub(super) fn path(&self, id: &str) -> PathBuf {
+        let mut out = Vec::new();
+        self.tail().path_into(id, &mut out);
+        OsString::from_vec(out).into()
+    }
+
+    /// The same row with some of its parts replaced (`None`: kept), for a session `id`
+    /// (and the path it had read back with `old_id`).
+    pub(super) fn rebuilt(
+        &self,
+        texts: [Option<&[u8]>; 3],
+        own: Option<&[u8]>,
+        path: Option<&[u8]>,
+        (old_id, id): (&str, &str),
+    ) -> RowText {
+        let t = [0, 1, 2].map(|i| texts[i].unwrap_or_else(|| self.bytes(i)));
+        let tail = self.tail();
+        let mut old_path = Vec::new();
+        if path.is_none() {
+            tail.path_into(old_id, &mut old_path);
+        }
+        RowText::build(t, own.unwrap_or(tail.own), path.unwrap_or(&old_path), id)
+    }
+
+    /// Replace text `i` by `with`.
+    fn replace(&mut self, i: usize, with: &str, id: &str) {
+        let mut texts = [None; 3];
+        texts[i] = Some(with.as_bytes());
+        *self = self.rebuilt(texts, None, None, (id, id));
     }
 }
 
 impl fmt::Debug for RowText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tail = self.tail();
         f.debug_struct("RowText")
             .field("title", &self.text(TITLE))
             .field("summary", &self.text(SUMMARY))
             .field("first_prompt", &self.text(PROMPT))
-            .field("path", &Path::new(OsStr::from_bytes(self.bytes(PATH))))
+            .field("own_badges", &String::from_utf8_lossy(tail.own))
+            .field("dir", &tail.dir)
+            .field("name", &String::from_utf8_lossy(tail.name))
             .finish()
     }
 }
@@ -140,25 +281,37 @@ impl SessionSummary {
         self.text.text(PROMPT)
     }
 
-    /// Where the session lives (file or directory), as its store found it.
-    pub fn path(&self) -> &Path {
-        Path::new(OsStr::from_bytes(self.text.bytes(PATH)))
+    /// Where the session lives (file or directory), as its store found it. Rebuilt from the
+    /// row's parts on each call (see the module's doc): hold it rather than ask again.
+    pub fn path(&self) -> PathBuf {
+        self.text.path(&self.id)
     }
 
     pub fn set_title(&mut self, v: impl AsRef<str>) {
-        self.text.replace(TITLE, v.as_ref().as_bytes());
+        self.text.replace(TITLE, v.as_ref(), &self.id);
     }
 
     pub fn set_summary(&mut self, v: impl AsRef<str>) {
-        self.text.replace(SUMMARY, v.as_ref().as_bytes());
+        self.text.replace(SUMMARY, v.as_ref(), &self.id);
     }
 
     pub fn set_first_prompt(&mut self, v: impl AsRef<str>) {
-        self.text.replace(PROMPT, v.as_ref().as_bytes());
+        self.text.replace(PROMPT, v.as_ref(), &self.id);
     }
 
     pub fn set_path(&mut self, v: impl AsRef<Path>) {
-        self.text.replace(PATH, v.as_ref().as_os_str().as_bytes());
+        let p = v.as_ref().as_os_str().as_bytes();
+        self.text = self
+            .text
+            .rebuilt([None; 3], None, Some(p), (&self.id, &self.id));
+    }
+
+    /// Give the row another id, its path unchanged (the path is held relative to the id:
+    /// assigning `id` directly would change `path()`).
+    pub fn set_id(&mut self, id: impl Into<std::sync::Arc<str>>) {
+        let id = id.into();
+        self.text = self.text.rebuilt([None; 3], None, None, (&self.id, &id));
+        self.id = id;
     }
 }
 
@@ -166,6 +319,7 @@ impl SessionSummary {
 mod tests {
     use super::*;
     use crate::model::StoreKind;
+    use std::ffi::OsStr;
 
     /// Every accessor returns what was set, whichever field changed last, with empty,
     /// non-ASCII and non-UTF-8 (path) texts among them.
@@ -177,11 +331,11 @@ mod tests {
         s.set_summary("résumé ✓");
         s.set_first_prompt("why does\nit fail?");
         s.set_title("");
-        let odd = Path::new(OsStr::from_bytes(b"/s/\xff\xfe/x"));
-        s.set_path(odd);
+        let odd = Path::new(OsStr::from_bytes(b"/s/\xff\xfe/x")).to_path_buf();
+        s.set_path(&odd);
         assert_eq!(
             (s.title(), s.summary(), s.first_prompt(), s.path()),
-            ("", "résumé ✓", "why does\nit fail?", odd)
+            ("", "résumé ✓", "why does\nit fail?", odd.clone())
         );
         s.set_title("Fix the router");
         s.set_first_prompt("");
@@ -189,7 +343,8 @@ mod tests {
             (s.title(), s.summary(), s.first_prompt(), s.path()),
             ("Fix the router", "résumé ✓", "", odd)
         );
-        let len = HEAD + "Fix the router".len() + "résumé ✓".len() + odd.as_os_str().len();
+        // The tail: flags, the directory's number, the name "x".
+        let len = HEAD + "Fix the router".len() + "résumé ✓".len() + 1 + 4 + 1;
         assert_eq!(s.text.buf.len(), len, "one buffer of exactly the texts");
     }
 
@@ -212,7 +367,8 @@ mod tests {
         };
         assert_eq!(read(&s), (p.into(), "sum".into(), p.into()));
         assert_eq!(s.path(), Path::new("/p/c1.jsonl"));
-        let once = HEAD + p.len() + "sum".len() + "/p/c1.jsonl".len();
+        // The tail: flags, the directory's number, where the id goes, ".jsonl".
+        let once = HEAD + p.len() + "sum".len() + 1 + 4 + 1 + ".jsonl".len();
         assert_eq!(s.text.buf.len(), once, "the prompt is not stored twice");
         let back: SessionSummary =
             postcard::from_bytes(&postcard::to_allocvec(&s).unwrap()).unwrap();
@@ -225,7 +381,7 @@ mod tests {
         t.set_first_prompt("renamed");
         t.set_path("/q");
         assert_eq!(read(&t), ("renamed".into(), "sum".into(), "renamed".into()));
-        assert_eq!(t.text.buf.len(), HEAD + "renamedsum/q".len());
+        assert_eq!(t.text.buf.len(), HEAD + "renamedsum".len() + 1 + 4 + 1);
         t.set_first_prompt("");
         assert_eq!(read(&t), ("renamed".into(), "sum".into(), String::new()));
         assert_eq!(t.path(), Path::new("/q"));
@@ -245,5 +401,44 @@ mod tests {
         a.set_title("a");
         a.set_summary("b");
         assert_eq!(a, b);
+    }
+
+    /// Every shape of path reads back byte for byte: the id anywhere in the name or not at
+    /// all, no directory, a trailing slash, a doubled one, non-UTF-8, an id far into a long
+    /// name; and a new id (`set_id`) leaves the path as it was. A store's usual path keeps
+    /// only what is neither its directory nor its id.
+    #[test]
+    fn every_path_reads_back_as_set_and_a_usual_one_is_short() {
+        let id = "019ceba0-ae55-7d10-9f2a-4b8e6c1d2a30";
+        let codex = format!("/h/.codex/sessions/2026/03/14/rollout-2026-03-14T10-15-02-{id}.jsonl");
+        let far = format!("/d/{}{id}.jsonl", "x".repeat(300));
+        let paths: Vec<Vec<u8>> = [
+            codex.as_str(),
+            &format!("/h/.claude/projects/-h-p/{id}.jsonl"),
+            &format!("/p/{id}"),
+            "/p/other.jsonl",
+            "relative",
+            "",
+            "/",
+            "/a/b/",
+            "/a//b",
+            &far,
+        ]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .chain([b"/s/\xff/\xfe.jsonl".to_vec()])
+        .collect();
+        for p in &paths {
+            let p = Path::new(OsStr::from_bytes(p));
+            let mut s = SessionSummary::new(StoreKind::Codex, id, p);
+            assert_eq!(s.path(), p, "{p:?}");
+            s.set_id("another");
+            assert_eq!((&*s.id, s.path()), ("another", p.to_path_buf()), "{p:?}");
+            s.set_title("t");
+            assert_eq!(s.path(), p, "{p:?}");
+        }
+        let s = SessionSummary::new(StoreKind::Codex, id, &codex);
+        let tail = s.text.buf.len() - HEAD - id.len();
+        assert_eq!(tail, 1 + 4 + 1 + "rollout-2026-03-14T10-15-02-.jsonl".len());
     }
 }

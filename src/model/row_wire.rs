@@ -32,12 +32,13 @@ struct Out<'a> {
     forked_from: Option<&'a str>,
     child_of: Option<&'a str>,
     #[serde(with = "super::wire::path_bytes")]
-    path: &'a std::path::Path,
+    path: PathBuf,
     error: Option<&'a str>,
     first_prompt: &'a str,
     has_user_message: bool,
     model: &'a Option<Shared>,
-    badges: &'a [Shared],
+    #[serde(serialize_with = "badges")]
+    badges: &'a SessionSummary,
     read_only: bool,
     ended: Option<Ended>,
     git_branch: Option<&'a str>,
@@ -70,7 +71,8 @@ pub(super) struct Wire {
     first_prompt: String,
     has_user_message: bool,
     model: Option<Shared>,
-    badges: Vec<Shared>,
+    /// Owned texts, not `Shared`: a count is the row's own (`badges`), never interned.
+    badges: Vec<String>,
     read_only: bool,
     ended: Option<Ended>,
     git_branch: Option<Shared>,
@@ -98,7 +100,7 @@ impl Serialize for SessionSummary {
             first_prompt: self.first_prompt(),
             has_user_message: self.has_user_message,
             model: &self.model,
-            badges: &self.badges,
+            badges: self,
             read_only: self.read_only,
             ended: self.ended,
             git_branch: self.git_branch(),
@@ -114,10 +116,11 @@ impl From<Wire> for SessionSummary {
             child_of: w.child_of,
             error: w.error,
         };
-        SessionSummary {
+        let texts = [w.title.as_str(), &w.summary, &w.first_prompt];
+        let mut s = SessionSummary {
             store: w.store,
+            text: RowText::new(texts, &[], &w.path, &w.id),
             id: w.id,
-            text: RowText::new(&w.title, &w.summary, &w.first_prompt, &w.path),
             cwd: w.cwd,
             created_at: w.created_at,
             updated_at: w.updated_at,
@@ -128,11 +131,18 @@ impl From<Wire> for SessionSummary {
             archived: w.archived,
             has_user_message: w.has_user_message,
             model: w.model,
-            badges: w.badges.into_boxed_slice(),
+            badges: Box::default(),
             read_only: w.read_only,
             ended: w.ended,
             git_branch: w.git_branch,
             rare: RareBox((rare != Rare::default()).then(|| Box::new(rare))),
-        }
+        };
+        s.set_badges(w.badges);
+        s
     }
+}
+
+/// A row's badges as the sequence of strings they were (interned or the row's own alike).
+fn badges<S: Serializer>(s: &&SessionSummary, out: S) -> Result<S::Ok, S::Error> {
+    out.collect_seq(s.badges())
 }

@@ -77,8 +77,9 @@ impl fmt::Display for StoreKind {
 pub struct SessionSummary {
     pub store: StoreKind,
     pub id: std::sync::Arc<str>,
-    /// Title, summary, first prompt and path, in one allocation (`row_text`: `title()`,
-    /// `summary()`, `first_prompt()`, `path()` and their setters).
+    /// Title, summary, first prompt, the badges that are counts, and path, in one
+    /// allocation (`row_text`: `title()`, `summary()`, `first_prompt()`, `path()` and their
+    /// setters; `badges`). The path is held relative to `id`: change it with `set_id`.
     pub(super) text: super::row_text::RowText,
     /// Interned: a few cwds are shared by many sessions (`Shared`).
     pub cwd: Option<Shared>,
@@ -97,7 +98,7 @@ pub struct SessionSummary {
     /// Model label (`provider/id`, loom's tag), when the store records one.
     pub model: Option<Shared>,
     /// Short warnings shown beside the row: "cwd missing", "2 unreadable lines", ...
-    /// (`badges`, `add_badge`).
+    /// (`badges()`, `add_badge`): the interned ones; counts at the end live in `text`.
     pub(super) badges: Box<[Shared]>,
     /// Writers must refuse this session (error rows, id mismatches, non-standard names).
     pub read_only: bool,
@@ -174,7 +175,7 @@ impl SessionSummary {
         let path: PathBuf = path.into();
         SessionSummary {
             store,
-            text: super::row_text::RowText::new(&id, "", "", &path),
+            text: super::row_text::RowText::new([&id, "", ""], &[], &path, &id),
             id,
             cwd: None,
             created_at: None,
@@ -241,34 +242,6 @@ impl SessionSummary {
 
     pub fn set_git_branch(&mut self, v: Option<String>) {
         self.git_branch = v.map(Shared::from);
-    }
-
-    /// Short warnings shown beside the row.
-    pub fn badges(&self) -> &[Shared] {
-        &self.badges
-    }
-
-    /// Add a warning after the others.
-    pub fn add_badge(&mut self, b: Shared) {
-        self.insert_badge(self.badges.len(), b);
-    }
-
-    /// Put a warning at `i` (0: before the others).
-    pub fn insert_badge(&mut self, i: usize, b: Shared) {
-        let mut v = std::mem::take(&mut self.badges).into_vec();
-        v.insert(i, b);
-        self.badges = v.into_boxed_slice();
-    }
-
-    /// The warnings as one line, `, ` between them.
-    pub fn badge_text(&self) -> String {
-        let v: Vec<&str> = self.badges.iter().map(Shared::as_str).collect();
-        v.join(", ")
-    }
-
-    /// Replace the warnings.
-    pub fn set_badges<T: AsRef<str>>(&mut self, bs: impl IntoIterator<Item = T>) {
-        self.badges = bs.into_iter().map(|b| Shared::new(b.as_ref())).collect();
     }
 
     /// `FORMAT:ID`.
@@ -535,8 +508,8 @@ mod tests {
         s.set_child_of(Some("codex:p".into()));
         s.set_error(Some("cut".into()));
         s.set_badges(["1 subagent", "cwd missing"]);
-        s.add_badge("late".into());
-        s.insert_badge(0, "first".into());
+        s.add_badge("late");
+        s.insert_badge(0, "first");
         let v = serde_json::to_value(&s).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         assert_eq!(

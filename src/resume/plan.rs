@@ -45,7 +45,7 @@ pub const CODEX_ARCHIVED: &str = "archived in Codex";
 
 /// Whether resuming `s` first needs the agent to unarchive it (asked before, never silently).
 pub fn needs_unarchive(s: &SessionSummary) -> bool {
-    s.store == StoreKind::Codex && s.badges().iter().any(|b| b == CODEX_ARCHIVED)
+    s.store == StoreKind::Codex && s.badges().any(|b| b == CODEX_ARCHIVED)
 }
 
 /// Check that `s` can be resumed and build the command. Every refusal is one sentence that

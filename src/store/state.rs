@@ -134,8 +134,8 @@ impl StateDir {
 /// newest main assistant record's timestamp: unread when strictly newer than `read_upto`.
 pub fn apply(s: &mut SessionSummary, state: &Sidecar, newest_assistant: Option<DateTime<Utc>>) {
     if let Some(w) = state.warning() {
-        s.add_badge("spool state unreadable".into());
-        s.add_badge(w.into());
+        s.add_badge("spool state unreadable");
+        s.add_badge(&w);
     }
     let Some(m) = state.map() else { return };
     if let Some(p) = m.get("pinned_at").filter(|v| !v.is_null()) {
@@ -233,7 +233,7 @@ mod tests {
         let mut s = SessionSummary::new(StoreKind::Loop, "x", "/p");
         apply(&mut s, &st.read("x"), None);
         assert!(!s.pinned());
-        assert!(s.badges().iter().any(|b| b == "spool state unreadable"));
+        assert!(s.badges().any(|b| b == "spool state unreadable"));
         assert!(st.set_time_key("x", "pinned_at", true).is_err());
     }
 }

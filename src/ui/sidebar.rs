@@ -191,7 +191,7 @@ fn detail_line(app: &App, theme: &Theme, s: &SessionSummary, w: usize) -> Vec<Sp
     if s.archived {
         extra.push("archived".into());
     }
-    extra.extend(s.badges().iter().map(|b| one_line(b)));
+    extra.extend(s.badges().map(one_line));
     // What stays when the row is narrow, most telling first: the store, the ending, the
     // badges (a subagent count, unreadable lines), then the project, then the summary
     // (ten columns of it, or two beside an ending, which already says how it stands). The

@@ -71,7 +71,7 @@ fn placed_rows_give_the_list_a_fresh_one_gives() {
             s.clone()
         } else {
             let mut s = rows(1).pop().unwrap();
-            s.id = format!("new{step}").into();
+            s.set_id(format!("new{step}"));
             all.push(s.clone());
             s
         };

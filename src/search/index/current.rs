@@ -52,7 +52,7 @@ pub fn changes<R: Borrow<SessionSummary>>(
         // Removed as it is matched, so a session listed twice is indexed again, and what
         // is left at the end is what `update` would drop. The same print `update`
         // compares (`fresh::changed`).
-        let full = print.of(r.path(), &stores.store_for(r).state_file(&r.id));
+        let full = print.of(&r.path(), &stores.store_for(r).state_file(&r.id));
         if prints.remove(&sid) != Some(full) {
             out.changed.push(i);
         }

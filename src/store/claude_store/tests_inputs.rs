@@ -70,12 +70,7 @@ fn subagent_directories_come_first_and_their_files_count_without_being_stamped()
             .any(|i| i.extension().is_some_and(|e| e == "jsonl") && *i != p),
         "no subagent file is an input: {inputs:?}"
     );
-    assert!(
-        row(&store, "s1")
-            .badges()
-            .iter()
-            .any(|b| b == "2 subagents")
-    );
+    assert!(row(&store, "s1").badges().any(|b| b == "2 subagents"));
 
     // A subagent writing more does not touch the parent's row.
     let k = key(&store, "s1");
@@ -87,12 +82,7 @@ fn subagent_directories_come_first_and_their_files_count_without_being_stamped()
     agent(&nested, "a3");
     later_mtime(&nested);
     assert_ne!(key(&store, "s1"), k);
-    assert!(
-        row(&store, "s1")
-            .badges()
-            .iter()
-            .any(|b| b == "3 subagents")
-    );
+    assert!(row(&store, "s1").badges().any(|b| b == "3 subagents"));
 
     // A first subagent directory appearing changes the key too.
     let (d2, store2, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
@@ -155,7 +145,7 @@ fn a_key_looks_for_no_subagents_where_discovery_saw_no_session_directory() {
     let c = candidate(&store, "s1");
     assert_eq!(store.summary_inputs(&c)[0], subs);
     assert_ne!(stamp::key(&store.summary_inputs(&c)), before);
-    assert!(row(&store, "s1").badges().iter().any(|b| b == "1 subagent"));
+    assert!(row(&store, "s1").badges().any(|b| b == "1 subagent"));
 }
 
 /// Where discovery saw `<id>/` (tool results, say) the lookup is made, as before: a
@@ -228,7 +218,7 @@ fn a_subagents_directory_without_subdirectories_is_named_as_the_walk_names_it() 
 fn a_row_lists_its_project_for_legacy_subagents_only_where_discovery_saw_one() {
     let (d, store, _) = one("s1", "-w", &[user("u1", None, "p", "2026-03-14T09:00:00Z")]);
     let dir = d.path().join("claude/projects/-w");
-    let counted = |s: &SessionSummary| s.badges().iter().any(|b| b == "1 subagent");
+    let counted = |s: &SessionSummary| s.badges().any(|b| b == "1 subagent");
     let c = candidate(&store, "s1");
     assert!(!counted(&store.summarize(&c).unwrap()));
     let listed = || store.legacy.lock().unwrap().contains_key(&dir);

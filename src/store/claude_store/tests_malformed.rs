@@ -127,8 +127,8 @@ fn truncated_line_mid_file_is_bad_and_later_records_show() {
     let (_d, store, _) = raw_one("s1", "-w", text.as_bytes());
     let s = row(&store, "s1");
     assert_eq!(s.messages, 2);
-    assert!(s.badges().iter().any(|b| b == "1 unreadable line"));
-    assert!(!s.badges().iter().any(|b| b == "truncated"));
+    assert!(s.badges().any(|b| b == "1 unreadable line"));
+    assert!(!s.badges().any(|b| b == "truncated"));
     let t = store.transcript("s1", Span::All).unwrap();
     assert_eq!(t.messages().count(), 2);
 }
@@ -209,7 +209,7 @@ fn api_errors_render_as_errors_and_mark_the_ending() {
     );
     let s = row(&store, "s1");
     assert_eq!(s.messages, 1, "API errors are not counted");
-    assert!(s.badges().iter().any(|b| b == "ended with API error"));
+    assert!(s.badges().any(|b| b == "ended with API error"));
     assert_eq!(s.model, None);
     let t = store.transcript("s1", Span::All).unwrap();
     let m = t.messages().nth(1).unwrap();
@@ -231,16 +231,15 @@ fn torn_tail_is_pending_while_growing_and_truncated_once_settled() {
     let s = row(&store, "s1");
     assert!(
         !s.badges()
-            .iter()
             .any(|b| b.contains("unreadable") || b == "truncated"),
         "{:?}",
         s.badges()
     );
-    assert!(s.badges().iter().any(|b| b == "live"));
+    assert!(s.badges().any(|b| b == "live"));
     age(&p);
     let s = row(&store, "s1");
-    assert!(s.badges().iter().any(|b| b == "truncated"));
-    assert!(s.badges().iter().any(|b| b == "1 unreadable line"));
+    assert!(s.badges().any(|b| b == "truncated"));
+    assert!(s.badges().any(|b| b == "1 unreadable line"));
 }
 
 #[test]
@@ -270,12 +269,12 @@ fn parsing_rules_blank_lines_u2028_wrong_types_duplicates_lossy() {
     assert_eq!(s.title(), "first");
     assert_eq!(s.messages, 2);
     assert!(
-        s.badges().iter().any(|b| b == "1 line with invalid UTF-8"),
+        s.badges().any(|b| b == "1 line with invalid UTF-8"),
         "{:?}",
         s.badges()
     );
     assert!(
-        !s.badges().iter().any(|b| b.contains("unreadable")),
+        !s.badges().any(|b| b.contains("unreadable")),
         "{:?}",
         s.badges()
     );
@@ -331,7 +330,7 @@ fn legacy_subagent_files_are_children_of_the_session_they_name() {
     std::fs::write(dir.join("agent-ab12.jsonl"), format!("{sub}\n")).unwrap();
     let ids: Vec<String> = store.discover().into_iter().map(|c| c.id).collect();
     assert_eq!(ids, ["s1"], "a subagent is never a top-level row");
-    assert!(row(&store, "s1").badges().iter().any(|b| b == "1 subagent"));
+    assert!(row(&store, "s1").badges().any(|b| b == "1 subagent"));
 }
 
 #[test]
@@ -351,9 +350,7 @@ fn cleanup_countdown_from_user_settings() {
         .unwrap();
     let s = row(&store, "s1");
     assert!(
-        s.badges()
-            .iter()
-            .any(|b| b == "deleted by Claude Code in 3 days"),
+        s.badges().any(|b| b == "deleted by Claude Code in 3 days"),
         "{:?}",
         s.badges()
     );

@@ -78,11 +78,7 @@ fn example_a_listing_fields() {
     assert_eq!(rfc3339(s.updated_at.unwrap()), "2026-03-14T09:16:40.552Z");
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
     assert_eq!(s.model.as_deref(), Some("claude-sonnet-4-6"));
-    assert!(
-        s.badges().iter().any(|b| b == "branch main"),
-        "{:?}",
-        s.badges()
-    );
+    assert!(s.badges().any(|b| b == "branch main"), "{:?}", s.badges());
     assert!(s.read_only && s.error().is_none() && !s.unread && !s.pinned());
     assert_eq!(
         project_name(s.cwd.as_deref().unwrap()),
@@ -147,7 +143,7 @@ fn example_b_listing_fields() {
         "1 unreadable line",
         "truncated",
     ] {
-        assert!(s.badges().iter().any(|x| x == b), "{b}: {:?}", s.badges());
+        assert!(s.badges().any(|x| x == b), "{b}: {:?}", s.badges());
     }
 }
 
@@ -406,18 +402,13 @@ fn fork_parent_and_launch_dir_and_internal_id() {
     assert_eq!(s.forked_from(), Some("claude:parent-1"));
     // The first cwd that owns the project dir, not the first cwd.
     assert_eq!(s.cwd.as_deref(), Some("/repo"));
-    assert!(!s.badges().iter().any(|b| b == "internal id s1"));
+    assert!(!s.badges().any(|b| b == "internal id s1"));
     let (_d, store, _) = one(
         "other",
         "-w",
         &[user("u1", None, "x", "2026-03-14T09:00:00Z")],
     );
-    assert!(
-        row(&store, "other")
-            .badges()
-            .iter()
-            .any(|b| b == "internal id s1")
-    );
+    assert!(row(&store, "other").badges().any(|b| b == "internal id s1"));
     assert!(super::discover::owns(
         &format!("/{}", "a".repeat(250)),
         &format!("-{}-xyz", "a".repeat(199))

@@ -80,21 +80,9 @@ fn example_a_derived_values() {
         a.updated_at.map(crate::model::rfc3339).as_deref(),
         Some("2026-03-14T09:16:41.022Z")
     );
-    assert!(
-        a.badges().iter().any(|b| b == "branch main"),
-        "{:?}",
-        a.badges()
-    );
-    assert!(
-        a.badges().iter().any(|b| b == "9240 tokens"),
-        "{:?}",
-        a.badges()
-    );
-    assert!(
-        !a.badges()
-            .iter()
-            .any(|b| b == "mid-turn" || b == "interrupted")
-    );
+    assert!(a.badges().any(|b| b == "branch main"), "{:?}", a.badges());
+    assert!(a.badges().any(|b| b == "9240 tokens"), "{:?}", a.badges());
+    assert!(!a.badges().any(|b| b == "mid-turn" || b == "interrupted"));
     // Pairs: call_A1 (exec_command) and call_A2 (apply_patch), each with its output.
     let t = s.transcript(A, Span::All).unwrap();
     let tools: Vec<(String, Option<String>)> = t
@@ -141,14 +129,10 @@ fn example_b_derived_values() {
         "truncated",
         "mid-turn",
     ] {
-        assert!(
-            b.badges().iter().any(|x| x == badge),
-            "{badge}: {:?}",
-            b.badges()
-        );
+        assert!(b.badges().any(|x| x == badge), "{badge}: {:?}", b.badges());
     }
     assert_eq!(b.cwd.as_deref(), Some("/home/user/projects/tinyhttp"));
-    assert!(b.badges().iter().any(|b| b == "effort high"));
+    assert!(b.badges().any(|b| b == "effort high"));
     let launch = s.launch(&b).unwrap();
     assert_eq!(
         launch.cwd.as_deref(),
@@ -183,11 +167,11 @@ fn a_missing_parent_copies_nothing_and_says_so() {
     .unwrap();
     let b = row(&s, B);
     assert!(
-        b.badges().iter().any(|x| x == "parent missing"),
+        b.badges().any(|x| x == "parent missing"),
         "{:?}",
         b.badges()
     );
-    assert!(!b.badges().iter().any(|x| x.ends_with("copied")));
+    assert!(!b.badges().any(|x| x.ends_with("copied")));
 }
 
 #[test]
@@ -211,10 +195,10 @@ fn subagents_are_children_counted_on_the_parent() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let rows = s.list();
     let parent = rows.iter().find(|r| r.id == A.into()).unwrap();
-    assert!(parent.badges().iter().any(|b| b == "1 subagent"));
+    assert!(parent.badges().any(|b| b == "1 subagent"));
     let child = rows.iter().find(|r| r.id == C.into()).unwrap();
     assert_eq!(child.child_of(), Some(&*format!("codex:{A}")));
-    assert!(child.badges().iter().any(|b| b == "subagent scout"));
+    assert!(child.badges().any(|b| b == "subagent scout"));
     let f = crate::store::registry::Filter {
         all: true,
         ..Default::default()
@@ -248,10 +232,10 @@ fn exec_and_legacy_rollouts() {
     ];
     write(&root, &rel(C), &legacy);
     let s = CodexStore::new(&root, &d.path().join("state"));
-    assert!(row(&s, A).badges().iter().any(|b| b == "exec"));
+    assert!(row(&s, A).badges().any(|b| b == "exec"));
     let l = row(&s, C);
     assert_eq!((l.title(), l.messages), ("legacy prompt", 2));
-    assert!(l.badges().iter().any(|b| b == "branch dev"));
+    assert!(l.badges().any(|b| b == "branch dev"));
 }
 
 #[test]
@@ -268,7 +252,7 @@ fn compressed_rollouts_read_like_plain_ones_and_plain_wins() {
     std::fs::remove_file(dir.join(&name)).unwrap();
     let z = row(&s, A);
     assert_eq!((z.title(), z.messages), (plain.title(), plain.messages));
-    assert!(z.badges().iter().any(|b| b == "compressed"));
+    assert!(z.badges().any(|b| b == "compressed"));
     // The last round: "ok, fix it", the patch call, its output and the answer.
     let last = s.transcript(A, Span::LastRounds(1)).unwrap();
     assert_eq!(last.messages().count(), 4);
@@ -372,7 +356,7 @@ fn duplicate_in_archive_is_one_active_row_with_a_badge() {
     let rows: Vec<_> = s.list().into_iter().filter(|r| r.id == A.into()).collect();
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].archived);
-    assert!(rows[0].badges().iter().any(|b| b == "duplicate in archive"));
+    assert!(rows[0].badges().any(|b| b == "duplicate in archive"));
 }
 
 #[test]
@@ -399,7 +383,7 @@ fn two_session_metas_are_a_copy_not_an_error() {
     let (_d, s) = home();
     let b = row(&s, B);
     assert!(b.error().is_none());
-    assert!(!b.badges().iter().any(|x| x.starts_with("meta id mismatch")));
+    assert!(!b.badges().any(|x| x.starts_with("meta id mismatch")));
 }
 
 #[test]
@@ -427,11 +411,7 @@ fn bad_lines_are_skipped_and_counted_and_interleaved_writes_salvaged() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert_eq!(r.title(), "salvaged prompt");
-    assert!(
-        r.badges().iter().any(|b| b == "2 bad lines"),
-        "{:?}",
-        r.badges()
-    );
+    assert!(r.badges().any(|b| b == "2 bad lines"), "{:?}", r.badges());
     let t = s.transcript(A, Span::All).unwrap();
     assert!(t.warnings.iter().any(|w| w.contains("salvaged")));
 }
@@ -455,18 +435,13 @@ fn a_torn_tail_is_pending_while_growing_and_truncated_once_settled() {
     let r = row(&s, A);
     assert!(
         !r.badges()
-            .iter()
             .any(|b| b == "truncated" || b.ends_with("bad line")),
         "{:?}",
         r.badges()
     );
     crate::store::test_fixtures::settle(&p);
     let r = row(&s, A);
-    assert!(
-        r.badges().iter().any(|b| b == "truncated"),
-        "{:?}",
-        r.badges()
-    );
+    assert!(r.badges().any(|b| b == "truncated"), "{:?}", r.badges());
 }
 
 #[test]
@@ -476,7 +451,7 @@ fn no_leading_session_meta_is_listed_with_resume_disabled() {
     write(&root, &rel(A), &[prompt("orphan"), meta(A, json!({}))]);
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
-    assert!(r.badges().iter().any(|b| b.contains("resume disabled")));
+    assert!(r.badges().any(|b| b.contains("resume disabled")));
     assert!(s.launch(&r).is_err());
 }
 
@@ -495,7 +470,7 @@ fn invalid_utf8_is_decoded_lossily_and_warned() {
     let s = CodexStore::new(&root, &d.path().join("state"));
     let r = row(&s, A);
     assert_eq!(r.title(), "caf\u{fffd}");
-    assert!(r.badges().iter().any(|b| b == "1 line with invalid UTF-8"));
+    assert!(r.badges().any(|b| b == "1 line with invalid UTF-8"));
 }
 
 #[test]

@@ -179,7 +179,7 @@ impl HarnessStore {
         if s.archived {
             warnings.push("archived: the harness refuses to resume it until unarchived".into());
         }
-        if s.badges().iter().any(|b| b == "running") {
+        if s.badges().any(|b| b == "running") {
             warnings.push("running: another harness process holds the session".into());
         }
         warnings

@@ -224,7 +224,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
         s.set_error(Some(why));
         s.read_only = true;
         if let Some(inner) = str_field(map, "id").filter(|i| *i != stem) {
-            s.add_badge(format!("record id {inner}").into());
+            s.add_badge(&format!("record id {inner}"));
         }
     }
     s.set_title(title(map, hist, stem));
@@ -236,7 +236,7 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
             s.created_at = str_field(map, "created_at").and_then(parse_time);
         }
         // Unparseable: sort last (no time at all, created_at included) and show it raw.
-        Some((raw, None)) => s.add_badge(format!("updated_at {raw:?}").into()),
+        Some((raw, None)) => s.add_badge(&format!("updated_at {raw:?}")),
         None => {}
     }
     if let Some(h) = hist {
@@ -252,17 +252,17 @@ pub fn summarize(sessions: &Path, stem: &str, path: &Path, loaded: &Loaded) -> S
     );
     s.model = str_field(map, "model").map(Into::into);
     if let Some(b) = status_badge(sessions, stem, map) {
-        s.add_badge(b.into());
+        s.add_badge(&b);
     }
     if s.error().is_none() {
         s.ended = super::ended::ended(sessions, stem, map, hist.and_then(|h| h.last.as_ref()));
     }
     if parsed.non_finite {
-        s.add_badge("non-finite numbers".into());
+        s.add_badge("non-finite numbers");
     }
     let side = sidecar::read(sessions, stem);
     if let Some(w) = side.warning() {
-        s.add_badge(w.into());
+        s.add_badge(&w);
     }
     if let Some(m) = side.map()
         && let Some(p) = m.get("pinned_at").filter(|p| !p.is_null())

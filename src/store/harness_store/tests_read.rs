@@ -101,7 +101,7 @@ fn example_a_listing_fields() {
     assert_eq!(s.forked_from(), None);
     assert_eq!(s.error(), None);
     assert_eq!(s.model, None);
-    assert!(s.badges().is_empty(), "{:?}", s.badges());
+    assert!(s.badges().next().is_none(), "{:?}", s.badges());
     assert_eq!(s.to_json()["ref"], "harness:Qm3xT8vLk2pR9aZc");
 }
 
@@ -176,7 +176,7 @@ fn example_b_defaults_and_nothing_written() {
     assert_eq!(s.cwd, None);
     assert!(!s.archived && !s.unread && s.has_user_message);
     assert!(
-        s.badges().is_empty(),
+        s.badges().next().is_none(),
         "status defaults to saved: {:?}",
         s.badges()
     );
@@ -217,7 +217,7 @@ fn example_c_listing_fields_and_sidecar_unread() {
         "transcript[3:] holds an assistant and a tool entry"
     );
     assert!(!s.pinned());
-    assert_eq!(s.badges(), ["aborted"]);
+    assert_eq!(s.badges().collect::<Vec<_>>(), ["aborted"]);
     assert_eq!(
         s.first_prompt(),
         "Migrate settings.py to pydantic-settings."

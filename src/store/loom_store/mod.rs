@@ -184,7 +184,7 @@ impl Store for LoomStore {
                     format!("cannot read {}: {e}", c.path.display()),
                 );
                 if !is_standard_id(&c.id) {
-                    s.add_badge("non-standard id".into());
+                    s.add_badge("non-standard id");
                 }
                 s
             }

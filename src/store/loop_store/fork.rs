@@ -150,7 +150,7 @@ pub(crate) fn fork(loc: &Loc, at: Option<usize>) -> Result<String> {
             h.warnings.join("; ")
         )));
     }
-    if row.badges().iter().any(|b| b == "cwd missing") {
+    if row.badges().any(|b| b == "cwd missing") {
         return Err(Error::Refused(format!(
             "the working directory of session {} no longer exists; not forking into it",
             loc.id

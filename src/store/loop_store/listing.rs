@@ -73,7 +73,7 @@ pub(crate) fn summary_from_head(loc: &Loc, head: &Head) -> SessionSummary {
         )));
     }
     for b in &head.check.soft {
-        s.add_badge(b.into());
+        s.add_badge(b);
     }
     s.read_only = s.error().is_some() || !head.check.writable();
     apply_archive(&mut s, loc);
@@ -86,7 +86,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
     if let Some(cwd) = text("cwd") {
         s.cwd = Some(cwd.into());
         if !Path::new(cwd).is_dir() {
-            s.add_badge("cwd missing".into());
+            s.add_badge("cwd missing");
         }
     }
     s.created_at = text("createdAt").and_then(parse_time);
@@ -124,7 +124,7 @@ fn fill_header(s: &mut SessionSummary, h: &Map<String, Value>, check: &HeaderChe
 fn apply_archive(s: &mut SessionSummary, loc: &Loc) {
     match is_archived(&loc.archive_path(), &loc.id) {
         Some(archived) => s.archived = archived,
-        None => s.add_badge("archive state unreadable".into()),
+        None => s.add_badge("archive state unreadable"),
     }
 }
 

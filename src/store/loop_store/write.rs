@@ -24,7 +24,7 @@ pub(crate) fn ensure_writable(loc: &Loc, head: &Head) -> Result<()> {
     let why = row
         .error()
         .map(String::from)
-        .or_else(|| (!row.badges().is_empty()).then(|| row.badge_text()))
+        .or_else(|| row.has_badges().then(|| row.badge_text()))
         .unwrap_or_else(|| "invalid metadata".into());
     Err(Error::Refused(format!(
         "session {} is read-only ({why}); not changing it",

@@ -94,12 +94,8 @@ impl PiStore {
         let p = row.path();
         let named = valid_id(&row.id)
             && p.starts_with(&self.root)
-            && (*listing::stem_id(p) == *row.id || header_id(p).as_deref() == Some(&*row.id));
-        if named {
-            Ok(p.to_path_buf())
-        } else {
-            self.locate(&row.id)
-        }
+            && (*listing::stem_id(&p) == *row.id || header_id(&p).as_deref() == Some(&*row.id));
+        if named { Ok(p) } else { self.locate(&row.id) }
     }
 
     /// The row of the file at `path`, from a read in `mode` (`Scan` for the streamed views).
@@ -133,14 +129,14 @@ impl PiStore {
             _ => {
                 summary.cwd = None;
                 summary.has_user_message = false;
-                summary.insert_badge(0, "not a pi session".into());
+                summary.insert_badge(0, "not a pi session");
             }
         }
         if valid_id(&summary.id) {
             let st = self.state.read(&summary.id);
             state::apply(&mut summary, &st, facts.newest_assistant);
         } else {
-            summary.add_badge("id spool cannot keep state for".into());
+            summary.add_badge("id spool cannot keep state for");
         }
         Ok(Loaded {
             parsed,
@@ -329,7 +325,7 @@ impl Store for PiStore {
         let mut seen = HashSet::new();
         for r in &mut rows {
             if !seen.insert(r.id.clone()) {
-                r.insert_badge(0, "duplicate id".into());
+                r.insert_badge(0, "duplicate id");
                 if r.error().is_none() {
                     let why = format!("duplicate id: a newer file holds pi:{}", r.id);
                     r.set_error(Some(why));

@@ -97,7 +97,7 @@ fn migrated_versions_link_v1_entries_in_memory_and_hook_messages_are_custom() {
     let s = row(&store, "v1s");
     assert_eq!(s.messages, 2);
     assert!(
-        s.badges().iter().any(|b| b.contains("old format")),
+        s.badges().any(|b| b.contains("old format")),
         "{:?}",
         s.badges()
     );
@@ -140,7 +140,7 @@ fn bad_lines_skipped_and_counted_orphans_and_duplicates() {
     let (_d, store, _) = raw_one("2026-03-14T09-00-00-000Z_s1.jsonl", body.as_bytes());
     let s = row(&store, "s1");
     assert!(
-        s.badges().iter().any(|b| b == "1 unreadable line"),
+        s.badges().any(|b| b == "1 unreadable line"),
         "{:?}",
         s.badges()
     );
@@ -174,7 +174,7 @@ fn invalid_header_is_an_error_row_still_viewable_and_not_pi_is_hidden() {
     let (_d, store, _) = raw_one("notes.jsonl", b"{\"hello\":1}\n");
     let s = row(&store, "notes");
     assert!(s.error().is_none() && s.is_empty() && s.cwd.is_none());
-    assert_eq!(s.badges()[0], "not a pi session");
+    assert_eq!(s.badges().next().unwrap(), "not a pi session");
     let f = crate::store::registry::Filter::default();
     assert!(!f.accepts(&s), "hidden by default");
 }
@@ -188,7 +188,7 @@ fn torn_tail_is_pending_while_growing_and_truncated_once_settled() {
     );
     let (_d, store, p) = raw_one("2026-03-14T09-00-00-000Z_s1.jsonl", body.as_bytes());
     let s = row(&store, "s1");
-    assert!(s.badges().iter().any(|b| b == "truncated"));
+    assert!(s.badges().any(|b| b == "truncated"));
     std::fs::File::options()
         .write(true)
         .open(&p)
@@ -197,13 +197,13 @@ fn torn_tail_is_pending_while_growing_and_truncated_once_settled() {
         .unwrap();
     let s = row(&store, "s1");
     assert!(
-        s.badges().iter().any(|b| b == "still being written"),
+        s.badges().any(|b| b == "still being written"),
         "{:?}",
         s.badges()
     );
-    assert!(!s.badges().iter().any(|b| b.contains("unreadable")));
+    assert!(!s.badges().any(|b| b.contains("unreadable")));
     // A leaf user message in a file changed just now: live.
-    assert!(s.badges().iter().any(|b| b == "live"), "{:?}", s.badges());
+    assert!(s.badges().any(|b| b == "live"), "{:?}", s.badges());
 }
 
 #[test]
@@ -229,7 +229,7 @@ fn errors_and_aborts_show_their_message_and_mark_the_leaf() {
     ]);
     let s = row(&store, "s1");
     assert!(
-        s.badges().iter().any(|b| b == "ended with error"),
+        s.badges().any(|b| b == "ended with error"),
         "{:?}",
         s.badges()
     );

@@ -56,7 +56,7 @@ fn example_1_listing() {
     assert_eq!(s.messages, 6);
     assert_eq!(s.model.as_deref(), Some("openai/gpt-5.5"));
     assert_eq!(s.cwd.as_deref(), Some("/home/user/projects/acme-api"));
-    assert_eq!(s.badges(), vec!["cwd missing"]);
+    assert_eq!(s.badges().collect::<Vec<_>>(), vec!["cwd missing"]);
     assert_eq!(s.created_at, parse_time("2026-03-14T09:35:01.870Z"));
     assert_eq!(s.updated_at, parse_time("2026-03-14T09:36:54.102Z"));
     assert!(s.has_user_message);
@@ -393,7 +393,7 @@ fn invalid_sub_objects_make_read_only_rows_and_are_ignored() {
     assert!(s.read_only);
     assert_eq!(s.title(), "Why does npm test fail on CI but");
     assert_eq!(s.summary(), "");
-    assert!(s.badges().iter().any(|b| b == "invalid title"));
+    assert!(s.badges().any(|b| b == "invalid title"));
     assert!(store.set_pinned(E1, false).is_err());
 }
 
@@ -405,7 +405,7 @@ fn non_canonical_pin_is_shown_pinned_and_read_only() {
     });
     let s = row(&store, E1);
     assert!(s.pinned() && s.pinned_flag && s.pinned_at.is_none() && s.read_only);
-    assert!(s.badges().iter().any(|b| b == "non-canonical pinnedAt"));
+    assert!(s.badges().any(|b| b == "non-canonical pinnedAt"));
 }
 
 #[test]
@@ -430,7 +430,7 @@ fn archive_json_states() {
     assert_eq!(rows.len(), 3);
     assert!(
         rows.iter()
-            .all(|s| !s.archived && s.badges().iter().any(|b| b == "archive state unreadable"))
+            .all(|s| !s.archived && s.badges().any(|b| b == "archive state unreadable"))
     );
 }
 
