@@ -332,3 +332,40 @@ fn a_row_asked_for_before_any_walk_is_placed_as_discovery_keeps_it() {
         "a whole walk was kept"
     );
 }
+
+/// A row that neither its days nor the archive hold (a rollout of the legacy flat layout),
+/// asked for while a walk is in flight, waits for that walk and takes what it kept: no
+/// second walk beside it (at 100k rollouts a second walk was ~45 MB of a start's peak).
+#[test]
+fn a_miss_during_a_walk_waits_for_the_walk_and_walks_no_second_time() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, state) = fork_home(d.path());
+    let n = id(99);
+    let flat = format!("sessions/rollout-2026-03-20T10-00-00-{n}.jsonl");
+    put(&root, &flat, &n, 20 * 86_400);
+    assert!(
+        super::placed(&root, &n).is_none(),
+        "its days and the archive do not hold it"
+    );
+    let s = std::sync::Arc::new(CodexStore::new(&root, &state));
+    // The walk in flight holds the lock, then keeps what it found. What it keeps for the id
+    // is a copy elsewhere, which no walk of the store would name.
+    let walk = s.walk_lock();
+    let asker = {
+        let (s, n) = (s.clone(), n.clone());
+        std::thread::spawn(move || s.entry(&n).map(|e| e.path))
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !asker.is_finished(),
+        "the miss waits for the walk in flight"
+    );
+    let elsewhere = d.path().join("kept.jsonl");
+    std::fs::copy(root.join(&flat), &elsewhere).unwrap();
+    let whole = CodexStore::new(&root, &state).discover_entries();
+    let mut e = whole.into_iter().find(|e| e.id == n).unwrap();
+    e.path = elsewhere.clone();
+    s.keep_table(super::super::found::ById::new([e]), false);
+    drop(walk);
+    assert_eq!(asker.join().unwrap().unwrap(), elsewhere);
+}
