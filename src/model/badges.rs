@@ -76,6 +76,13 @@ fn own_bytes<T: AsRef<str>>(bs: &[T]) -> Vec<u8> {
     out
 }
 
+/// `bs` as a row holds them: the interned head, and the own tail's bytes.
+pub(super) fn split<T: AsRef<str>>(bs: &[T]) -> (Box<[Shared]>, Vec<u8>) {
+    let at = own_from(bs);
+    let shared = bs[..at].iter().map(|b| Shared::new(b.as_ref())).collect();
+    (shared, own_bytes(&bs[at..]))
+}
+
 impl SessionSummary {
     /// The badges, in order.
     pub fn badges(&self) -> Badges<'_> {
@@ -111,9 +118,8 @@ impl SessionSummary {
     /// Replace the badges.
     pub fn set_badges<T: AsRef<str>>(&mut self, bs: impl IntoIterator<Item = T>) {
         let bs: Vec<T> = bs.into_iter().collect();
-        let at = own_from(&bs);
-        self.badges = bs[..at].iter().map(|b| Shared::new(b.as_ref())).collect();
-        let own = own_bytes(&bs[at..]);
+        let (shared, own) = split(&bs);
+        self.badges = shared;
         if own != self.text.own() {
             let id = &self.id;
             self.text = self.text.rebuilt([None; 3], Some(&own), None, (id, id));

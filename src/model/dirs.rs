@@ -23,18 +23,34 @@ struct Table {
 
 static TABLE: RwLock<Option<Table>> = RwLock::new(None);
 
+thread_local! {
+    /// The directory this thread numbered or read last: rows come a directory at a time
+    /// (a decode, a store's listing), so most calls skip the lock and the hash.
+    static LAST: std::cell::RefCell<Option<(u32, Arc<[u8]>)>> = const { std::cell::RefCell::new(None) };
+}
+
 /// The number of directory `dir` (numbered on first sight), or `None` past `CAP`.
 pub(super) fn number(dir: &[u8]) -> Option<u32> {
+    let last = LAST.with_borrow(|l| l.as_ref().filter(|(_, d)| **d == *dir).map(|(n, _)| *n));
+    if last.is_some() {
+        return last;
+    }
+    let (n, d) = lookup(dir)?;
+    LAST.set(Some((n, d)));
+    Some(n)
+}
+
+fn lookup(dir: &[u8]) -> Option<(u32, Arc<[u8]>)> {
     {
         let t = TABLE.read().unwrap_or_else(|e| e.into_inner());
-        if let Some(&n) = t.as_ref().and_then(|t| t.by_dir.get(dir)) {
-            return Some(n);
+        if let Some((d, &n)) = t.as_ref().and_then(|t| t.by_dir.get_key_value(dir)) {
+            return Some((n, d.clone()));
         }
     }
     let mut guard = TABLE.write().unwrap_or_else(|e| e.into_inner());
     let t = guard.get_or_insert_with(Table::default);
-    if let Some(&n) = t.by_dir.get(dir) {
-        return Some(n);
+    if let Some((d, &n)) = t.by_dir.get_key_value(dir) {
+        return Some((n, d.clone()));
     }
     if t.dirs.len() >= CAP {
         return None;
@@ -42,8 +58,8 @@ pub(super) fn number(dir: &[u8]) -> Option<u32> {
     let n = t.dirs.len() as u32;
     let d: Arc<[u8]> = Arc::from(dir);
     t.dirs.push(d.clone());
-    t.by_dir.insert(d, n);
-    Some(n)
+    t.by_dir.insert(d.clone(), n);
+    Some((n, d))
 }
 
 /// Append directory `n`'s bytes to `out`.
@@ -51,9 +67,23 @@ pub(super) fn number(dir: &[u8]) -> Option<u32> {
 /// # Panics
 /// When `n` was not handed out by `number` (rows only hold numbers it returned).
 pub(super) fn push(n: u32, out: &mut Vec<u8>) {
-    let t = TABLE.read().unwrap_or_else(|e| e.into_inner());
-    let d = t.as_ref().and_then(|t| t.dirs.get(n as usize));
-    out.extend_from_slice(d.expect("a directory number handed out by `number`"));
+    let hit = LAST.with_borrow(|l| match l {
+        Some((m, d)) if *m == n => {
+            out.extend_from_slice(d);
+            true
+        }
+        _ => false,
+    });
+    if hit {
+        return;
+    }
+    let d = {
+        let t = TABLE.read().unwrap_or_else(|e| e.into_inner());
+        let d = t.as_ref().and_then(|t| t.dirs.get(n as usize)).cloned();
+        d.expect("a directory number handed out by `number`")
+    };
+    out.extend_from_slice(&d);
+    LAST.set(Some((n, d)));
 }
 
 #[cfg(test)]

@@ -117,9 +117,11 @@ impl From<Wire> for SessionSummary {
             error: w.error,
         };
         let texts = [w.title.as_str(), &w.summary, &w.first_prompt];
-        let mut s = SessionSummary {
+        // Split as `set_badges` does, so the buffer is built once.
+        let (badges, own) = super::badges::split(&w.badges);
+        SessionSummary {
             store: w.store,
-            text: RowText::new(texts, &[], &w.path, &w.id),
+            text: RowText::new(texts, &own, &w.path, &w.id),
             id: w.id,
             cwd: w.cwd,
             created_at: w.created_at,
@@ -131,14 +133,12 @@ impl From<Wire> for SessionSummary {
             archived: w.archived,
             has_user_message: w.has_user_message,
             model: w.model,
-            badges: Box::default(),
+            badges,
             read_only: w.read_only,
             ended: w.ended,
             git_branch: w.git_branch,
             rare: RareBox((rare != Rare::default()).then(|| Box::new(rare))),
-        };
-        s.set_badges(w.badges);
-        s
+        }
     }
 }
 
