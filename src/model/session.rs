@@ -76,6 +76,8 @@ impl fmt::Display for StoreKind {
 #[serde(from = "super::row_wire::Wire")]
 pub struct SessionSummary {
     pub store: StoreKind,
+    /// Give a row another id with `set_id`: its path is held relative to the id (`text`),
+    /// so assigning this field would change `path()` too.
     pub id: std::sync::Arc<str>,
     /// Title, summary, first prompt, the badges that are counts, and path, in one
     /// allocation (`row_text`: `title()`, `summary()`, `first_prompt()`, `path()` and their
