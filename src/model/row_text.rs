@@ -61,9 +61,21 @@ const ID: u8 = 4;
 /// A tail read back: the row's own badges (NUL-ended each) and its path's parts.
 struct Tail<'a> {
     own: &'a [u8],
+    /// The path as written: its flags (`DIR`, `ID`) and the bytes after the own badges.
+    path: Encoded<'a>,
     /// `(directory, bytes of the name before the id)`, or `None`: `name` is the whole path.
     dir: Option<(u32, Option<usize>)>,
     name: &'a [u8],
+}
+
+/// A path as a tail holds it: the flags that say how (`DIR`, `ID`) and its bytes.
+#[derive(Clone, Copy)]
+struct Encoded<'a>(u8, &'a [u8]);
+
+/// A path to write into a tail: as given, or as another tail holds it for the same id.
+enum PathIn<'a> {
+    Whole(&'a [u8]),
+    Encoded(Encoded<'a>),
 }
 
 impl<'a> Tail<'a> {
@@ -76,6 +88,7 @@ impl<'a> Tail<'a> {
             own = &t[3..3 + n];
             at = 3 + n;
         }
+        let path = Encoded(flags & (DIR | ID), &t[at..]);
         let mut dir = None;
         if flags & DIR != 0 {
             let n = u32::from_le_bytes(t[at..at + 4].try_into().expect("4 bytes"));
@@ -88,13 +101,14 @@ impl<'a> Tail<'a> {
         }
         Tail {
             own,
+            path,
             dir,
             name: &t[at..],
         }
     }
 
     /// Append the encoding of `own` (NUL-ended badges) and `path` (a session `id`'s) to `out`.
-    fn write(own: &[u8], path: &[u8], id: &str, out: &mut Vec<u8>) {
+    fn write(own: &[u8], path: PathIn<'_>, id: &str, out: &mut Vec<u8>) {
         let flags_at = out.len();
         out.push(0);
         let mut flags = 0;
@@ -104,6 +118,14 @@ impl<'a> Tail<'a> {
             out.extend_from_slice(&n.to_le_bytes());
             out.extend_from_slice(own);
         }
+        let path = match path {
+            PathIn::Encoded(Encoded(f, bytes)) => {
+                out.extend_from_slice(bytes);
+                out[flags_at] = flags | f;
+                return;
+            }
+            PathIn::Whole(p) => p,
+        };
         // Split at the last `/`: the directory, then a name that is not empty.
         let split = (path.iter().rposition(|&b| b == b'/'))
             .filter(|&i| i + 1 < path.len())
@@ -156,18 +178,25 @@ impl<'a> Tail<'a> {
 impl RowText {
     pub fn new(texts: [&str; 3], own: &[u8], path: &Path, id: &str) -> RowText {
         let [t, s, p] = texts.map(str::as_bytes);
-        RowText::build([t, s, p], own, path.as_os_str().as_bytes(), id)
+        let path = PathIn::Whole(path.as_os_str().as_bytes());
+        RowText::build([t, s, p], own, path, id)
     }
 
     /// One buffer of exactly the header, the texts and the tail (no spare capacity).
-    fn build(mut texts: [&[u8]; 3], own: &[u8], path: &[u8], id: &str) -> RowText {
+    fn build(mut texts: [&[u8]; 3], own: &[u8], path: PathIn<'_>, id: &str) -> RowText {
         let same = !texts[PROMPT].is_empty() && texts[PROMPT] == texts[TITLE];
         if same {
             texts[PROMPT] = &[];
         }
         let mut buf = vec![0u8; HEAD];
-        // The tail's largest form: flags, own badges' length, the path whole.
-        buf.reserve(texts.iter().map(|p| p.len()).sum::<usize>() + 3 + own.len() + path.len());
+        // The tail's largest form: flags, own badges with their length, then the path (a
+        // whole one takes at most 5 bytes more encoded: a directory's number and where the
+        // id goes, in place of the directory and its `/`).
+        let path_len = match path {
+            PathIn::Whole(p) => p.len() + 5,
+            PathIn::Encoded(Encoded(_, b)) => b.len(),
+        };
+        buf.reserve(texts.iter().map(|p| p.len()).sum::<usize>() + 3 + own.len() + path_len);
         for (i, p) in texts.iter().enumerate() {
             buf.extend_from_slice(p);
             let end = u32::try_from(buf.len() - HEAD)
@@ -238,10 +267,16 @@ impl RowText {
         let t = [0, 1, 2].map(|i| texts[i].unwrap_or_else(|| self.bytes(i)));
         let tail = self.tail();
         let mut old_path = Vec::new();
-        if path.is_none() {
-            tail.path_into(old_id, &mut old_path);
-        }
-        RowText::build(t, own.unwrap_or(tail.own), path.unwrap_or(&old_path), id)
+        let path = match path {
+            Some(p) => PathIn::Whole(p),
+            // The same path for the same id: its encoding as it stands.
+            None if old_id == id => PathIn::Encoded(tail.path),
+            None => {
+                tail.path_into(old_id, &mut old_path);
+                PathIn::Whole(&old_path)
+            }
+        };
+        RowText::build(t, own.unwrap_or(tail.own), path, id)
     }
 
     /// Replace text `i` by `with`.
@@ -436,6 +471,10 @@ mod tests {
             assert_eq!((&*s.id, s.path()), ("another", p.to_path_buf()), "{p:?}");
             s.set_title("t");
             assert_eq!(s.path(), p, "{p:?}");
+            // A setter keeps the path's encoding as it stood: the same bytes a fresh build
+            // writes.
+            let fresh = RowText::new(["t", "", ""], &[], p, "another");
+            assert_eq!(s.text, fresh, "{p:?}");
         }
         let s = SessionSummary::new(StoreKind::Codex, id, &codex);
         let tail = s.text.buf.len() - HEAD - id.len();
