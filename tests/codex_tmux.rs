@@ -120,6 +120,14 @@ fn a_warm_codex_start_opens_a_searched_session_in_the_pane() {
         common::tmux::sidebar(&s).contains("duplicate in archive"),
         "{s}"
     );
+    // Its token count, the last of its badges and held in the row's own text (decoded
+    // from the catalog), read on the row after the interned ones, in the widest sidebar
+    // (which cuts the count's last letters).
+    t.keys(&[">"; 8]);
+    t.wait_until("the row's token count after its other badges", |s| {
+        (common::tmux::sidebar(s))
+            .contains("duplicate in archive, branch main, effort medium, 9240 t")
+    });
     t.keys(&["q"]);
     assert!(t.wait_for("STTY-DONE").contains("EXIT=0"));
 }
