@@ -34,10 +34,7 @@ fn the_first_frame_holds_rows_and_the_selection_holds_while_a_cold_load_streams(
     );
     // One cache and one state directory (read marks, pins) for every run below, each in
     // its own terminal and home.
-    let env = format!(
-        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
-        h = t.home().display()
-    );
+    let env = t.cache_env();
 
     let roots = spool::store::Roots {
         loop_dir: corpus.join("loop"),

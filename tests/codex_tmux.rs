@@ -84,10 +84,7 @@ fn a_warm_codex_start_opens_a_searched_session_in_the_pane() {
         codex.display(),
         e = empty.display()
     );
-    let env = format!(
-        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
-        h = t.home().display()
-    );
+    let env = t.cache_env();
     t.run_env(&env, &args);
     t.wait_listed();
     let catalog = t.home().join(".cache/spool/catalog.bin");

@@ -37,10 +37,7 @@ fn corpus(dir: &std::path::Path) -> String {
 /// flags and the environment (cache and state in `t`'s home) for those starts.
 fn make_warm(t: &Tmux) -> (String, String) {
     let args = corpus(t.dir.path());
-    let env = format!(
-        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
-        h = t.home().display()
-    );
+    let env = t.cache_env();
     t.run_env(&env, &args);
     t.wait_listed();
     let cache = t.home().join(".cache/spool/head.bin");

@@ -209,10 +209,7 @@ fn a_stale_index_is_brought_current_and_the_new_text_is_found_and_opened() {
         c = corpus.display()
     );
     let home = t.home();
-    let env = format!(
-        "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
-        h = home.display()
-    );
+    let env = t.cache_env();
     // An earlier run's index: `spool search` brings it up to date.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_spool"))
         .args(args.split(' '))

@@ -44,6 +44,15 @@ impl Tmux {
         self.dir.path().join("home")
     }
 
+    /// The environment that keeps spool's cache and state in this terminal's home, for runs
+    /// (`run_env`, in this terminal or another) that share one catalog and one state.
+    pub fn cache_env(&self) -> String {
+        format!(
+            "XDG_CACHE_HOME={h}/.cache XDG_DATA_HOME={h}/.local/share",
+            h = self.home().display()
+        )
+    }
+
     /// Run `spool ARGS` in a 120x30 pane; afterwards the pane shows the exit code and
     /// `stty -a`, so terminal restoration can be checked. spool runs in the test's temporary
     /// directory (exports default to the current directory).
