@@ -39,7 +39,7 @@ impl Gather for Lean {
         // Hashed where it lies: the row's path, or the bytes the file gave for the meta's.
         let path = match &e.path {
             Some(p) => path_hash(Path::new(OsStr::from_bytes(p))),
-            None => path_hash(&r.ok_or(MISSING)?.path()),
+            None => r.ok_or(MISSING)?.with_path(path_hash),
         };
         let cwd = match e.cwd {
             Some(c) => c,

@@ -143,10 +143,16 @@ pub fn entries<'de, D: Deserializer<'de>, G: Gather>(d: D) -> Result<G, D::Error
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<G, A::Error> {
             let mut v = G::default();
             v.reserve(seq.size_hint().unwrap_or(0).min(AHEAD));
-            while let Some(e) = seq.next_element::<In>()? {
-                v.push(e).map_err(serde::de::Error::custom)?;
-            }
-            Ok(v)
+            let mut each = || -> Result<(), A::Error> {
+                while let Some(e) = seq.next_element::<In>()? {
+                    v.push(e).map_err(serde::de::Error::custom)?;
+                }
+                Ok(())
+            };
+            let done = each();
+            // A row that failed half way left its texts in the scratch (`wire_scratch`).
+            crate::model::wire_scratch::clear();
+            done.map(|()| v)
         }
     }
     d.deserialize_seq(Entries(std::marker::PhantomData))

@@ -10,6 +10,7 @@ mod row_wire;
 pub mod session;
 pub mod shared;
 pub mod wire;
+pub mod wire_scratch;
 
 pub use ended::Ended;
 pub use message::{

@@ -2,13 +2,16 @@
 //! field in its own slot, in the order rows had before the rare fields moved into a box, so
 //! the catalog's bytes did not change with the row's memory layout.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::row_text::RowText;
 use super::session::{Rare, RareBox};
+use super::wire_scratch::{self, Bytes, List, Text};
 use super::{Ended, SessionSummary, Shared, StoreKind};
 
 /// What is written, borrowed from the row (encoding copies nothing).
@@ -44,14 +47,15 @@ struct Out<'a> {
     git_branch: Option<&'a str>,
 }
 
-/// What is read: the same fields, owned.
+/// What is read: the same fields, the texts held in this thread's scratch until the row is
+/// built (`wire_scratch`), the rest owned.
 #[derive(Deserialize)]
 pub(super) struct Wire {
     store: StoreKind,
     #[serde(deserialize_with = "super::wire::arc_str::deserialize")]
     id: std::sync::Arc<str>,
-    title: String,
-    summary: String,
+    title: Text,
+    summary: Text,
     cwd: Option<Shared>,
     #[serde(with = "super::wire::time_opt")]
     created_at: Option<DateTime<Utc>>,
@@ -65,14 +69,13 @@ pub(super) struct Wire {
     archived: bool,
     forked_from: Option<String>,
     child_of: Option<String>,
-    #[serde(with = "super::wire::path_bytes")]
-    path: PathBuf,
+    path: Bytes,
     error: Option<String>,
-    first_prompt: String,
+    first_prompt: Text,
     has_user_message: bool,
     model: Option<Shared>,
-    /// Owned texts, not `Shared`: a count is the row's own (`badges`), never interned.
-    badges: Vec<String>,
+    /// Not `Shared`: a count is the row's own (`badges`), never interned.
+    badges: List,
     read_only: bool,
     ended: Option<Ended>,
     git_branch: Option<Shared>,
@@ -116,12 +119,17 @@ impl From<Wire> for SessionSummary {
             child_of: w.child_of,
             error: w.error,
         };
-        let texts = [w.title.as_str(), &w.summary, &w.first_prompt];
-        // Split as `set_badges` does, so the buffer is built once.
-        let (badges, own) = super::badges::split(&w.badges);
+        let texts = [w.title, w.summary, w.first_prompt];
+        let (text, badges) = wire_scratch::take(texts, w.path, w.badges, |h| {
+            // Split as `set_badges` does, so the buffer is built once.
+            let (badges, own) = super::badges::split(&h.list(w.badges));
+            let path = Path::new(OsStr::from_bytes(h.bytes(w.path)));
+            let texts = texts.map(|t| h.text(t));
+            (RowText::new(texts, &own, path, &w.id), badges)
+        });
         SessionSummary {
             store: w.store,
-            text: RowText::new(texts, &own, &w.path, &w.id),
+            text,
             id: w.id,
             cwd: w.cwd,
             created_at: w.created_at,
