@@ -69,14 +69,26 @@ struct Spot {
     dir: u32,
 }
 
-/// Discovery's candidates, packed, and the key of each one (`Survey::keys`).
+/// Discovery's candidates, packed, and the key of each one (`Survey::keys`): in parts, as
+/// they were packed (a directory's on the thread that walked it), never copied into one.
+/// Issue 10: joined into one survey, the copy and the parts' freed room were both resident
+/// for a moment, about 10 MB at 100k Codex rollouts, when the warm start's memory peaked.
 #[derive(Debug, Default)]
 pub struct Packed {
+    parts: Vec<Part>,
+    /// How many candidates the parts up to and with each one hold.
+    ends: Vec<usize>,
+    pub keys: Vec<u64>,
+}
+
+/// Candidates packed together: their ids and names end to end in one text, where each one
+/// ends in it, its directory, and its mtime.
+#[derive(Debug, Default)]
+struct Part {
     dirs: Vec<PathBuf>,
     text: Vec<u8>,
     spots: Vec<Spot>,
     mtimes: Vec<Option<SystemTime>>,
-    pub keys: Vec<u64>,
 }
 
 impl Packed {
@@ -113,12 +125,11 @@ impl Packed {
         // allocated once: grown as it filled, its copies were a tenth of packing a
         // 33k-session store.
         let room = (candidates.iter()).map(|c| room(&c.id, &c.path)).sum();
-        let mut p = Packed {
+        let mut p = Part {
             dirs: Vec::new(),
             text: Vec::with_capacity(room),
             spots: Vec::with_capacity(n),
             mtimes: Vec::with_capacity(n),
-            keys: Vec::new(),
         };
         // By bytes: `Path`'s own equality takes `/s/.` for `/s`, and the two join a name
         // into different paths.
@@ -129,7 +140,27 @@ impl Packed {
         }
         p.text.shrink_to_fit();
         p.dirs.shrink_to_fit();
-        p
+        Packed::from_parts(vec![p], Vec::new())
+    }
+
+    /// `parts` in order (empty ones left out), and their candidates' `keys`.
+    fn from_parts(parts: Vec<Part>, keys: Vec<u64>) -> Packed {
+        let mut all = 0;
+        let (parts, ends) = (parts.into_iter())
+            .filter(|p| !p.spots.is_empty())
+            .map(|p| {
+                all += p.spots.len();
+                (p, all)
+            })
+            .unzip();
+        Packed { parts, ends, keys }
+    }
+
+    /// The part candidate `i` is in, and its index there.
+    fn at(&self, i: usize) -> (&Part, usize) {
+        let k = self.ends.partition_point(|&end| end <= i);
+        let before = k.checked_sub(1).map_or(0, |k| self.ends[k]);
+        (&self.parts[k], i - before)
     }
 
     /// `candidates` packed and keyed (`Keyer::keys`) on this thread: a directory's, on the
@@ -152,52 +183,38 @@ impl Packed {
     }
 
     /// Keyed surveys packed apart (a directory's each, on discovery's threads) joined end
-    /// to end in their order, each freed as it is taken in. Issue 10: each directory's
-    /// candidates packed and keyed where they were listed are never all held whole at once,
-    /// nor the stats discovery took of them.
+    /// to end in their order: their parts are taken as they are, only the keys are copied.
+    /// Issue 10: each directory's candidates packed and keyed where they were listed are
+    /// never all held whole at once, nor the stats discovery took of them.
     pub fn join(pieces: Vec<Packed>) -> Packed {
-        // Allocated once, at its final size: grown as it filled, the joined survey's spare
-        // room was as large as its pieces (a large vector is a mapping of its own, `heap`,
-        // so the room is not resident until it is written, and the pieces are freed as it
-        // is).
-        let n: usize = pieces.iter().map(Packed::count).sum();
-        let mut all = Packed {
-            dirs: Vec::new(),
-            text: Vec::with_capacity(pieces.iter().map(|p| p.text.len()).sum()),
-            spots: Vec::with_capacity(n),
-            mtimes: Vec::with_capacity(n),
-            keys: Vec::with_capacity(n),
-        };
-        let mut index: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
+        let mut keys = Vec::with_capacity(pieces.iter().map(|p| p.keys.len()).sum());
+        let mut parts = Vec::with_capacity(pieces.iter().map(|p| p.parts.len()).sum());
         for p in pieces {
             debug_assert_eq!(p.keys.len(), p.count(), "a piece is keyed");
-            let base = u32::try_from(all.text.len()).expect("a survey's text under 4 GiB");
-            // Each of the piece's directories as the joined survey numbers it.
-            let dirs: Vec<u32> = (p.dirs.iter())
-                .map(|d| {
-                    let bytes = d.as_os_str().as_bytes();
-                    *index.entry(bytes.into()).or_insert_with(|| {
-                        all.dirs.push(d.clone());
-                        all.dirs.len() as u32 - 1
-                    })
-                })
-                .collect();
-            all.text.extend_from_slice(&p.text);
-            all.spots.extend(p.spots.iter().map(|s| Spot {
-                id_end: base + s.id_end,
-                name_end: base + s.name_end,
-                dir: dirs[(s.dir & !FLAGS) as usize] | (s.dir & FLAGS),
-            }));
-            all.mtimes.extend_from_slice(&p.mtimes);
-            all.keys.extend_from_slice(&p.keys);
+            keys.extend_from_slice(&p.keys);
+            parts.extend(p.parts);
         }
-        all.dirs.shrink_to_fit();
-        all
+        Packed::from_parts(parts, keys)
     }
 
     /// Candidate `i` written into `c`, reusing its buffers (keying a packed survey builds
     /// no candidate a session); its `stat` is left `None`.
     pub fn fill(&self, i: usize, c: &mut Candidate) {
+        let (p, i) = self.at(i);
+        p.fill(i, c);
+    }
+
+    /// The heap bytes it holds (tests bound them).
+    pub fn bytes(&self) -> usize {
+        (self.parts.iter()).map(Part::bytes).sum::<usize>()
+            + self.parts.capacity() * std::mem::size_of::<Part>()
+            + self.ends.capacity() * 8
+            + self.keys.capacity() * 8
+    }
+}
+
+impl Part {
+    fn fill(&self, i: usize, c: &mut Candidate) {
         c.id.clear();
         c.id.push_str(self.id(i));
         c.path.as_mut_os_string().clear();
@@ -280,13 +297,29 @@ impl Packed {
         })
     }
 
-    /// The heap bytes it holds (tests bound them).
-    pub fn bytes(&self) -> usize {
+    fn bytes(&self) -> usize {
         self.text.capacity()
             + self.spots.capacity() * std::mem::size_of::<Spot>()
             + self.mtimes.capacity() * std::mem::size_of::<Option<SystemTime>>()
-            + self.keys.capacity() * 8
             + (self.dirs.iter()).map(|d| d.capacity() + 24).sum::<usize>()
+    }
+
+    fn id(&self, i: usize) -> &str {
+        let bytes = &self.text[self.start(i)..self.spots[i].id_end as usize];
+        // Packed from a `String`, cut at its own ends.
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+
+    fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path {
+        let dir = &self.dirs[(self.spots[i].dir & !FLAGS) as usize];
+        let Some([first, rest @ ..]) = self.name(i) else {
+            return dir;
+        };
+        buf.as_mut_os_string().clear();
+        buf.push(dir);
+        buf.push(first);
+        rest.iter().for_each(|p| buf.as_mut_os_string().push(p));
+        buf
     }
 }
 
@@ -315,34 +348,27 @@ fn split(path: &Path) -> Option<(&Path, &OsStr)> {
 
 impl Listed for Packed {
     fn count(&self) -> usize {
-        self.spots.len()
+        self.ends.last().copied().unwrap_or(0)
     }
 
     fn id(&self, i: usize) -> &str {
-        let bytes = &self.text[self.start(i)..self.spots[i].id_end as usize];
-        // Packed from a `String`, cut at its own ends.
-        std::str::from_utf8(bytes).unwrap_or_default()
+        let (p, i) = self.at(i);
+        p.id(i)
     }
 
     fn path<'a>(&'a self, i: usize, buf: &'a mut PathBuf) -> &'a Path {
-        let dir = &self.dirs[(self.spots[i].dir & !FLAGS) as usize];
-        let Some([first, rest @ ..]) = self.name(i) else {
-            return dir;
-        };
-        buf.as_mut_os_string().clear();
-        buf.push(dir);
-        buf.push(first);
-        rest.iter().for_each(|p| buf.as_mut_os_string().push(p));
-        buf
+        let (p, i) = self.at(i);
+        p.path(i, buf)
     }
 
     fn with<R>(&self, i: usize, f: impl FnOnce(&Candidate) -> R) -> R {
+        let (p, i) = self.at(i);
         let mut buf = PathBuf::new();
-        let path = self.path(i, &mut buf).to_path_buf();
+        let path = p.path(i, &mut buf).to_path_buf();
         f(&Candidate {
-            id: self.id(i).to_string(),
+            id: p.id(i).to_string(),
             path,
-            mtime: self.mtimes[i],
+            mtime: p.mtimes[i],
             stat: None,
         })
     }
