@@ -220,8 +220,9 @@ fn decode_sections<S: Source + ?Sized, L: Gather + Send>(
 fn section<S: Source + ?Sized, L: Gather>(src: &S, span: Span) -> Option<Section<L>> {
     let Span { at, len, sum } = span;
     // postcard copies each string through this scratch space before it allocates it, and
-    // only ever uses its start (the longest single field); it must be as long as the
-    // section only for a section that is one field.
+    // only ever uses its start (the longest single field) as long as every text is asked
+    // for as a `string` (`model::wire::arc_str`); it must be as long as the section only
+    // for a section that is one field. Pages never written are never resident.
     let mut scratch = Scratch::new(usize::try_from(len).ok()?)?;
     let range = Summed {
         inner: Range::new(src, at, at + len),

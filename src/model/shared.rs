@@ -183,7 +183,8 @@ impl<'de> Deserialize<'de> for Shared {
                 Ok(Shared::new(v))
             }
         }
-        d.deserialize_str(V)
+        // `string`, not `str`: see `super::wire::arc_str`.
+        d.deserialize_string(V)
     }
 }
 

@@ -69,7 +69,8 @@ impl<'de> Deserialize<'de> for Text {
                 Ok(Text(push(v.as_bytes())))
             }
         }
-        d.deserialize_str(V)
+        // `string`, not `str`: see `super::wire::arc_str`.
+        d.deserialize_string(V)
     }
 }
 

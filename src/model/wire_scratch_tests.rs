@@ -90,3 +90,38 @@ fn a_row_cut_short_leaves_texts_that_clear_drops() {
     let got: SessionSummary = postcard::from_bytes(&postcard::to_allocvec(&want).unwrap()).unwrap();
     assert_eq!(got, want);
 }
+
+/// Catalog entries decode from a reader through a scratch as long as one field: no text of a
+/// row is taken out of postcard's scratch for good (it is asked for as a `string`, never a
+/// `str`, `super::super::wire::arc_str`). Asked for as `str`, the ids, cwds, models and
+/// badges of 100k rows kept ~15 MB of the scratch resident until their section was decoded,
+/// at a warm start's peak (issue 10); here a 1 KiB scratch would run out after a few rows.
+#[test]
+fn rows_decode_through_a_scratch_of_one_field() {
+    use crate::catalog::{Entry, Meta};
+    let entries: Vec<Entry> = (0..2000)
+        .map(|i| {
+            let mut row = rows().remove(0);
+            row.set_id(format!("019ceba0-ae55-7d10-9f2a-{i:012x}"));
+            row.cwd = Some("/home/u/acme".into());
+            row.model = Some("openai/gpt-5".into());
+            row.set_git_branch(Some("main".into()));
+            let meta = Meta {
+                id: row.id.to_string(),
+                path: row.path(),
+                key: i,
+                cwd: row.cwd.clone(),
+                cwd_dir: true,
+                expires: None,
+            };
+            Entry {
+                meta,
+                row: Some(std::sync::Arc::new(row)),
+            }
+        })
+        .collect();
+    let bytes = postcard::to_allocvec(&entries).unwrap();
+    let mut scratch = [0u8; 1024];
+    let (got, _): (Vec<Entry>, _) = postcard::from_io((&bytes[..], &mut scratch[..])).unwrap();
+    assert_eq!(got, entries);
+}
