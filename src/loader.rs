@@ -170,13 +170,15 @@ impl Loader {
             let (part, slot) = mpsc::sync_channel::<(Cat, Arc<FirstRows>, Arc<Gate>)>(1);
             parts.push(part);
             let (stores, tx, stop) = (stores.clone(), tx.clone(), stop.clone());
+            // Begun here, so that no item build can start before the pass has.
+            let peak = deferred.then(|| crate::heap::PEAKS.begin());
             let _ = thread::Builder::new()
                 .name(format!("spool-list-{i}"))
                 .spawn(move || {
                     let early = deferred.then(|| {
                         // As the decode: the rows on screen are the head's, keys come first.
                         crate::priority::background();
-                        Early::take(stores.stores[i].as_ref())
+                        Early::take(stores.stores[i].as_ref(), peak)
                     });
                     let Ok((cat, first, gate)) = slot.recv() else {
                         return;
@@ -301,10 +303,12 @@ fn list_and_watch(
     stop: &AtomicBool,
     mut cat: Cat,
     (first, gate): (&FirstRows, &Gate),
-    early: Option<Early>,
+    mut early: Option<Early>,
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
+    // Ends once the pass's memory is given back (or the pass is not taken).
+    let peak = early.as_mut().and_then(|e| e.peak.take());
     if let Some(metas) = cat.known.take() {
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.
         crate::priority::background();
@@ -317,13 +321,14 @@ fn list_and_watch(
         let trim = Instant::now();
         crate::heap::give_back();
         crate::keytrace::phase(&format!("gave_back_{}", kind.as_str()), trim);
+        drop(peak);
         let mut watch = Watch::start(store, poke_tx);
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;
     }
     // Not in the catalog after all (it changed since the head was cut): listed cold, after
     // the catalog's rows.
-    drop(early);
+    drop((early, peak));
     gate.wait();
     // A name-ordered store is in the race for the first screen until its first rows are out.
     // `then`, not `then_some`: a Runner made for another store and dropped would count as a

@@ -34,7 +34,7 @@ fn a_survey_waiting_for_its_check_is_packed() {
         std::fs::write(dir.join(format!("20260314-{i:06}.jsonl")), "{}\n").unwrap();
     }
     let before = live();
-    let early = Early::take(store);
+    let early = Early::take(store, None);
     let kept = live() - before;
     drop(early);
     assert!(

@@ -74,7 +74,7 @@ fn an_agent_stores_survey_never_holds_its_sessions_twice() {
         fill(&h, kind);
         let stores = h.stores();
         let store: &dyn Store = common::store_of(&stores, kind);
-        let (early, peak) = peak_during(|| Early::take(store));
+        let (early, peak) = peak_during(|| Early::take(store, None));
         assert_eq!(early.survey.keys.len(), N, "{kind:?}");
         drop(early);
         eprintln!("{kind:?}: survey peak {} B/session", peak / N);

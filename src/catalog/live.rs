@@ -43,18 +43,25 @@ impl Cat {
 pub struct Early {
     pub survey: Packed,
     pub since: std::time::Instant,
+    /// The pass under way, from before the survey to after the check and its give-back
+    /// (`heap::Peaks`: the quick search's items wait for it).
+    pub peak: Option<crate::heap::Peak>,
 }
 
 impl Early {
-    /// Survey `store` now. Under SPOOL_KEYTRACE: the survey's time from its start, and when
-    /// it ended since launch (issue 10's warm start).
-    pub fn take(store: &dyn Store) -> Early {
+    /// Survey `store` now, as part of the pass `peak`. Under SPOOL_KEYTRACE: the survey's
+    /// time from its start, and when it ended since launch (issue 10's warm start).
+    pub fn take(store: &dyn Store, peak: Option<crate::heap::Peak>) -> Early {
         let since = std::time::Instant::now();
         let survey = survey::packed(store);
         let kind = store.kind().as_str();
         crate::keytrace::phase(&format!("surveyed_{kind}"), since);
         crate::keytrace::phase_since_launch(&format!("surveyed_{kind}_at"));
-        Early { survey, since }
+        Early {
+            survey,
+            since,
+            peak,
+        }
     }
 }
 
@@ -74,7 +81,7 @@ pub fn check_cached(
     before_news: impl FnOnce(),
 ) -> Option<crate::catalog::Known> {
     let kind = store.kind();
-    let Early { survey, since } = early.unwrap_or_else(|| Early::take(store));
+    let Early { survey, since, .. } = early.unwrap_or_else(|| Early::take(store, None));
     let checked = crate::catalog::pass::check_packed(store, old, &survey);
     crate::keytrace::phase(&format!("checked_{}", kind.as_str()), since);
     crate::keytrace::phase_since_launch(&format!("checked_{}_at", kind.as_str()));

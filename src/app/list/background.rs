@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
+use crate::heap::{PEAKS, Peaks};
 use crate::model::SessionSummary;
 use crate::search::quick::Built;
 
@@ -15,11 +16,16 @@ use crate::search::quick::Built;
 /// on the UI thread, where a query sees them at once (10k rows took 85–165 ms there).
 pub const ON_A_THREAD_FROM: usize = 2_000;
 
+/// The longest a build waits for the stat passes to end (`heap::Peaks`).
+const WAIT_AT_MOST: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A build under way.
 pub struct Pending {
     /// The rows' generation it was started for.
     generation: u64,
     rx: Receiver<Built>,
+    /// The passes it waits for before it builds (`heap::Peaks`).
+    peaks: &'static Peaks,
 }
 
 /// What a pending build has to show for itself.
@@ -38,10 +44,25 @@ impl Pending {
         rows: Vec<Arc<SessionSummary>>,
         notify: Arc<dyn Fn() + Sync + Send>,
     ) -> Option<Pending> {
+        Pending::start_after(&PEAKS, generation, rows, notify)
+    }
+
+    /// `start`, the build waiting first for the passes of `peaks` to end, unless a query
+    /// needs the items (`hurry`): so the two memory peaks do not stack (`heap::Peaks`).
+    pub(super) fn start_after(
+        peaks: &'static Peaks,
+        generation: u64,
+        rows: Vec<Arc<SessionSummary>>,
+        notify: Arc<dyn Fn() + Sync + Send>,
+    ) -> Option<Pending> {
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("spool-quick-items".into())
             .spawn(move || {
+                let since = std::time::Instant::now();
+                if peaks.after(WAIT_AT_MOST) {
+                    crate::keytrace::phase("items_waited", since);
+                }
                 let built = Built::of(rows);
                 // When a query can match every row (issue 10's "loaded and searchable").
                 crate::keytrace::phase_since_launch("items_built_at");
@@ -50,14 +71,31 @@ impl Pending {
                 }
             })
             .ok()?;
-        Some(Pending { generation, rx })
+        Some(Pending {
+            generation,
+            rx,
+            peaks,
+        })
+    }
+
+    /// A query needs the items: the build waits for no pass.
+    pub fn hurry(&self) {
+        self.peaks.hurry();
     }
 
     /// A build that never started: the test sends its items when it wants.
     #[cfg(test)]
     pub fn held(generation: u64) -> (Pending, mpsc::Sender<Built>) {
         let (tx, rx) = mpsc::channel();
-        (Pending { generation, rx }, tx)
+        let peaks = &PEAKS;
+        (
+            Pending {
+                generation,
+                rx,
+                peaks,
+            },
+            tx,
+        )
     }
 
     /// The build, if it is for `generation` and done; with `wait`, waits for it (a query
@@ -67,6 +105,7 @@ impl Pending {
             return Poll::Gone;
         }
         let got = if wait {
+            self.hurry();
             self.rx.recv().map_err(|_| TryRecvError::Disconnected)
         } else {
             self.rx.try_recv()

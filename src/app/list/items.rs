@@ -33,6 +33,10 @@ impl List {
     fn refresh_items(&mut self, wait: bool) {
         use background::{ON_A_THREAD_FROM, Pending, Poll};
         let wait = wait || (self.searching() && self.items_generation != self.generation);
+        if let Some(p) = self.building.as_ref().filter(|_| self.searching()) {
+            // A query is typed: the build waits for no stat pass (`heap::Peaks`).
+            p.hurry();
+        }
         if let Some(p) = self.building.take() {
             match p.poll(self.generation, wait) {
                 Poll::Done(built) => {

@@ -392,3 +392,35 @@ fn a_batch_of_rereads_with_hidden_rows_keeps_the_items() {
         got[4]
     );
 }
+
+/// A build started while a stat pass is under way waits for it to end (their memory peaks
+/// must not stack, `heap::Peaks`), and a query's wait for the items hurries it.
+#[test]
+fn a_build_waits_for_the_passes_unless_a_query_needs_it() {
+    let build = |peaks| {
+        let (woke_tx, woke) = std::sync::mpsc::channel();
+        let woke_tx = std::sync::Mutex::new(woke_tx);
+        let notify = Arc::new(move || {
+            let _ = woke_tx.lock().unwrap().send(());
+        });
+        let rows = rows(3).into_iter().map(Arc::new).collect();
+        (
+            background::Pending::start_after(peaks, 0, rows, notify).unwrap(),
+            woke,
+        )
+    };
+    let short = std::time::Duration::from_millis(300);
+    let long = std::time::Duration::from_secs(20);
+    let peaks: &'static crate::heap::Peaks = Box::leak(Box::default());
+    let pass = peaks.begin();
+    let (_p, woke) = build(peaks);
+    assert!(woke.recv_timeout(short).is_err(), "it waits for the pass");
+    drop(pass);
+    assert!(woke.recv_timeout(long).is_ok(), "and builds once it ended");
+    // Under a pass again: a query that waits for the items gets them.
+    let _pass = peaks.begin();
+    let (p, _) = build(peaks);
+    let t = std::time::Instant::now();
+    assert!(matches!(p.poll(0, true), background::Poll::Done(_)));
+    assert!(t.elapsed() < long);
+}
