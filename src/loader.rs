@@ -293,6 +293,9 @@ fn fingerprint(store: &dyn Store, c: &Candidate) -> u64 {
     crate::catalog::stamp::key(&store.summary_inputs(c))
 }
 
+/// The longest a warm start's watcher waits for the quick search's items to be built.
+const WATCH_WAITS_AT_MOST: std::time::Duration = std::time::Duration::from_millis(500);
+
 #[allow(clippy::too_many_arguments)]
 fn list_and_watch(
     stores: &Arc<Stores>,
@@ -322,6 +325,9 @@ fn list_and_watch(
         crate::heap::give_back();
         crate::keytrace::phase(&format!("gave_back_{}", kind.as_str()), trim);
         drop(peak);
+        // The watcher's walk waits for the quick search's items (`heap::ITEMS`): they are
+        // what the list is searchable by, and the walk took one of their two cores.
+        crate::heap::ITEMS.after(WATCH_WAITS_AT_MOST);
         let mut watch = Watch::start(store, poke_tx);
         watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
         return;

@@ -56,9 +56,12 @@ impl Pending {
         notify: Arc<dyn Fn() + Sync + Send>,
     ) -> Option<Pending> {
         let (tx, rx) = mpsc::channel();
+        // Begun here, so that a watcher that looks after the build started waits for it.
+        let building = crate::heap::ITEMS.begin();
         std::thread::Builder::new()
             .name("spool-quick-items".into())
             .spawn(move || {
+                let _building = building;
                 let since = std::time::Instant::now();
                 if peaks.after(WAIT_AT_MOST) {
                     crate::keytrace::phase("items_waited", since);
