@@ -424,3 +424,35 @@ fn a_build_waits_for_the_passes_unless_a_query_needs_it() {
     assert!(matches!(p.poll(0, true), background::Poll::Done(_)));
     assert!(t.elapsed() < long);
 }
+
+/// A query typed while the items wait for a stat pass (`heap::Peaks`) hurries their build:
+/// the list matches every row without the pass having ended.
+#[test]
+fn a_query_hurries_items_that_wait_for_a_pass() {
+    let mut l = head_then_long_batch(Arc::new(|| {}));
+    l.tick(0);
+    let peaks: &'static crate::heap::Peaks = Box::leak(Box::default());
+    let _pass = peaks.begin();
+    // The build as a warm start makes it, waiting for the pass that never ends here.
+    l.building =
+        background::Pending::start_after(peaks, l.generation, l.sorted.clone(), Arc::new(|| {}));
+    l.set_query("okapi");
+    // Well before the build would stop waiting by itself (`WAIT_AT_MOST`, 2 s).
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(1500);
+    let mut building = true;
+    while building && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        building = l.tick(0);
+    }
+    assert!(!building, "the query hurried the build");
+    let mut got = l.keys(0, l.len());
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (StoreKind::Loom, "b7".to_string()),
+            (StoreKind::Loom, "s3".to_string())
+        ],
+        "every row matched, the pass still under way"
+    );
+}
