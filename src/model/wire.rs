@@ -64,41 +64,31 @@ pub mod path_bytes {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
-        let v: serde_bytes_vec::Bytes = Deserialize::deserialize(d)?;
-        Ok(PathBuf::from(std::ffi::OsString::from_vec(v.0)))
+        let mut v = Vec::new();
+        d.deserialize_byte_buf(ByteSink(|b: &[u8]| v.extend_from_slice(b)))?;
+        Ok(PathBuf::from(std::ffi::OsString::from_vec(v)))
     }
 
-    /// A byte buffer that accepts both a byte string and a sequence (self-describing formats
-    /// such as JSON give the latter).
-    mod serde_bytes_vec {
-        use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+    /// A byte string given to its closure, piece by piece: whole as the decoder has it, or
+    /// a byte at a time from a sequence (self-describing formats such as JSON give that).
+    /// Decoded with `deserialize_byte_buf`, which postcard reads through its reused scratch
+    /// (see `arc_str`).
+    pub struct ByteSink<F>(pub F);
 
-        pub struct Bytes(pub Vec<u8>);
-
-        impl<'de> Deserialize<'de> for Bytes {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-                struct V;
-                impl<'de> Visitor<'de> for V {
-                    type Value = Bytes;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str("bytes")
-                    }
-                    fn visit_bytes<E>(self, v: &[u8]) -> Result<Bytes, E> {
-                        Ok(Bytes(v.to_vec()))
-                    }
-                    fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Bytes, E> {
-                        Ok(Bytes(v))
-                    }
-                    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Bytes, A::Error> {
-                        let mut out = Vec::new();
-                        while let Some(b) = a.next_element()? {
-                            out.push(b);
-                        }
-                        Ok(Bytes(out))
-                    }
-                }
-                d.deserialize_byte_buf(V)
+    impl<'de, F: FnMut(&[u8])> serde::de::Visitor<'de> for ByteSink<F> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("bytes")
+        }
+        fn visit_bytes<E>(mut self, v: &[u8]) -> Result<(), E> {
+            (self.0)(v);
+            Ok(())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut a: A) -> Result<(), A::Error> {
+            while let Some(b) = a.next_element::<u8>()? {
+                (self.0)(&[b]);
             }
+            Ok(())
         }
     }
 }

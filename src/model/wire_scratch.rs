@@ -76,26 +76,11 @@ impl<'de> Deserialize<'de> for Text {
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Bytes;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E: Error>(self, v: &[u8]) -> Result<Bytes, E> {
-                Ok(Bytes(push(v)))
-            }
-            // A self-describing format (JSON) gives a byte string as a sequence of numbers.
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Bytes, A::Error> {
-                let at = BYTES.with_borrow(Vec::len);
-                while let Some(b) = a.next_element::<u8>()? {
-                    BYTES.with_borrow_mut(|buf| buf.push(b));
-                }
-                let len = BYTES.with_borrow(Vec::len) - at;
-                Ok(Bytes(Span { at, len }))
-            }
-        }
-        d.deserialize_byte_buf(V)
+        let at = BYTES.with_borrow(Vec::len);
+        let sink = |b: &[u8]| BYTES.with_borrow_mut(|buf| buf.extend_from_slice(b));
+        d.deserialize_byte_buf(super::wire::path_bytes::ByteSink(sink))?;
+        let len = BYTES.with_borrow(Vec::len) - at;
+        Ok(Bytes(Span { at, len }))
     }
 }
 

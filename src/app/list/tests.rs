@@ -213,6 +213,21 @@ fn a_long_lists_items_are_built_on_a_thread_and_patched() {
 
 /// The head's rows on screen with their items, then the catalog's long batch: as a warm
 /// start at 100k sessions does.
+/// The keys `l` shows, sorted (an "okapi" query's matches).
+fn okapis(l: &List) -> Vec<(StoreKind, String)> {
+    let mut got = l.keys(0, l.len());
+    got.sort();
+    got
+}
+
+/// What "okapi" matches in `head_then_long_batch`: one row of the head, one of the batch.
+fn both_okapis() -> Vec<(StoreKind, String)> {
+    vec![
+        (StoreKind::Loom, "b7".to_string()),
+        (StoreKind::Loom, "s3".to_string()),
+    ]
+}
+
 fn head_then_long_batch(notify: Arc<dyn Fn() + Sync + Send>) -> List {
     let mut l = List::new(Filter::default(), notify);
     let mut head = rows(30);
@@ -292,15 +307,7 @@ fn a_query_during_a_build_does_not_wait_for_it() {
     done.send(crate::search::quick::Built::of(l.sorted.clone()))
         .unwrap();
     assert!(!l.tick(0), "the build is in");
-    let mut got = l.keys(0, l.len());
-    got.sort();
-    assert_eq!(
-        got,
-        vec![
-            (StoreKind::Loom, "b7".to_string()),
-            (StoreKind::Loom, "s3".to_string())
-        ]
-    );
+    assert_eq!(okapis(&l), both_okapis());
     // A real build calls `notify` when done (the run loop's wake).
     let (woke_tx, woke) = std::sync::mpsc::channel();
     let woke_tx = std::sync::Mutex::new(woke_tx);
@@ -445,14 +452,9 @@ fn a_query_hurries_items_that_wait_for_a_pass() {
         building = l.tick(0);
     }
     assert!(!building, "the query hurried the build");
-    let mut got = l.keys(0, l.len());
-    got.sort();
     assert_eq!(
-        got,
-        vec![
-            (StoreKind::Loom, "b7".to_string()),
-            (StoreKind::Loom, "s3".to_string())
-        ],
+        okapis(&l),
+        both_okapis(),
         "every row matched, the pass still under way"
     );
 }
