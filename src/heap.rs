@@ -1,6 +1,7 @@
 //! The browser's dealings with the C allocator (glibc's malloc, which Rust's `System`
 //! allocator calls): big blocks mapped on their own, and freed memory handed back to the
-//! kernel once a burst of temporary work is over.
+//! kernel once a burst of temporary work is over; and the order of the warm start's bursts,
+//! so that their peaks do not stack (`Peaks`).
 //!
 //! Issue 10: at 100k sessions a warm start keeps about 100 MB of heap, and its resident
 //! memory stayed 35–45 MB above that. Two causes, measured on the bench's warm 100k start:
@@ -56,7 +57,8 @@ mod peaks {
     use std::sync::{Condvar, Mutex};
     use std::time::{Duration, Instant};
 
-    /// The passes under way, and whether a query hurries the items.
+    /// How many pieces of work of one kind are under way (each a `Peak` until dropped),
+    /// for whatever waits for them to end (`after`), and whether a query hurries the waits.
     #[derive(Debug)]
     pub struct Peaks {
         running: Mutex<usize>,
@@ -73,7 +75,7 @@ mod peaks {
     /// the list was searchable that much later.
     pub static ITEMS: Peaks = Peaks::new();
 
-    /// A pass under way, until dropped.
+    /// A piece of work under way, until dropped.
     #[derive(Debug)]
     pub struct Peak(&'static Peaks);
 
