@@ -283,9 +283,7 @@ impl Item {
             if i > 0 {
                 p.feed(&mut prev, b'\n');
             }
-            for &b in f.bytes {
-                p.feed(&mut prev, if f.own { b.to_ascii_lowercase() } else { b });
-            }
+            p.feed_all(&mut prev, f.bytes, f.own);
         }
         p
     }
