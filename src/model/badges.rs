@@ -98,9 +98,8 @@ impl SessionSummary {
 
     /// Add a badge after the others.
     pub fn add_badge(&mut self, b: &str) {
-        let mut v: Vec<String> = self.badges().map(str::to_owned).collect();
-        v.push(b.to_owned());
-        self.set_badges(v);
+        let after = self.badges().len();
+        self.insert_badge(after, b);
     }
 
     /// Put a badge at `i` (0: before the others).

@@ -187,35 +187,26 @@ impl RowText {
     /// tail's length is known only once the path is encoded; growing and shrinking a fresh
     /// vector instead was three allocator calls a row, ~6% of a warm start's decode).
     fn build(mut texts: [&[u8]; 3], own: &[u8], path: PathIn<'_>, id: &str) -> RowText {
-        thread_local! {
-            static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-        }
         let same = !texts[PROMPT].is_empty() && texts[PROMPT] == texts[TITLE];
         if same {
             texts[PROMPT] = &[];
         }
-        // Taken out while in use, so a build inside a build (none is) would start afresh.
-        let mut buf = SCRATCH.take();
-        buf.clear();
-        buf.resize(HEAD, 0);
-        for (i, p) in texts.iter().enumerate() {
-            buf.extend_from_slice(p);
-            let end = u32::try_from(buf.len() - HEAD)
-                .ok()
-                .filter(|&e| e < SAME_PROMPT)
-                .expect("a row's texts exceed 2 GiB");
-            let flag = if i == PROMPT && same { SAME_PROMPT } else { 0 };
-            buf[4 * i..4 * i + 4].copy_from_slice(&(end | flag).to_ne_bytes());
-        }
-        Tail::write(own, path, id, &mut buf);
-        let row = RowText {
-            buf: Box::from(buf.as_slice()),
-        };
-        // A huge row's room is not kept for the next.
-        if buf.capacity() <= 64 << 10 {
-            SCRATCH.set(buf);
-        }
-        row
+        with_scratch(|buf| {
+            buf.resize(HEAD, 0);
+            for (i, p) in texts.iter().enumerate() {
+                buf.extend_from_slice(p);
+                let end = u32::try_from(buf.len() - HEAD)
+                    .ok()
+                    .filter(|&e| e < SAME_PROMPT)
+                    .expect("a row's texts exceed 2 GiB");
+                let flag = if i == PROMPT && same { SAME_PROMPT } else { 0 };
+                buf[4 * i..4 * i + 4].copy_from_slice(&(end | flag).to_ne_bytes());
+            }
+            Tail::write(own, path, id, buf);
+            RowText {
+                buf: Box::from(buf.as_slice()),
+            }
+        })
     }
 
     /// Text `i`'s end as written in the header (with `SAME_PROMPT` for the first prompt).
@@ -293,6 +284,22 @@ impl RowText {
     }
 }
 
+/// `f` of this thread's reusable byte buffer, empty: a row's buffer put together before it
+/// is allocated at its size, a path rebuilt to be read once. Taken out while `f` runs, so a
+/// use inside `f` starts afresh; not kept past 64 KiB (a huge row's room is not kept).
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    thread_local! {
+        static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut buf = SCRATCH.take();
+    buf.clear();
+    let out = f(&mut buf);
+    if buf.capacity() <= 64 << 10 {
+        SCRATCH.set(buf);
+    }
+    out
+}
+
 impl fmt::Debug for RowText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let tail = self.tail();
@@ -331,18 +338,10 @@ impl SessionSummary {
     /// `f` of the row's path, rebuilt in this thread's scratch instead of a new `PathBuf`
     /// (the warm start hashes every row's path as it decodes it).
     pub fn with_path<R>(&self, f: impl FnOnce(&Path) -> R) -> R {
-        thread_local! {
-            static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-        }
-        // Taken out while `f` runs: a `with_path` inside `f` starts afresh.
-        let mut buf = SCRATCH.take();
-        buf.clear();
-        self.text.tail().path_into(&self.id, &mut buf);
-        let out = f(Path::new(OsStr::from_bytes(&buf)));
-        if buf.capacity() <= 64 << 10 {
-            SCRATCH.set(buf);
-        }
-        out
+        with_scratch(|buf| {
+            self.text.tail().path_into(&self.id, buf);
+            f(Path::new(OsStr::from_bytes(buf)))
+        })
     }
 
     pub fn set_title(&mut self, v: impl AsRef<str>) {
