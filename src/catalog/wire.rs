@@ -79,7 +79,8 @@ impl Serialize for Entry {
             expires: m.expires,
             row: r,
             id: (r.map(|r| r.id.as_ref()) != Some(m.id.as_ref())).then_some(m.id.as_ref()),
-            path: (r.is_none_or(|r| r.path().as_os_str().as_bytes() != path)).then_some(path),
+            path: (r.is_none_or(|r| r.with_path(|p| p.as_os_str().as_bytes() != path)))
+                .then_some(path),
             cwd: (r.is_none_or(|r| r.cwd.as_deref() != m.cwd.as_deref()))
                 .then_some(m.cwd.as_deref()),
         }

@@ -94,8 +94,10 @@ impl TextIndex {
             let sid = session_number(r.store, &r.id);
             seen.insert(sid);
             // Quick before full, so a write in between changes at least the quick print.
-            let quick = quick(&r.path(), None);
-            let full = print.of(&r.path(), &stores.store_for(r).state_file(&r.id));
+            // The path once: a row rebuilds it when asked (`SessionSummary::path`).
+            let path = r.path();
+            let quick = quick(&path, None);
+            let full = print.of(&path, &stores.store_for(r).state_file(&r.id));
             if known.get(&sid).is_none_or(|k| k.fp.full != full) {
                 changed.push((sid, Print { full, quick }, Row::Borrowed(r)));
             }
@@ -276,12 +278,13 @@ impl TextIndex {
                 continue;
             };
             let store = stores.store_for(r);
-            let (quick, mtime) = quick_at(&r.path(), None);
-            let full = print.of(&r.path(), &store.state_file(&r.id));
+            let path = r.path();
+            let (quick, mtime) = quick_at(&path, None);
+            let full = print.of(&path, &store.state_file(&r.id));
             if full != k.full {
                 let c = Candidate {
                     id: r.id.to_string(),
-                    path: r.path(),
+                    path,
                     mtime,
                     stat: None,
                 };
