@@ -365,7 +365,7 @@ fn a_miss_during_a_walk_waits_for_the_walk_and_walks_no_second_time() {
     let whole = CodexStore::new(&root, &state).discover_entries();
     let mut e = whole.into_iter().find(|e| e.id == n).unwrap();
     e.path = elsewhere.clone();
-    s.keep_table(super::super::found::ById::new([e]), false);
+    s.keep_table(super::super::found::ById::new(&[e]), false);
     drop(walk);
     assert_eq!(asker.join().unwrap().unwrap(), elsewhere);
 }

@@ -82,74 +82,109 @@ fn split(path: &[u8]) -> (&[u8], &[u8]) {
     path.split_at(at)
 }
 
-impl ById {
-    /// The entries of one discovery (borrowed, or made one by one from a packed walk).
-    pub fn new<E: std::borrow::Borrow<Entry>>(all: impl IntoIterator<Item = E>) -> ById {
-        let all = all.into_iter();
-        let mut m = ById {
-            list: Vec::with_capacity(all.size_hint().0),
-            ..ById::default()
-        };
-        // The directories met so far; discovery lists a directory's rollouts together, so
-        // the last one is tried first.
-        let mut dirs: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
-        let mut last: Option<u32> = None;
-        for e in all {
-            let e = e.borrow();
-            let Some(k) = key(&e.id) else { continue };
-            let (dir, name) = split(e.path.as_os_str().as_bytes());
-            // Cut only where the name spells the id as the key gives it back.
-            let spelled = id_of(k);
-            let cut = (name.windows(36))
-                .position(|w| w == spelled)
-                .and_then(|i| u16::try_from(i).ok())
-                .filter(|&i| i != NO_CUT);
-            let kept = name.len() - if cut.is_some() { 36 } else { 0 };
-            // Past 4 GiB of bytes or a 64 KiB name (never in practice) an entry is left
-            // out: `get` then misses it, and the caller discovers again, as for an id not
-            // known yet.
-            let (Ok(name_len), Ok(_)) = (
-                u16::try_from(kept),
-                u32::try_from(m.bytes.len() + dir.len() + kept),
-            ) else {
-                continue;
-            };
-            let d = match last.filter(|&d| m.span(d) == dir) {
-                Some(d) => d,
-                None => match dirs.get(dir) {
-                    Some(&d) => d,
-                    None => {
-                        m.dirs.push((m.bytes.len() as u32, dir.len() as u32));
-                        m.bytes.extend_from_slice(dir);
-                        let d = (m.dirs.len() - 1) as u32;
-                        dirs.insert(dir.to_vec(), d);
-                        d
-                    }
-                },
-            };
-            last = Some(d);
-            let at = m.bytes.len() as u32;
-            match cut {
-                Some(c) => {
-                    let c = usize::from(c);
-                    m.bytes.extend_from_slice(&name[..c]);
-                    m.bytes.extend_from_slice(&name[c + 36..]);
-                }
-                None => m.bytes.extend_from_slice(name),
-            }
-            m.list.push((
-                k,
-                Slot {
-                    dir: d,
-                    name: at,
-                    name_len,
-                    cut: cut.unwrap_or(NO_CUT),
-                    found: e.found,
-                    archived: e.archived,
-                    duplicate_in_archive: e.duplicate_in_archive,
-                },
-            ));
+/// One discovered entry as `ById` takes it: borrowed, so a packed walk lends its own bytes
+/// (a `String` and a `PathBuf` made per rollout only to be copied here were ~200k allocator
+/// calls a warm start at 100k rollouts).
+pub struct Lent<'a> {
+    pub id: &'a str,
+    pub path: &'a [u8],
+    pub found: Found,
+    pub archived: bool,
+    pub duplicate_in_archive: bool,
+}
+
+impl<'a> From<&'a Entry> for Lent<'a> {
+    fn from(e: &'a Entry) -> Lent<'a> {
+        Lent {
+            id: &e.id,
+            path: e.path.as_os_str().as_bytes(),
+            found: e.found,
+            archived: e.archived,
+            duplicate_in_archive: e.duplicate_in_archive,
         }
+    }
+}
+
+/// A `ById` being filled, entry by entry (`ById::new` or a packed walk's `push`es).
+pub struct Filling {
+    m: ById,
+    /// The directories met so far; discovery lists a directory's rollouts together, so the
+    /// last one is tried first.
+    dirs: FxHashMap<Vec<u8>, u32>,
+    last: Option<u32>,
+}
+
+impl Filling {
+    pub fn with_capacity(n: usize) -> Filling {
+        Filling {
+            m: ById {
+                list: Vec::with_capacity(n),
+                ..ById::default()
+            },
+            dirs: FxHashMap::default(),
+            last: None,
+        }
+    }
+
+    pub fn push(&mut self, e: Lent<'_>) {
+        let m = &mut self.m;
+        let Some(k) = key(e.id) else { return };
+        let (dir, name) = split(e.path);
+        // Cut only where the name spells the id as the key gives it back (a rollout's name
+        // holds it 28 bytes in, after `rollout-` and the time: looked at there first).
+        let spelled = id_of(k);
+        let cut = (name.get(28..64).filter(|w| *w == spelled).map(|_| 28))
+            .or_else(|| memchr::memmem::find(name, &spelled))
+            .and_then(|i| u16::try_from(i).ok())
+            .filter(|&i| i != NO_CUT);
+        let kept = name.len() - if cut.is_some() { 36 } else { 0 };
+        // Past 4 GiB of bytes or a 64 KiB name (never in practice) an entry is left out:
+        // `get` then misses it, and the caller discovers again, as for an id not known yet.
+        let (Ok(name_len), Ok(_)) = (
+            u16::try_from(kept),
+            u32::try_from(m.bytes.len() + dir.len() + kept),
+        ) else {
+            return;
+        };
+        let d = match self.last.filter(|&d| m.span(d) == dir) {
+            Some(d) => d,
+            None => match self.dirs.get(dir) {
+                Some(&d) => d,
+                None => {
+                    m.dirs.push((m.bytes.len() as u32, dir.len() as u32));
+                    m.bytes.extend_from_slice(dir);
+                    let d = (m.dirs.len() - 1) as u32;
+                    self.dirs.insert(dir.to_vec(), d);
+                    d
+                }
+            },
+        };
+        self.last = Some(d);
+        let at = m.bytes.len() as u32;
+        match cut {
+            Some(c) => {
+                let c = usize::from(c);
+                m.bytes.extend_from_slice(&name[..c]);
+                m.bytes.extend_from_slice(&name[c + 36..]);
+            }
+            None => m.bytes.extend_from_slice(name),
+        }
+        m.list.push((
+            k,
+            Slot {
+                dir: d,
+                name: at,
+                name_len,
+                cut: cut.unwrap_or(NO_CUT),
+                found: e.found,
+                archived: e.archived,
+                duplicate_in_archive: e.duplicate_in_archive,
+            },
+        ));
+    }
+
+    pub fn done(self) -> ById {
+        let mut m = self.m;
         // Discovery gives one entry per id; should two keys meet, the first (newest) stays.
         // A name's place in the buffer grows with the entry's, so it makes an unstable sort
         // keep their order (a stable sort took a scratch buffer of half the list).
@@ -158,6 +193,17 @@ impl ById {
         m.list.shrink_to_fit();
         m.bytes.shrink_to_fit();
         m
+    }
+}
+
+impl ById {
+    /// The entries of one discovery.
+    pub fn new(all: &[Entry]) -> ById {
+        let mut f = Filling::with_capacity(all.len());
+        for e in all {
+            f.push(Lent::from(e));
+        }
+        f.done()
     }
 
     /// The bytes of directory `d`.

@@ -6,10 +6,11 @@
 //! over the packed ids (`discover::choose`, the same rules), and the kept-by-id table and
 //! the survey are made from the pieces, an entry at a time.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::discover::{self, Entry, Found, Step};
-use super::found::ById;
+use super::discover::{self, Found, Step};
+use super::found::{ById, Filling, Lent};
 use crate::catalog::packed::{Listed, Packed};
 use crate::catalog::survey::Keyer;
 use crate::store::Candidate;
@@ -108,23 +109,20 @@ pub(super) fn walk(root: &Path, keyer: &Keyer<'_>) -> (Packed, ById) {
     let keep: Vec<u32> = (0..at.len() as u32)
         .filter(|&g| kept[g as usize].is_some())
         .collect();
-    let entries = keep.iter().map(|&g| {
+    let mut by_id = Filling::with_capacity(keep.len());
+    for &g in &keep {
         let g = g as usize;
-        let duplicate_in_archive = kept[g].unwrap_or_default();
         let (p, i) = place(g);
         let (piece, (found, archived, _)) = (&pieces[p], pieces[p].what[i]);
-        Entry {
-            id: piece.packed.id(i).to_string(),
-            path: piece.packed.path(i, &mut buf).to_path_buf(),
-            // The table keeps none (`found`).
-            mtime: None,
-            stat: None,
-            archived,
+        by_id.push(Lent {
+            id: piece.packed.id(i),
+            path: piece.packed.path(i, &mut buf).as_os_str().as_bytes(),
             found,
-            duplicate_in_archive,
-        }
-    });
-    let by_id = ById::new(entries);
+            archived,
+            duplicate_in_archive: kept[g].unwrap_or_default(),
+        });
+    }
+    let by_id = by_id.done();
     drop(keep);
     let mut from = 0;
     let pieces = (pieces.into_iter())
