@@ -35,6 +35,9 @@ use spool::search::query::TextQuery;
 use spool::store::{Roots, Span, Stores};
 use spool::ui::{self, Theme};
 
+// As the `spool` binary: its allocator is part of what is measured.
+spool::allocator!();
+
 /// A corpus of `n` sessions (plus one `big_mb` MiB Loop session), generated once.
 fn corpus(n: usize, big_mb: Option<usize>) -> (PathBuf, Option<String>) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(

@@ -9,6 +9,9 @@ use std::time::Instant;
 #[path = "common/clock.rs"]
 mod clock;
 
+// As the `spool` binary: its allocator is part of what is measured.
+spool::allocator!();
+
 /// The cold start's first batch (`loader::FIRST_BATCH`).
 const FIRST: usize = 32;
 

@@ -10,6 +10,9 @@ use std::time::Instant;
 #[path = "common/clock.rs"]
 mod clock;
 
+// As the `spool` binary: its allocator is part of what is measured.
+spool::allocator!();
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args

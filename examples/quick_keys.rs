@@ -9,6 +9,9 @@ use std::time::Instant;
 #[path = "common/clock.rs"]
 mod clock;
 
+// As the `spool` binary: its allocator is part of what is measured.
+spool::allocator!();
+
 fn cpu_ms() -> f64 {
     clock::cpu_ms(libc::CLOCK_PROCESS_CPUTIME_ID)
 }

@@ -14,6 +14,9 @@ use std::time::Instant;
 #[path = "common/clock.rs"]
 mod clock;
 
+// As the `spool` binary: its allocator is part of what is measured.
+spool::allocator!();
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]

@@ -187,7 +187,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         .collect();
     let launched = Instant::now();
     crate::keytrace::launched(launched);
-    crate::heap::map_big_blocks();
     let mut app = App::new(opts);
     let theme = Theme::named(&config.theme, Theme::no_color_env());
 
@@ -265,11 +264,6 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
                     }
                 }
                 crate::keytrace::phase("catalog_decoded", launched);
-                // The decode's scratch and the metas' paths, the items' temporary text:
-                // freed, and given back before the stat passes add theirs.
-                let trim = Instant::now();
-                crate::heap::give_back();
-                crate::keytrace::phase("gave_back_decode", trim);
             })
         }
         cache => {

@@ -1,49 +1,45 @@
-//! The browser's dealings with the C allocator (glibc's malloc, which Rust's `System`
-//! allocator calls): big blocks mapped on their own, and freed memory handed back to the
-//! kernel once a burst of temporary work is over; and the order of the warm start's bursts,
-//! so that their peaks do not stack (`Peaks`).
-//!
-//! Issue 10: at 100k sessions a warm start keeps about 100 MB of heap, and its resident
-//! memory stayed 35–45 MB above that. Two causes, measured on the bench's warm 100k start:
-//! - glibc raises its mmap threshold each time a mapped block is freed (up to 32 MB), so
-//!   after the first big temporary vector (a survey's candidates, a pass's results) the
-//!   next ones came from the heap arenas, where freeing them left pages resident. A fixed
-//!   threshold keeps every block of 128 KiB or more in its own mapping, returned on free.
-//! - the many small blocks a stat pass or a catalog decode frees (candidate ids and paths,
-//!   slimmed metas) leave whole free pages inside the arenas that glibc only gives back at
-//!   an arena's top. `malloc_trim(0)` gives back every free page (about 15 MB after a warm
-//!   start's checks), so the next burst (the watcher, the first keys) starts lower.
-//!
-//! Both are hints: a failure changes nothing, and elsewhere than glibc they do nothing.
+//! The browser's memory, process-wide: the allocator (jemalloc on Linux, its freed pages
+//! handed back to the kernel at once), and the order of the warm start's bursts of
+//! temporary work, so that their peaks do not stack (`Peaks`).
 
-/// Blocks from this size on are mapped on their own (glibc's default starting threshold,
-/// held fixed).
-const MMAP_FROM: i32 = 128 * 1024;
+/// The process's allocator on Linux: jemalloc, its freed pages given back at once. Each
+/// binary takes it with `spool::allocator!()` (the library cannot: the memory tests count
+/// allocations with an allocator of their own).
+///
+/// Issue 10: a warm start at 100k sessions runs a store's walk on two threads beside the
+/// catalog's decode, each making and freeing a few small blocks a session. Under glibc's
+/// malloc, held to one arena in the browser (a warm start at 10k had peaked at 138 MB with
+/// an arena per thread, 84 with one), those threads slept thousands of times in half a
+/// second on its lock (perf's `sched_switch`: most of them in `malloc` and `free` inside the
+/// walk and the decode), and the list was searchable 10–35% later than under jemalloc.
+///
+/// `dirty_decay_ms:0` and `muzzy_decay_ms:0`: a page left empty is handed back as it is
+/// freed. With glibc, resident memory had stayed 35–45 MB above the heap after a warm
+/// start's temporary work (its sliding mmap threshold kept big blocks in the arenas, and
+/// free pages inside an arena were only returned by `malloc_trim`, which spool called after
+/// each burst). jemalloc's default decay (10 s) held that much and more: the warm 100k peak
+/// was 120 MB. At 0 the peak is within 1–3 MB of glibc's with those calls
+/// (`tests/heap_rss.rs` holds the allocator to it).
+#[macro_export]
+macro_rules! allocator {
+    () => {
+        #[cfg(target_os = "linux")]
+        #[global_allocator]
+        static ALLOCATOR: $crate::heap::Jemalloc = $crate::heap::Jemalloc;
 
-/// Hold glibc's mmap threshold at `MMAP_FROM` (setting it turns the sliding threshold off).
-/// Called once, by the browser before its threads start: the CLI's short runs gain nothing
-/// from mappings returned early and would pay their page faults.
-pub fn map_big_blocks() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only reads its two integer arguments.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_FROM);
-    }
+        /// jemalloc's options, read when it starts (its `malloc_conf` under the crate's
+        /// symbol prefix).
+        #[cfg(target_os = "linux")]
+        #[unsafe(export_name = "_rjem_malloc_conf")]
+        static MALLOC_CONF: &u8 = $crate::heap::MALLOC_CONF;
+    };
 }
 
-/// The sessions a store's rescan must have listed for `give_back` after it to be worth its
-/// walk over every arena (its discovery freed about 3 MB at 10k sessions).
-pub const GIVE_BACK_FROM: usize = 10_000;
+#[cfg(target_os = "linux")]
+pub use tikv_jemallocator::Jemalloc;
 
-/// Give the free pages of every arena back to the kernel (after a burst of temporary work
-/// on a background thread; it takes each arena's lock in turn, for a few ms at 100k).
-pub fn give_back() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim takes a size and touches only the allocator's own state.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
+/// `allocator!`'s options for jemalloc: a NUL-ended C string.
+pub const MALLOC_CONF: &u8 = &b"dirty_decay_ms:0,muzzy_decay_ms:0\0"[0];
 
 /// Work whose memory peaks must not stack: a warm start's stat passes (each holds its
 /// store's survey and the catalog's metas until it ends: ~20 MB at 100k Codex rollouts)

@@ -319,11 +319,8 @@ fn list_and_watch(
         let Some(mut known) = check_cached(store, i, tx, &cat, old, early, || gate.wait()) else {
             return;
         };
-        // The survey's candidates and the pass's metas are freed: given back before the
-        // watcher's walk and the first keys allocate (issue 10).
-        let trim = Instant::now();
-        crate::heap::give_back();
-        crate::keytrace::phase(&format!("gave_back_{}", kind.as_str()), trim);
+        // The survey's candidates and the pass's metas are freed (jemalloc hands their pages
+        // back at once, `heap`): the pass's peak is over.
         drop(peak);
         // The watcher's walk waits for the quick search's items (`heap::ITEMS`): they are
         // what the list is searchable by, and the walk took one of their two cores.
@@ -556,10 +553,8 @@ fn list_and_watch(
         }
     }
     // The discovery's candidates (ids and paths of every session, 5-11 MB a store at 100k)
-    // were held for the watcher's whole life after a cold pass, and the pass's freed
-    // entries left pages in the arenas: the browser rested 30 MB above a warm start's.
+    // were held for the watcher's whole life after a cold pass.
     drop(candidates);
-    crate::heap::give_back();
     watch_loop(store, tx, &mut known, &mut watch, &pokes, stop, &cat);
 }
 

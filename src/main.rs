@@ -8,9 +8,10 @@ use spool::config::Config;
 use spool::error::Error;
 use spool::store::{Roots, Stores};
 
+spool::allocator!();
+
 fn main() {
     let cli = Cli::parse();
-    malloc_arenas(cli.command.is_none());
     match run(cli) {
         Ok(code) => std::process::exit(code),
         // The reader of a pipe went away (`spool list | head -1`): it has what it wanted.
@@ -20,33 +21,6 @@ fn main() {
             std::process::exit(e.exit_code());
         }
     }
-}
-
-/// glibc gives each thread that allocates its own arena (up to 8 per core), and memory freed
-/// in one arena is never reused by another: the loader, index and stat-pass threads each
-/// kept a partly empty arena, and a warm browser at 10k sessions peaked at 138 MB instead of
-/// 84 MB. So the browser, whose memory is a target and whose hot path is one thread, takes
-/// one arena. A subcommand is a short process whose stat pass runs a thread per core: with
-/// one arena those threads queue on its lock (futex wake and wait, part of it glibc's own
-/// lock, were ~8% of a warm `spool list`'s CPU at 100k), so it takes an arena per thread. A warm `list` at 10k,
-/// rounds of `perf stat -r 5` alternated: wall 59-76 ms with one arena, 54-64 ms with two
-/// (7 rounds, each faster with two), max RSS 24.6 against 24.8 MB.
-fn malloc_arenas(browser: bool) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let n = if browser {
-            1
-        } else {
-            spool::store::cores().map_or(2, |n| n.get().min(8)) as i32
-        };
-        // SAFETY: mallopt only sets a tuning value; it runs before any other thread exists
-        // (parsing the command line starts none).
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, n);
-        }
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = browser;
 }
 
 fn run(cli: Cli) -> Result<i32, Error> {

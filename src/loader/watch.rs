@@ -316,12 +316,6 @@ pub(super) fn watch_loop(
         if !rescan(store, tx, known, &touched, fingerprints, cat) {
             return;
         }
-        // The rescan's discovery (every candidate of the store) is freed: given back, so
-        // each rescan of a large store does not leave the browser a store's worth of pages
-        // larger (issue 10). A small one (an empty store polled every second) frees little.
-        if known.len() >= crate::heap::GIVE_BACK_FROM {
-            crate::heap::give_back();
-        }
         crate::keytrace::phase_since_launch(&format!("rescanned_{}_at", store.kind().as_str()));
         if !watch.active {
             wait = POLL.max(started.elapsed() * 20);
