@@ -20,9 +20,7 @@ pub struct Survey {
 
 /// Discover `store` and key every candidate.
 pub fn survey(store: &dyn Store) -> Survey {
-    let mut candidates = store.discover_unordered();
-    candidates.shrink_to_fit();
-    let keys = keys(store, &candidates);
+    let (candidates, keys) = store.discover_keyed(&Keyer::new(store));
     Survey { candidates, keys }
 }
 
@@ -97,6 +95,13 @@ impl<'a> Keyer<'a> {
         })
     }
 
+    /// `keys` of `candidates` split over the machine's cores (`chunk_len`).
+    pub fn keys_parallel(&self, candidates: &[Candidate]) -> Vec<u64> {
+        crate::store::gather_parallel(candidates.chunks(chunk_len(candidates.len())), |part| {
+            self.keys(part)
+        })
+    }
+
     /// `keys` of a packed survey, `stats` being discovery's (at the same index, or empty),
     /// over the machine's cores. Each thread writes each candidate into one reused
     /// `Candidate`.
@@ -135,10 +140,7 @@ pub fn chunk_len(n: usize) -> usize {
 /// The key of each candidate (in order), split over the machine's cores. A key is what
 /// `stamp::key` of the inputs says, with one memo per thread saving repeated lookups.
 pub fn keys(store: &dyn Store, candidates: &[Candidate]) -> Vec<u64> {
-    let keyer = Keyer::new(store);
-    crate::store::gather_parallel(candidates.chunks(chunk_len(candidates.len())), |part| {
-        keyer.keys(part)
-    })
+    Keyer::new(store).keys_parallel(candidates)
 }
 
 /// The directory `store` keeps its state files in (every id's file lives there).
@@ -172,10 +174,11 @@ mod tests {
         v
     }
 
-    /// Keyed from its packed form, a store's survey has the keys keyed from discovery's
-    /// candidates, on every fixture store (Loop's sessions in collections, by name;
-    /// agent-harness's with the stats discovery took; loom's files; and, each directory
-    /// packed and keyed where it is listed, Codex's rollouts, Claude Code's projects, pi's).
+    /// Keyed from its packed form, or each directory where it is listed (`spool list`'s
+    /// survey), a store's survey has the keys of a whole discovery keyed after it, on every
+    /// fixture store (Loop's sessions in collections, by name; agent-harness's with the
+    /// stats discovery took; loom's files; and, each directory packed and keyed where it is
+    /// listed, Codex's rollouts, Claude Code's projects, pi's).
     #[test]
     fn a_survey_keyed_packed_equals_one_keyed_whole() {
         let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -192,6 +195,10 @@ mod tests {
         for s in &stores {
             let whole = seen(&Packed::of(survey(s.as_ref())));
             assert!(whole.len() >= 2, "{:?}: {whole:?}", s.kind());
+            let candidates = s.discover();
+            let keys = keys(s.as_ref(), &candidates);
+            let after = seen(&Packed::of(Survey { candidates, keys }));
+            assert_eq!(whole, after, "{:?}", s.kind());
             assert_eq!(seen(&packed(s.as_ref())), whole, "{:?}", s.kind());
         }
     }

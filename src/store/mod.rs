@@ -252,6 +252,20 @@ pub trait Store: Send + Sync {
         self.discover()
     }
 
+    /// `discover_unordered` and, at the same index, each candidate's key by `keyer`: `spool
+    /// list`'s survey. A store that lists directory by directory keys each directory's
+    /// candidates on the thread that listed it, rather than in a pass of its own after the
+    /// whole listing (and its order, which a survey does not need).
+    fn discover_keyed(
+        &self,
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> (Vec<Candidate>, Vec<u64>) {
+        let mut candidates = self.discover_unordered();
+        candidates.shrink_to_fit();
+        let keys = keyer.keys_parallel(&candidates);
+        (candidates, keys)
+    }
+
     /// `discover_unordered` packed (`catalog::packed`) and keyed by `keyer`: the browser's
     /// survey. A store that lists directory by directory packs and keys each directory's
     /// candidates where it listed them (`Packed::keyed`, `Packed::join`), never holding them
@@ -412,6 +426,18 @@ pub trait Store: Send + Sync {
 pub fn cores() -> Option<std::num::NonZeroUsize> {
     static CORES: std::sync::OnceLock<Option<std::num::NonZeroUsize>> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().ok())
+}
+
+/// Directories' candidates and their keys (`Store::discover_keyed`'s pieces), end to end.
+pub(crate) fn concat_keyed(pieces: Vec<(Vec<Candidate>, Vec<u64>)>) -> (Vec<Candidate>, Vec<u64>) {
+    let n = pieces.iter().map(|p| p.0.len()).sum();
+    let (mut candidates, mut keys) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for (c, k) in pieces {
+        debug_assert_eq!(c.len(), k.len(), "a piece is keyed");
+        candidates.extend(c);
+        keys.extend(k);
+    }
+    (candidates, keys)
 }
 
 /// Run `work` on each part on a scoped thread of its own and gather what they return, in

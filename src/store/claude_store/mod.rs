@@ -347,6 +347,24 @@ impl Store for ClaudeStore {
         found
     }
 
+    /// Each project's candidates keyed on the thread that listed them (with what the
+    /// listing saw, as `discover_packed`), in no order. Issue 10: a warm `spool list` at
+    /// 100k sessions sorted them by mtime after the listing, then keyed them in a pass of
+    /// its own, one core idle at the end of each.
+    fn discover_keyed(
+        &self,
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> (Vec<Candidate>, Vec<u64>) {
+        let mut seen = seen::Projects::default();
+        let pieces = discover::by_project(&self.projects, &mut seen, |found, project| {
+            let project = project.map(|(_, p)| &**p);
+            let keys = keyer.keys_by(&found, |c| self.inputs_seen(c, project));
+            (found, keys)
+        });
+        self.seen.replace(seen);
+        super::concat_keyed(pieces)
+    }
+
     /// Each project's candidates packed and keyed on the thread that listed them, and the
     /// pieces joined: never all held as candidates at once. Issue 10: at 100k sessions the
     /// candidates of every project, then merged beside them (27 MB), were a warm start's

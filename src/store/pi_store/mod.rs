@@ -289,6 +289,18 @@ impl Store for PiStore {
         }))
     }
 
+    /// Each directory's candidates keyed on the thread that listed them, in no order (as
+    /// Claude Code's `discover_keyed`).
+    fn discover_keyed(
+        &self,
+        keyer: &crate::catalog::survey::Keyer<'_>,
+    ) -> (Vec<Candidate>, Vec<u64>) {
+        super::concat_keyed(discover::by_dir(&self.root, None, |found| {
+            let keys = keyer.keys(&found);
+            (found, keys)
+        }))
+    }
+
     /// The newest sessions by the start time in their names, stat'ed alone (see `newest`).
     fn first_screen(&self, n: usize) -> Vec<Candidate> {
         newest::first_screen(&self.root, n)
