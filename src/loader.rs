@@ -310,7 +310,7 @@ fn list_and_watch(
 ) {
     let store = stores.stores[i].as_ref();
     let kind = store.kind();
-    // Ends once the pass's memory is given back (or the pass is not taken).
+    // Ends once the pass's memory is freed (or the pass is not taken).
     let peak = early.as_mut().and_then(|e| e.peak.take());
     if let Some(metas) = cat.known.take() {
         // Its rows are on screen already: the stat pass and the watcher's walk yield to keys.

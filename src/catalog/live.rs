@@ -43,7 +43,7 @@ impl Cat {
 pub struct Early {
     pub survey: Packed,
     pub since: std::time::Instant,
-    /// The pass under way, from before the survey to after the check and its give-back
+    /// The pass under way, from before the survey to after the check has freed its memory
     /// (`heap::Peaks`: the quick search's items wait for it).
     pub peak: Option<crate::heap::Peak>,
 }
