@@ -443,8 +443,10 @@ mod tests {
     /// id, title, summary, first_prompt and path became boxed (no capacity word); 192 until
     /// `Shared` became a thin pointer; 176 until title, summary, first prompt and path went
     /// into one buffer (`row_text`); 128 until the git branch left the rare box (`Shared`).
-    /// At 136 the row's `Arc` (16 more) is a 152-byte request, glibc's 160-byte chunk (208
-    /// at 176): a row 8 bytes bigger costs 16 a row.
+    /// At 136 the row's `Arc` (16 more) is a 152-byte request: glibc's 160-byte chunk (208
+    /// at 176), where a row 8 bytes bigger cost 16 a row; under jemalloc, the allocator
+    /// spool now uses (`heap`), its 160-byte size class, which a row 8 bytes bigger still
+    /// fits and one 16 bytes bigger leaves for the 192-byte class.
     #[test]
     fn the_row_does_not_grow_unnoticed() {
         let n = std::mem::size_of::<SessionSummary>();
