@@ -95,10 +95,7 @@ impl Packed {
     /// `s` packed. Each candidate is freed as it is packed; the stats discovery took are
     /// dropped (the keys were taken from them, and a session read again is stat'ed anew).
     pub fn of(s: Survey) -> Packed {
-        let Survey { candidates, keys } = s;
-        let (mut p, _) = Packed::pack(candidates);
-        p.keys = keys;
-        p
+        Packed::with_keys(s.candidates, s.keys)
     }
 
     /// `candidates` packed before they are keyed (`survey::packed`), with the stats
@@ -166,17 +163,12 @@ impl Packed {
     /// `candidates` packed and keyed (`Keyer::keys`) on this thread: a directory's, on the
     /// thread that listed it, for `join`.
     pub fn keyed(candidates: Vec<Candidate>, keyer: &super::survey::Keyer<'_>) -> Packed {
-        Packed::keyed_by(candidates, keyer, |c| keyer.inputs(c))
+        let keys = keyer.keys(&candidates);
+        Packed::with_keys(candidates, keys)
     }
 
-    /// `keyed`, each candidate's inputs being what `inputs` says (`Keyer::keys_by`).
-    pub fn keyed_by(
-        candidates: Vec<Candidate>,
-        keyer: &super::survey::Keyer<'_>,
-        inputs: impl Fn(&Candidate) -> (Vec<PathBuf>, Option<Stat>),
-    ) -> Packed {
-        let keys = keyer.keys_by(&candidates, inputs);
-        // Keyed already: the stats are not kept.
+    /// `candidates` packed with their `keys`, taken already (so their stats are not kept).
+    pub fn with_keys(candidates: Vec<Candidate>, keys: Vec<u64>) -> Packed {
         let mut p = Packed::build(candidates, |_| {});
         p.keys = keys;
         p

@@ -280,6 +280,24 @@ impl ClaudeStore {
 }
 
 impl ClaudeStore {
+    /// `each` of every project's candidates and their keys (taken with what the project's
+    /// listing saw, `inputs_seen`), on the thread that listed it; what each listing saw is
+    /// kept in `seen` for the stat passes that follow.
+    fn keyed_by_project<R: Send>(
+        &self,
+        keyer: &crate::catalog::survey::Keyer<'_>,
+        each: impl Fn(Vec<Candidate>, Vec<u64>) -> R + Sync,
+    ) -> Vec<R> {
+        let mut seen = seen::Projects::default();
+        let pieces = discover::by_project(&self.projects, &mut seen, |found, project| {
+            let project = project.map(|(_, p)| &**p);
+            let keys = keyer.keys_by(&found, |c| self.inputs_seen(c, project));
+            each(found, keys)
+        });
+        self.seen.replace(seen);
+        pieces
+    }
+
     /// `summary_inputs_stated` of `c` with `seen` what its project directory held when it
     /// was listed: the stored listing's (`seen`), or, for a survey keyed where each project
     /// is listed (`discover_packed`), that project's own before the listing is stored (else
@@ -355,14 +373,7 @@ impl Store for ClaudeStore {
         &self,
         keyer: &crate::catalog::survey::Keyer<'_>,
     ) -> (Vec<Candidate>, Vec<u64>) {
-        let mut seen = seen::Projects::default();
-        let pieces = discover::by_project(&self.projects, &mut seen, |found, project| {
-            let project = project.map(|(_, p)| &**p);
-            let keys = keyer.keys_by(&found, |c| self.inputs_seen(c, project));
-            (found, keys)
-        });
-        self.seen.replace(seen);
-        super::concat_keyed(pieces)
+        super::concat_keyed(self.keyed_by_project(keyer, |found, keys| (found, keys)))
     }
 
     /// Each project's candidates packed and keyed on the thread that listed them, and the
@@ -374,13 +385,7 @@ impl Store for ClaudeStore {
         keyer: &crate::catalog::survey::Keyer<'_>,
     ) -> crate::catalog::packed::Packed {
         use crate::catalog::packed::Packed;
-        let mut seen = seen::Projects::default();
-        let pieces = discover::by_project(&self.projects, &mut seen, |found, project| {
-            let project = project.map(|(_, p)| &**p);
-            Packed::keyed_by(found, keyer, |c| self.inputs_seen(c, project))
-        });
-        self.seen.replace(seen);
-        Packed::join(pieces)
+        Packed::join(self.keyed_by_project(keyer, Packed::with_keys))
     }
 
     /// The newest transcripts of the newest project directories (see `newest`); what those
