@@ -12,6 +12,8 @@ HOME and cache per run.
     python3 scripts/bench_tui.py --sizes 10000 --runs 3
     python3 scripts/bench_tui.py --sizes 100000 --runs 5 --control   # first paint also as tmux
                                     # reads it (see CONTROL), the floor's too
+    python3 scripts/bench_tui.py --sizes 100000 --paints 20   # the first paints alone:
+                                    # 20 warm and 20 cold starts and 20 of the floor, in turn
     python3 scripts/bench_tui.py --picker 'other=other-picker --flag'   # runs beside spool
     python3 scripts/bench_tui.py --existing 'claude 10k=--claude-dir H/.claude --codex-dir /E ...'
                                     # an existing corpus instead, spool run with those flags
@@ -65,6 +67,31 @@ SOCK = "spool-bench-%d" % os.getpid()
 
 def tmux(*args):
     return subprocess.run(["tmux", "-L", SOCK, *args], capture_output=True, text=True).stdout
+
+
+def alive(pid):
+    """Whether `pid` still runs (a zombie has ended: only its parent's wait is left)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def kill_server(timeout_s=5.0):
+    """End the tmux server and wait until it and the programs in its panes are gone.
+    `kill-server` returns before they are: a start right after it raced the last run's exit
+    (its tmux server and a picker with 80 MB to unmap), and a warm start's process began up
+    to 22 ms late, or its `new-session` found the dying server ("server exited
+    unexpectedly")."""
+    pids = [int(p) for p in tmux("list-panes", "-a", "-F", "#{pane_pid}").split() if p.isdigit()]
+    server = tmux("display", "-p", "#{pid}").strip()
+    if server.isdigit():
+        pids.append(int(server))
+    tmux("kill-server")
+    t0 = time.perf_counter()
+    while any(alive(p) for p in pids) and time.perf_counter() - t0 < timeout_s:
+        time.sleep(0.002)
 
 
 def screen():
@@ -148,7 +175,7 @@ def detach():
 def start(cmd, env):
     """Start `cmd` (argv) in a fresh 120x30 pane; returns the launch time. With CONTROL on,
     the session is made by a control-mode client whose first text is stamped (`control_ms`)."""
-    tmux("kill-server")
+    kill_server()
     envs = []
     for k, v in env.items():
         envs += ["-e", "%s=%s" % (k, v)]
@@ -266,7 +293,7 @@ def during_build(a):
         # A first start writes the catalog (and the index, deleted below).
         t0 = start(cmd, env)
         watch(t0, a.quiet, a.timeout)
-        tmux("kill-server")
+        kill_server()
         typed, idle, shown, rss = [], [], 0, []
         if os.path.exists(trace):
             os.remove(trace)
@@ -282,7 +309,7 @@ def during_build(a):
                 shown += indexing
             pid = pane_pid()
             rss.append(peak_rss_mb(pid) if pid else None)
-            tmux("kill-server")
+            kill_server()
         print("load average at start: %.2f %.2f %.2f on %d cores, at end %.2f; %d runs"
               % (*load, os.cpu_count(), os.getloadavg()[0], a.runs))
         print("**%s sessions: keystrokes during the first index build**\n" % format(n, ","))
@@ -299,7 +326,7 @@ def during_build(a):
                   " median / p99 / max | %.1f / %.1f / %.1f ms (n=%d) |"
                   % (pct(inside, 50), pct(inside, 99), max(inside), len(inside)))
         print()
-    tmux("kill-server")
+    kill_server()
 
 
 def keytrace_ms(path):
@@ -389,13 +416,14 @@ def run_picker(cmd, env, cache, a, keys):
     while time.perf_counter() - appear < 30 and "indexing" not in screen():
         time.sleep(0.02)
     watch(t0, a.quiet, a.timeout, busy=("loading", "indexing"))
-    tmux("kill-server")
+    kill_server()
     if cache:
         child_peaks(cold_trace)
         prime(cmd, env, a)
     trace = os.path.join(a.work, "warm-trace.txt")
     if cache and os.path.exists(trace):
         os.remove(trace)
+    out["warm_dirty"] = dirty_mb()
     t0 = start(cmd, {**env, "SPOOL_KEYTRACE": trace} if cache else env)
     out["warm_first"], out["warm_loaded"], _ = watch(t0, a.quiet, a.timeout)
     out["warm_output"] = control_ms()
@@ -412,7 +440,7 @@ def run_picker(cmd, env, cache, a, keys):
     out["keys"] = [key_to_settled(k, a.quiet) for k in keys]
     pid = pane_pid()
     out["rss"] = peak_rss_mb(pid) if pid else None
-    tmux("kill-server")
+    kill_server()
     if cache:
         # Each run's trace is kept (the next run, or the floor's, would replace it).
         global RUN
@@ -476,16 +504,83 @@ def prime(cmd, env, a, tries=5):
         busy = indexed(trace) or "indexing" in screen()
         if busy:
             watch(time.perf_counter(), a.quiet, a.timeout, busy=("loading", "indexing"))
-        tmux("kill-server")
+        kill_server()
         child_peaks(trace)
         if not busy:
             return
+
+
+def dirty_mb():
+    """Dirty and under-writeback page cache in MB (/proc/meminfo): what the kernel still has
+    to write when a start begins (an index build's files just before a warm start)."""
+    kb = 0
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith(("Dirty:", "Writeback:")):
+                kb += int(line.split()[1])
+    except OSError:
+        return None
+    return kb / 1024.0
 
 
 def timed(argv, env):
     t = time.perf_counter()
     subprocess.run(argv, env={**os.environ, **env}, stdout=subprocess.DEVNULL, check=False)
     return (time.perf_counter() - t) * 1000
+
+
+def first_text(t0, timeout_s):
+    """Poll until the screen holds any text; ms since t0, or None."""
+    while time.perf_counter() - t0 < timeout_s:
+        if screen().strip():
+            return (time.perf_counter() - t0) * 1000
+    return None
+
+
+def paints(a):
+    """The first paints alone, many times: a run of the whole table costs a cold start and
+    an index build per sample (minutes at 100k), and single samples spread 12-50 ms with
+    what ran before them. Here the catalog and index are primed once; then spool warm,
+    spool cold (a fresh home each time) and the floor start in turn, each polled to its
+    first text and ended there."""
+    os.makedirs(a.work, exist_ok=True)
+    load = os.getloadavg()
+    rowsfile = os.path.join(a.work, "rows.txt")
+    with open(rowsfile, "w") as f:
+        f.write("\n".join("session %d  some title of a session" % i for i in range(30)))
+    floor = ["sh", "-c", "cat %s; sleep 600" % rowsfile]
+    print("load average at start: %.2f %.2f %.2f on %d cores; %d starts each, ms\n"
+          % (*load, os.cpu_count(), a.paints))
+    print("| corpus | picker | median | min | max | each |\n| --- | --- | --- | --- | --- | --- |")
+    import shlex
+    if a.existing:
+        # As bench_existing: the named corpus, spool run with its flags, a home of its own.
+        targets = [(spec.split("=", 1)[0], [SPOOL, *shlex.split(spec.split("=", 1)[1])],
+                    env_for(a.home or os.path.join(a.work, "home-existing-%d" % i)))
+                   for i, spec in enumerate(a.existing)]
+    else:
+        targets = [(format(n, ","), spool_cmd(corpus(a.work, n)),
+                    env_for(os.path.join(a.work, "home-%d" % n)))
+                   for n in [int(s) for s in a.sizes.split(",")]]
+    cold_home = os.path.join(a.work, "home-cold")
+    for label, cmd, env in targets:
+        prime(cmd, env, a)
+        got = {"spool, warm": [], "spool, cold": [], "floor": []}
+        for _ in range(a.paints):
+            for name, argv in (("spool, warm", cmd), ("spool, cold", cmd), ("floor", floor)):
+                time.sleep(0.5)
+                run_env = env
+                if name.endswith("cold"):
+                    # A home of its own, emptied each time: no catalog, no index.
+                    shutil.rmtree(cold_home, ignore_errors=True)
+                    run_env = env_for(cold_home)
+                got[name].append(first_text(start(argv, run_env), a.timeout))
+                kill_server()
+        for name, xs in got.items():
+            ok = [x for x in xs if x is not None]
+            print("| %s | %s | %s | %s | %s | %s |" % (
+                label, name, fmt(pct(ok, 50)), fmt(min(ok, default=None)),
+                fmt(max(ok, default=None)), ", ".join(fmt(x) for x in xs)))
 
 
 def main():
@@ -503,6 +598,8 @@ def main():
                          "flags (point the other stores at empty dirs) instead of --sizes")
     ap.add_argument("--during-build", action="store_true",
                     help="keystrokes while the first full-text index build runs (see above)")
+    ap.add_argument("--each", action="store_true",
+                    help="also print each run's first paints, check and peak RSS, in order")
     ap.add_argument("--build-keys", type=int, default=30, help="keys typed per run, --during-build")
     ap.add_argument("--keytrace", action="store_true",
                     help="--during-build: also report spool's own share of each key (the time "
@@ -512,15 +609,23 @@ def main():
                     help="also time the first paint as tmux reads it: sessions are made by a "
                          "control-mode client (`tmux -C`), detached after the first text "
                          "(the 'tmux's read' figures; without it they read –)")
+    ap.add_argument("--paints", type=int, default=0, metavar="N",
+                    help="only the first paints: after one priming start, N warm and N cold "
+                         "starts of spool alternated with N of the floor, each ended at its "
+                         "first text (see paints)")
+    ap.add_argument("--home", help="--paints --existing: a home already primed on that "
+                                   "corpus (its catalog and index current), kept")
     a = ap.parse_args()
     CONTROL["on"] = a.control
+    if a.paints:
+        return paints(a)
     if a.during_build:
         return during_build(a)
     if a.existing:
         return bench_existing(a)
     os.makedirs(a.work, exist_ok=True)
     load = os.getloadavg()
-    rows = []
+    rows, each = [], []
     for n in [int(s) for s in a.sizes.split(",")]:
         c = corpus(a.work, n)
         home = os.path.join(a.work, "home-%d" % n)
@@ -537,6 +642,8 @@ def main():
             runs = [run_picker(cmd, env, ch, a, keys_typed) for _ in range(a.runs)]
             get = lambda k: [r[k] for r in runs]
             keys = [k for r in runs for k in r["keys"]]
+            if a.each:
+                each.append((n, name, runs))
             rows.append((n, name, {
                 "first paint, warm": fmt(pct(get("warm_first"), 50)),
                 "first paint, cold": fmt(pct(get("cold_first"), 50)),
@@ -562,7 +669,7 @@ def main():
             "warm catalog": fmt(pct(warm, 50)), "no catalog": fmt(pct(cold, 50)),
             "floor: cat catalog.bin": fmt(cat_cat),
             "floor: cat %s session files" % format(len(files), ","): fmt(cat_all)}))
-    tmux("kill-server")
+    kill_server()
     print("load average at start: %.2f %.2f %.2f on %d cores; %d runs per figure, medians in ms\n"
           % (*load, os.cpu_count(), a.runs))
     for n, name, figs in rows:
@@ -571,6 +678,21 @@ def main():
         for k, v in shown(figs).items():
             print("| %s | %s |" % (k, v))
         print()
+    for n, name, runs in each:
+        print_each("%s sessions, %s" % (format(n, ","), name), runs)
+
+
+# The figures that spread from run to run, each run's in order (`--each`).
+EACH = ("warm_first", "cold_first", "warm_output", "cold_output", "warm_checked", "rss",
+        "warm_dirty")
+
+
+def print_each(label, runs):
+    print("%s, each run:" % label)
+    for k in EACH:
+        xs = [r.get(k) for r in runs]
+        if any(x is not None for x in xs):
+            print("  %s: %s" % (k, ", ".join("-" if x is None else "%.1f" % x for x in xs)))
 
 
 def bench_existing(a):
@@ -586,6 +708,8 @@ def bench_existing(a):
         cache = home + "/.cache/spool"
         cmd = [SPOOL, *shlex.split(flags)]
         runs = [run_picker(cmd, env, cache, a, list(a.keys)) for _ in range(a.runs)]
+        if a.each:
+            print_each(name, runs)
         get = lambda k: [r[k] for r in runs]
         keys = [k for r in runs for k in r["keys"]]
         lst = cmd + ["list", "--json", "--all"]
@@ -611,7 +735,7 @@ def bench_existing(a):
             print("| %s | %s |" % (k, v))
         print()
         shutil.rmtree(home, ignore_errors=True)
-    tmux("kill-server")
+    kill_server()
 
 
 if __name__ == "__main__":
