@@ -35,6 +35,8 @@ Figures (medians over runs, ms unless noted):
     index child          the largest peak RSS of spool's index child processes (`spool
                          __index`, which write the full-text index) that ran in the runs'
                          traces (the priming builds), from SPOOL_KEYTRACE
+  quit                   spool only: `q` (after Escape leaves the query) -> the process has
+                         exited, the wait for the shell's prompt
   list --json --all      wall time of `spool list --json --all`, warm catalog and cold
 Floors: the same figure for a program that prints a screenful at once (harness cost), and
 `cat` of the bytes `list` reads (cold: every session file; warm: the catalog).
@@ -279,6 +281,19 @@ def key_to_settled(key, quiet_ms, timeout_s=10):
     return key_settled_masked(key, quiet_ms, timeout_s)[0]
 
 
+def quit_ms(pid, quiet_ms, timeout_s=10):
+    """Leave the query (Escape), then `q` sent to the picker's exit: how long the shell's
+    prompt waits after a quit (None if it did not exit)."""
+    key_to_settled("<Escape>", quiet_ms)
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", "b", "q")
+    while alive(pid):
+        if time.perf_counter() - t0 > timeout_s:
+            return None
+        time.sleep(0.0005)
+    return (time.perf_counter() - t0) * 1000
+
+
 def during_build(a):
     """Keystrokes while the first full-text index build runs (issue 8)."""
     load = os.getloadavg()
@@ -440,6 +455,7 @@ def run_picker(cmd, env, cache, a, keys):
     out["keys"] = [key_to_settled(k, a.quiet) for k in keys]
     pid = pane_pid()
     out["rss"] = peak_rss_mb(pid) if pid else None
+    out["quit"] = quit_ms(pid, a.quiet) if cache and pid else None
     kill_server()
     if cache:
         # Each run's trace is kept (the next run, or the floor's, would replace it).
@@ -656,6 +672,7 @@ def main():
                 "keystroke settled, p99": fmt(pct(keys, 99)),
                 "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
                 "peak RSS, index child (largest, builds in the runs)": fmt(child_peak_mb(), " MB"),
+                "quit, `q` to exit": fmt(pct(get("quit"), 50)),
             }))
         # `spool list`: warm (catalog current), cold (no catalog), and cat of the same bytes.
         lst = spool_cmd(c, ["list", "--json", "--all"])
@@ -684,7 +701,7 @@ def main():
 
 # The figures that spread from run to run, each run's in order (`--each`).
 EACH = ("warm_first", "cold_first", "warm_output", "cold_output", "warm_checked", "rss",
-        "warm_dirty")
+        "quit", "warm_dirty")
 
 
 def print_each(label, runs):
@@ -729,6 +746,7 @@ def bench_existing(a):
             "keystroke settled, p99": fmt(pct(keys, 99)),
             "peak RSS, warm": fmt(pct(get("rss"), 50), " MB"),
             "peak RSS, index child (largest, builds in the runs)": fmt(child_peak_mb(), " MB"),
+            "quit, `q` to exit": fmt(pct(get("quit"), 50)),
             "list --json --all, warm catalog": fmt(pct(warm, 50)),
             "list --json --all, no catalog": fmt(cold),
         }).items():

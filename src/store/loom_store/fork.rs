@@ -97,6 +97,8 @@ fn is_fork_temp(name: &str) -> bool {
 
 /// Remove the temps of killed forks: only regular files (never a symlink) with exactly
 /// spool's name and older than `STALE_FORK_TEMP`. Best effort; returns how many went.
+/// Runs as the browser quits: the name is checked before the `lstat`, as a `statx` of
+/// every session in the directory (33k at 100k sessions) held the shell's prompt ~60 ms.
 pub fn remove_stale_temps(sessions: &Path) -> usize {
     let Ok(rd) = std::fs::read_dir(sessions) else {
         return 0;
@@ -104,6 +106,9 @@ pub fn remove_stale_temps(sessions: &Path) -> usize {
     let now = std::time::SystemTime::now();
     let mut removed = 0;
     for e in rd.flatten() {
+        if !is_fork_temp(&e.file_name().to_string_lossy()) {
+            continue;
+        }
         let stale = e
             .metadata()
             .ok()
@@ -112,10 +117,7 @@ pub fn remove_stale_temps(sessions: &Path) -> usize {
                 let age = now.duration_since(m.modified().ok()?).ok()?;
                 Some(age > STALE_FORK_TEMP)
             });
-        if stale == Some(true)
-            && is_fork_temp(&e.file_name().to_string_lossy())
-            && std::fs::remove_file(e.path()).is_ok()
-        {
+        if stale == Some(true) && std::fs::remove_file(e.path()).is_ok() {
             removed += 1;
         }
     }
