@@ -31,6 +31,7 @@ const FIRST_FRAME_WAIT: Duration = Duration::from_millis(500);
 
 mod ops;
 mod preview_wait;
+mod tidy;
 use ops::OpsWorker;
 pub use ops::perform;
 
@@ -306,6 +307,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
     // preview wait (handled first by the next turn).
     let mut keyed = false;
     let mut carried: Vec<Event> = Vec::new();
+    let mut tidy = tidy::Tidy::default();
     loop {
         app.now = Utc::now();
         wake_pending.store(false, Ordering::SeqCst);
@@ -445,16 +447,19 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
             break;
         }
         turn.updated = Instant::now();
-        // Once the listing has streamed in, the index catches up with it in the background.
-        if !indexer.started() && !app.progress.is_empty() && app.progress.iter().all(|p| p.finished)
-        {
+        // Once the listing has streamed in, the index catches up with it in the background,
+        // and the stores are tidied beside it.
+        let loaded =
+            |app: &App| !app.progress.is_empty() && app.progress.iter().all(|p| p.finished);
+        if !indexer.started() && loaded(&app) {
             indexer.index_all(app.list.shared_rows());
+        }
+        if !tidy.started() && loaded(&app) {
+            tidy.in_background(&stores, tidy::TIDY_AFTER);
         }
     }
     drop(tui);
-    for s in &stores.stores {
-        s.tidy();
-    }
+    tidy.at_quit(&stores);
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Real-terminal tests of the browser: the built `spool` binary under tmux. The first screen
 //! appears; `/` and typing filter; Enter opens the pane; `v` switches views; sessions written
-//! while spool runs show up; `q` exits 0 (signals: `tui_signals_tmux.rs`); `--demo` leaves
-//! nothing behind in TMPDIR or the user's cache.
+//! while spool runs show up; the stores are tidied while it runs; `q` exits 0 (signals:
+//! `tui_signals_tmux.rs`); `--demo` leaves nothing behind in TMPDIR or the user's cache.
 
 mod common;
 
@@ -161,6 +161,37 @@ fn sessions_written_while_running_show_up() {
     t.wait_until("the unread dot on the appended session", |s| {
         line(s).contains('●')
     });
+    t.keys(&["q"]);
+    let end = t.wait_for("STTY-DONE");
+    assert!(end.contains("EXIT=0"), "{end}");
+}
+
+/// The stores are tidied while the browser runs, once the list is in, not at the quit (at
+/// 100k loom sessions the quit's sweep held the shell's prompt for ~60 ms): a killed fork's
+/// temp is gone before `q` is pressed.
+#[test]
+fn a_killed_forks_temp_is_swept_while_the_browser_runs() {
+    let Some(t) = Tmux::new("tidy") else { return };
+    common::install_fixtures(&t.home());
+    let temp = t
+        .home()
+        .join(".loom/sessions/.fork-0123456789abcdef.jsonl.tmp");
+    let f = std::fs::File::create(&temp).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600))
+        .unwrap();
+    drop(f);
+    t.run("");
+    t.wait_listed();
+    let t0 = std::time::Instant::now();
+    while temp.exists() && t0.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let running = t.screen();
+    assert!(!temp.exists(), "the temp is still there: {running}");
+    assert!(
+        !running.contains("STTY-DONE"),
+        "spool is still running: {running}"
+    );
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
