@@ -28,7 +28,8 @@ use super::SessionSummary;
 /// Title, summary and first prompt (UTF-8), then the tail (see the module's doc), after a
 /// header of where the first three end (the first prompt's with `SAME_PROMPT` and no bytes of
 /// its own when it is the title). The ends live in the buffer, not beside it: 12
-/// bytes fewer in the row put its `Arc` in glibc's 160-byte chunk, not 176 (1.6 MB at 100k).
+/// bytes fewer in the row put its `Arc` in glibc's 160-byte chunk, not 176 (1.6 MB at 100k);
+/// under jemalloc, which spool now uses (`heap`), in its 160-byte class, not 192.
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct RowText {
     /// Invariant: `HEAD` bytes of three native-endian `u32` ends (offsets after the header,

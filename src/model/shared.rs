@@ -5,8 +5,9 @@
 //! benchmark corpus has 8 distinct cwds and 2 models, yet each row held its own copies
 //! (~40 and ~16 heap bytes a row, plus a 24-byte `String` each). Its text is held once,
 //! behind a thin pointer (`Arc<Box<str>>`, 8 bytes, and `Option<Shared>` too): an `Arc<str>`
-//! was 16, and at 8 bytes less for each of a row's cwd and model the row's `Arc` falls into
-//! glibc's next smaller size class (208 bytes, not 224: 1.6 MB at 100k rows); the slimmed
+//! was 16, and at 8 bytes less for each of a row's cwd and model the row's `Arc` fell into
+//! glibc's next smaller size class (208 bytes, not 224: 1.6 MB at 100k rows; the row has
+//! shrunk since, see `session.rs`'s size test for jemalloc's classes); the slimmed
 //! metas' cwds are 0.8 MB less too. The second indirection is paid on a few distinct texts
 //! only. The serde form is a plain string, so the catalog's bytes and `list --json` are
 //! unchanged.
