@@ -448,7 +448,7 @@ pub fn run(stores: Stores, config: Config) -> color_eyre::Result<()> {
         }
         turn.updated = Instant::now();
         // Once the listing has streamed in, the index catches up with it in the background,
-        // and the stores are tidied beside it.
+        // and the stores are tidied a while later (`tidy::TIDY_AFTER`).
         let loaded =
             |app: &App| !app.progress.is_empty() && app.progress.iter().all(|p| p.finished);
         if !indexer.started() && loaded(&app) {
