@@ -545,6 +545,15 @@ def timed(argv, env):
     return (time.perf_counter() - t) * 1000
 
 
+def floor_cmd(work):
+    """The floor: a program that prints a screenful of rows at once and waits (the harness's
+    own cost of each figure)."""
+    rowsfile = os.path.join(work, "rows.txt")
+    with open(rowsfile, "w") as f:
+        f.write("\n".join("session %d  some title of a session" % i for i in range(30)))
+    return ["sh", "-c", "cat %s; sleep 600" % rowsfile]
+
+
 def first_text(t0, timeout_s):
     """Poll until the screen holds any text; ms since t0, or None."""
     while time.perf_counter() - t0 < timeout_s:
@@ -561,10 +570,7 @@ def paints(a):
     first text and ended there."""
     os.makedirs(a.work, exist_ok=True)
     load = os.getloadavg()
-    rowsfile = os.path.join(a.work, "rows.txt")
-    with open(rowsfile, "w") as f:
-        f.write("\n".join("session %d  some title of a session" % i for i in range(30)))
-    floor = ["sh", "-c", "cat %s; sleep 600" % rowsfile]
+    floor = floor_cmd(a.work)
     print("load average at start: %.2f %.2f %.2f on %d cores; %d starts each, ms\n"
           % (*load, os.cpu_count(), a.paints))
     print("| corpus | picker | median | min | max | each |\n| --- | --- | --- | --- | --- | --- |")
@@ -649,10 +655,7 @@ def main():
         cache = home + "/.cache/spool"
         pickers = [("spool", spool_cmd(c), cache)]
         pickers += [(p.split("=", 1)[0], ["sh", "-c", p.split("=", 1)[1]], None) for p in a.picker]
-        rowsfile = os.path.join(a.work, "rows.txt")
-        with open(rowsfile, "w") as f:
-            f.write("\n".join("session %d  some title of a session" % i for i in range(30)))
-        pickers.append(("floor: print rows at once", ["sh", "-c", "cat %s; sleep 600" % rowsfile], None))
+        pickers.append(("floor: print rows at once", floor_cmd(a.work), None))
         for name, cmd, ch in pickers:
             keys_typed = [] if name.startswith("floor") else list(a.keys)
             runs = [run_picker(cmd, env, ch, a, keys_typed) for _ in range(a.runs)]
