@@ -192,9 +192,11 @@ fn a_killed_forks_temp_is_swept_while_the_browser_runs() {
         !running.contains("STTY-DONE"),
         "spool is still running: {running}"
     );
+    // The quit, with nothing left to tidy, hands the terminal back as it was.
     t.keys(&["q"]);
     let end = t.wait_for("STTY-DONE");
     assert!(end.contains("EXIT=0"), "{end}");
+    restored(&end);
 }
 
 #[test]
